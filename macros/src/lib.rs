@@ -1,0 +1,1 @@
+//! Procedural macros of geomattn (filled in by the codegen work).

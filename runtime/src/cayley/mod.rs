@@ -1,0 +1,43 @@
+//! The Cayley transform `Cay(C) = (I − C)(I + C)⁻¹` of a skew-symmetric `C` (no factor ½).
+//!
+//! Layers never call an implementation directly: they are generic over a kernel `K:`
+//! [`Cayley<S, T>`], a zero-sized type chosen at compile time, so a specialised implementation for
+//! a given `T` replaces another without changing any layer. The kernels here:
+//!
+//! | kernel | scalar | method |
+//! |---|---|---|
+//! | [`Elimination`] | any [`Field`] | pivot-free Gauss–Jordan on `I + C`, loops over `T` |
+//! | [`NalgebraInverse`] | `RealField` | `(I − C)·(I + C).try_inverse()`: the generic baseline |
+//! | [`LuSolve`] | `RealField` | LU with partial pivoting, then a solve |
+//!
+//! Why no pivoting is needed: for skew `C`, `(I + C)ᵀ(I + C) = I + CᵀC`, so every leading block
+//! `I + C_k` has `det ≥ 1`; each pivot of the elimination is a ratio of two such determinants and
+//! is at least 1 in exact arithmetic.
+//!
+//! ```
+//! use geomattn::{Cayley, Elimination, nalgebra::matrix};
+//! let c = matrix![0.0, -0.5; 0.5, 0.0];
+//! let q = <Elimination as Cayley<f64, 2>>::cayley(&c);
+//! assert_eq!(q, matrix![0.6, 0.8; -0.8, 0.6]);
+//! ```
+
+mod baselines;
+mod elimination;
+
+pub use baselines::{LuSolve, NalgebraInverse};
+pub use elimination::Elimination;
+
+use nalgebra::SMatrix;
+
+use crate::Field;
+
+/// A Cayley transform for `T×T` skew-symmetric matrices over the scalar `S`.
+///
+/// Implementations may read only the strict upper triangle of `c` (the lower one is its negative).
+pub trait Cayley<S: Field, const T: usize> {
+    /// `(I − C)(I + C)⁻¹`, an orthogonal matrix with determinant 1.
+    fn cayley(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T>;
+}
+
+/// The kernel layers use unless told otherwise.
+pub type DefaultCayley = Elimination;

@@ -1,0 +1,66 @@
+//! The correlation matrices of volume-preserving attention.
+
+use nalgebra::{SMatrix, SMatrixView};
+
+use crate::{Error, Field};
+
+/// GML's `tensor_mat_skew_sym_assign` for one sequence: `L[i,j] = z_iᵀ A z_j` for `i > j`,
+/// zero on and above the diagonal (no `1/√dim` factor).
+///
+/// Costs `D²T` for `A Z` plus `D·T(T−1)/2` for the dot products.
+pub fn lower_correlation<S: Field, const D: usize, const T: usize>(
+    z: &SMatrixView<'_, S, D, T>,
+    a: &SMatrix<S, D, D>,
+) -> SMatrix<S, T, T> {
+    let az = a * z;
+    let mut l = SMatrix::<S, T, T>::zeros();
+    for j in 0..T {
+        for i in j + 1..T {
+            l[(i, j)] = z.column(i).dot(&az.column(j));
+        }
+    }
+    l
+}
+
+/// GML's batched `tensor_mat_skew_sym_assign(Z, A)`: [`lower_correlation`] for every slice.
+///
+/// ```
+/// use geomattn::correlation::tensor_mat_skew_sym_assign;
+/// use geomattn::nalgebra::{Matrix3, Matrix3x2, Matrix2};
+/// let a = Matrix3::from_diagonal(&[1.0, 2.0, 3.0].into());
+/// let z = [Matrix3x2::new(1.0, 1.0, 0.0, 1.0, 0.0, 1.0),
+///          Matrix3x2::new(0.0, 1.0, 1.0, 1.0, 0.0, 1.0),
+///          Matrix3x2::new(0.0, 1.0, 0.0, 1.0, 1.0, 1.0)];
+/// let mut out = [Matrix2::zeros(); 3];
+/// tensor_mat_skew_sym_assign(&z, &a, &mut out)?;
+/// assert_eq!(out, [Matrix2::new(0.0, 0.0, 1.0, 0.0),
+///                  Matrix2::new(0.0, 0.0, 2.0, 0.0),
+///                  Matrix2::new(0.0, 0.0, 3.0, 0.0)]);
+/// # Ok::<(), geomattn::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::BatchShape`] if `z` and `out` hold different numbers of slices.
+pub fn tensor_mat_skew_sym_assign<S: Field, const D: usize, const T: usize>(
+    z: &[SMatrix<S, D, T>],
+    a: &SMatrix<S, D, D>,
+    out: &mut [SMatrix<S, T, T>],
+) -> Result<(), Error> {
+    if z.len() != out.len() {
+        return Err(Error::BatchShape {
+            detail: "input and output batches differ in length",
+            input: z.len(),
+            output: out.len(),
+            per_item: 1,
+        });
+    }
+    for (slice, result) in z.iter().zip(out.iter_mut()) {
+        *result = lower_correlation(&slice.as_view(), a);
+    }
+    Ok(())
+}
+
+/// `L − Lᵀ`: the skew-symmetric matrix whose strict lower triangle is that of `l`.
+pub fn skew_from_lower<S: Field, const T: usize>(l: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
+    l - l.transpose()
+}

@@ -1,0 +1,49 @@
+//! The one error type of the crate: every constructor and batch entry point that can be handed
+//! inconsistent data returns it instead of panicking.
+
+/// What was wrong with the data handed to a constructor or a batch forward pass.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// A packed special matrix was given a slice of the wrong length.
+    #[error("packed {kind} matrix of size {n}×{n} needs {expected} entries, got {found}")]
+    PackedLength {
+        /// Which special matrix (`"skew-symmetric"`, `"symmetric"`, …).
+        kind: &'static str,
+        /// The matrix size.
+        n: usize,
+        /// `n(n−1)/2` or `n(n+1)/2`.
+        expected: usize,
+        /// The length of the slice that was passed.
+        found: usize,
+    },
+    /// A batch input and output disagree, or a flat buffer is not a whole number of sequences.
+    #[error(
+        "batch shape mismatch: {detail} (input {input} elements, output {output} elements, sequence {per_item} elements)"
+    )]
+    BatchShape {
+        /// What exactly does not fit.
+        detail: &'static str,
+        /// Length of the input (in sequences for slices of matrices, in scalars for flat buffers).
+        input: usize,
+        /// Length of the output, in the same unit.
+        output: usize,
+        /// Scalars per sequence (`d·T`); 1 when counting whole matrices.
+        per_item: usize,
+    },
+    /// A weight has a shape that does not fit the layer.
+    #[error(
+        "weight `{name}` has shape {found_rows}×{found_cols}, the layer needs {expected_rows}×{expected_cols}"
+    )]
+    WeightShape {
+        /// The parameter's name as GML calls it (`A`, `weight`, …).
+        name: &'static str,
+        /// Rows the layer needs.
+        expected_rows: usize,
+        /// Columns the layer needs.
+        expected_cols: usize,
+        /// Rows that were given.
+        found_rows: usize,
+        /// Columns that were given.
+        found_cols: usize,
+    },
+}

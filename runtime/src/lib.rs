@@ -1,0 +1,23 @@
+#![no_std]
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
+
+pub mod cayley;
+pub mod correlation;
+mod error;
+pub mod init;
+mod layer;
+pub mod packed;
+mod scalar;
+pub mod vpa;
+
+pub use cayley::{Cayley, DefaultCayley, Elimination, LuSolve, NalgebraInverse};
+pub use error::Error;
+pub use layer::SequenceLayer;
+pub use packed::{SkewSymmetric, StrictlyLower, StrictlyUpper, Symmetric};
+pub use scalar::Field;
+pub use vpa::{ArbitraryVpa, ArbitraryWeight, SkewVpa, SkewWeight, VolumePreservingAttention};
+
+/// The linear-algebra crate the layers are written on, re-exported so that users name the same
+/// version.
+pub use nalgebra;

@@ -1,0 +1,248 @@
+//! GML's packed special matrices, with its exact index maps.
+//!
+//! A packed matrix is held densely (as an [`SMatrix`], which is what every product wants) and
+//! converted from and to GML's packed vector `S` at the boundary. All four kinds share one
+//! implementation, [`Packed`], parametrised by a [`Layout`]: the order in which the packed entries
+//! fill the matrix, and how the other triangle mirrors them.
+//!
+//! | kind | packed length | order of `S` (1-based, as in GML) | other triangle |
+//! |---|---|---|---|
+//! | [`SkewSymmetric`] | n(n−1)/2 | strict lower, row by row: (2,1), (3,1), (3,2), … | `A[j,i] = −A[i,j]` |
+//! | [`Symmetric`] | n(n+1)/2 | lower with diagonal, row by row: (1,1), (2,1), (2,2), … | `A[j,i] = A[i,j]` |
+//! | [`StrictlyLower`] | n(n−1)/2 | as skew | zero |
+//! | [`StrictlyUpper`] | n(n−1)/2 | strict upper, column by column: (1,2), (1,3), (2,3), … | zero |
+//!
+//! ```
+//! use geomattn::{SkewSymmetric, nalgebra::Matrix4};
+//! let a = SkewSymmetric::<f64, 4>::from_packed(&[1., 2., 3., 4., 5., 6.])?;
+//! assert_eq!(*a.matrix(), Matrix4::new(0., -1., -2., -4.,
+//!                                      1.,  0., -3., -5.,
+//!                                      2.,  3.,  0., -6.,
+//!                                      4.,  5.,  6.,  0.));
+//! let mut packed = [0.0; 6];
+//! a.write_packed(&mut packed)?;
+//! assert_eq!(packed, [1., 2., 3., 4., 5., 6.]);
+//! # Ok::<(), geomattn::Error>(())
+//! ```
+
+use core::marker::PhantomData;
+
+use nalgebra::{RealField, SMatrix};
+use rand::Rng;
+
+use crate::{Error, Field, init};
+
+/// How the triangle that is not stored is filled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mirror {
+    /// `A[j,i] = A[i,j]`.
+    Symmetric,
+    /// `A[j,i] = −A[i,j]`.
+    Antisymmetric,
+    /// Left at zero.
+    Zero,
+}
+
+/// The index map of one kind of packed matrix.
+pub trait Layout {
+    /// Name used in error messages.
+    const KIND: &'static str;
+    /// How the unstored triangle is filled.
+    const MIRROR: Mirror;
+    /// Number of packed entries of an `n×n` matrix.
+    fn packed_len(n: usize) -> usize;
+    /// The 0-based positions `(row, column)` that the packed entries occupy, in packed order.
+    fn positions(n: usize) -> impl Iterator<Item = (usize, usize)>;
+}
+
+/// Strict lower triangle, row by row: `(1,0), (2,0), (2,1), (3,0), …` (0-based).
+fn strict_lower_rows(n: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..n).flat_map(|i| (0..i).map(move |j| (i, j)))
+}
+
+/// Layout of [`SkewSymmetric`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skew {}
+/// Layout of [`Symmetric`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sym {}
+/// Layout of [`StrictlyLower`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lower {}
+/// Layout of [`StrictlyUpper`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Upper {}
+
+impl Layout for Skew {
+    const KIND: &'static str = "skew-symmetric";
+    const MIRROR: Mirror = Mirror::Antisymmetric;
+    fn packed_len(n: usize) -> usize {
+        n * n.saturating_sub(1) / 2
+    }
+    fn positions(n: usize) -> impl Iterator<Item = (usize, usize)> {
+        strict_lower_rows(n)
+    }
+}
+
+impl Layout for Sym {
+    const KIND: &'static str = "symmetric";
+    const MIRROR: Mirror = Mirror::Symmetric;
+    fn packed_len(n: usize) -> usize {
+        n * (n + 1) / 2
+    }
+    fn positions(n: usize) -> impl Iterator<Item = (usize, usize)> {
+        (0..n).flat_map(|i| (0..=i).map(move |j| (i, j)))
+    }
+}
+
+impl Layout for Lower {
+    const KIND: &'static str = "strictly lower triangular";
+    const MIRROR: Mirror = Mirror::Zero;
+    fn packed_len(n: usize) -> usize {
+        Skew::packed_len(n)
+    }
+    fn positions(n: usize) -> impl Iterator<Item = (usize, usize)> {
+        strict_lower_rows(n)
+    }
+}
+
+impl Layout for Upper {
+    const KIND: &'static str = "strictly upper triangular";
+    const MIRROR: Mirror = Mirror::Zero;
+    fn packed_len(n: usize) -> usize {
+        Skew::packed_len(n)
+    }
+    /// Column by column over the strict upper part: the transpose of the lower row-by-row order.
+    fn positions(n: usize) -> impl Iterator<Item = (usize, usize)> {
+        strict_lower_rows(n).map(|(i, j)| (j, i))
+    }
+}
+
+/// An `N×N` special matrix in GML's packed representation, held densely.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Packed<S, const N: usize, L> {
+    matrix: SMatrix<S, N, N>,
+    layout: PhantomData<L>,
+}
+
+/// GML's `SkewSymMatrix`.
+pub type SkewSymmetric<S, const N: usize> = Packed<S, N, Skew>;
+/// GML's `SymmetricMatrix`.
+pub type Symmetric<S, const N: usize> = Packed<S, N, Sym>;
+/// GML's `LowerTriangular` (strict).
+pub type StrictlyLower<S, const N: usize> = Packed<S, N, Lower>;
+/// GML's `UpperTriangular` (strict).
+pub type StrictlyUpper<S, const N: usize> = Packed<S, N, Upper>;
+
+impl<S: Field, const N: usize, L: Layout> Packed<S, N, L> {
+    /// Number of packed entries, `n(n−1)/2` or `n(n+1)/2`.
+    pub fn packed_len() -> usize {
+        L::packed_len(N)
+    }
+
+    /// Builds the matrix from GML's packed vector `S`.
+    ///
+    /// # Errors
+    /// [`Error::PackedLength`] if `packed` does not have [`Self::packed_len`] entries.
+    pub fn from_packed(packed: &[S]) -> Result<Self, Error> {
+        Self::check_len(packed.len())?;
+        let mut values = packed.iter().copied();
+        Ok(Self::from_fn(|| values.next().unwrap_or_else(S::zero)))
+    }
+
+    /// Writes GML's packed vector `S` into `out`.
+    ///
+    /// # Errors
+    /// [`Error::PackedLength`] if `out` does not have [`Self::packed_len`] entries.
+    pub fn write_packed(&self, out: &mut [S]) -> Result<(), Error> {
+        Self::check_len(out.len())?;
+        for (slot, (i, j)) in out.iter_mut().zip(L::positions(N)) {
+            *slot = self.matrix[(i, j)];
+        }
+        Ok(())
+    }
+
+    /// The dense matrix.
+    pub fn matrix(&self) -> &SMatrix<S, N, N> {
+        &self.matrix
+    }
+
+    /// Builds the matrix from its packed entries, produced in packed order by `next`.
+    fn from_fn(mut next: impl FnMut() -> S) -> Self {
+        let mut matrix = SMatrix::<S, N, N>::zeros();
+        for (i, j) in L::positions(N) {
+            let value = next();
+            matrix[(i, j)] = value;
+            match L::MIRROR {
+                Mirror::Symmetric => matrix[(j, i)] = value,
+                Mirror::Antisymmetric => matrix[(j, i)] = -value,
+                Mirror::Zero => {}
+            }
+        }
+        Self {
+            matrix,
+            layout: PhantomData,
+        }
+    }
+
+    fn check_len(found: usize) -> Result<(), Error> {
+        let expected = L::packed_len(N);
+        if found == expected {
+            Ok(())
+        } else {
+            Err(Error::PackedLength {
+                kind: L::KIND,
+                n: N,
+                expected,
+                found,
+            })
+        }
+    }
+}
+
+impl<S: RealField + Copy, const N: usize, L: Layout> Packed<S, N, L> {
+    /// GML's initialisation: each of the `len` packed entries drawn from
+    /// U(−√(6/len), √(6/len)).
+    pub fn glorot<R: Rng + ?Sized>(rng: &mut R) -> Self {
+        let bound = init::glorot_bound::<S>(L::packed_len(N));
+        Self::from_fn(|| init::uniform(rng, bound))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::{Matrix4, matrix};
+
+    fn one_to<const K: usize>() -> [i64; K] {
+        core::array::from_fn(|k| k as i64 + 1)
+    }
+
+    #[test]
+    fn conventions_examples() {
+        let s6: [f64; 6] = one_to::<6>().map(|k| k as f64);
+        let s10: [f64; 10] = one_to::<10>().map(|k| k as f64);
+        let skew = SkewSymmetric::<f64, 4>::from_packed(&s6).unwrap();
+        assert_eq!(
+            *skew.matrix(),
+            Matrix4::new(
+                0., -1., -2., -4., 1., 0., -3., -5., 2., 3., 0., -6., 4., 5., 6., 0.
+            )
+        );
+        let sym = Symmetric::<f64, 4>::from_packed(&s10).unwrap();
+        assert_eq!(
+            *sym.matrix(),
+            matrix![1., 2., 4., 7.; 2., 3., 5., 8.; 4., 5., 6., 9.; 7., 8., 9., 10.]
+        );
+        let lower = StrictlyLower::<f64, 4>::from_packed(&s6).unwrap();
+        assert_eq!(
+            *lower.matrix(),
+            matrix![0., 0., 0., 0.; 1., 0., 0., 0.; 2., 3., 0., 0.; 4., 5., 6., 0.]
+        );
+        let upper = StrictlyUpper::<f64, 4>::from_packed(&s6).unwrap();
+        assert_eq!(
+            *upper.matrix(),
+            matrix![0., 1., 2., 4.; 0., 0., 3., 5.; 0., 0., 0., 6.; 0., 0., 0., 0.]
+        );
+    }
+}
