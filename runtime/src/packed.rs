@@ -167,6 +167,16 @@ impl<S: Field, const N: usize, L: Layout> Packed<S, N, L> {
         &self.matrix
     }
 
+    /// The same matrix over another scalar, entry by entry (e.g. `f32` weights run in `f64`, or
+    /// lifted to dual numbers for an exact Jacobian). `f` must map 0 to 0 and commute with
+    /// negation for the structure to be kept, as every numeric conversion does.
+    pub fn map_scalar<S2: Field>(&self, f: impl FnMut(S) -> S2) -> Packed<S2, N, L> {
+        Packed {
+            matrix: self.matrix.map(f),
+            layout: PhantomData,
+        }
+    }
+
     /// Builds the matrix from its packed entries, produced in packed order by `next`.
     fn from_fn(mut next: impl FnMut() -> S) -> Self {
         let mut matrix = SMatrix::<S, N, N>::zeros();

@@ -132,6 +132,13 @@ impl<S: Field, const D: usize, const T: usize, K> SkewVpa<S, D, T, K> {
     }
 }
 
+impl<S: Field, const D: usize, const T: usize, K> SkewVpa<S, D, T, K> {
+    /// The same layer over another scalar, weight by weight (see [`SkewSymmetric::map_scalar`]).
+    pub fn map_scalar<S2: Field>(&self, f: impl FnMut(S) -> S2) -> SkewVpa<S2, D, T, K> {
+        SkewVpa::skew_sym(self.weight.a.map_scalar(f))
+    }
+}
+
 impl<S: RealField + Copy, const D: usize, const T: usize, K> SkewVpa<S, D, T, K> {
     /// GML's initialisation: the `D(D−1)/2` packed entries of `A` from U(−√(6/L), √(6/L)).
     pub fn glorot<R: Rng + ?Sized>(rng: &mut R) -> Self {
@@ -147,6 +154,14 @@ impl<S: Field, const D: usize, const T: usize, K> ArbitraryVpa<S, D, T, K> {
             weight: ArbitraryWeight { a, scale },
             kernel: PhantomData,
         }
+    }
+}
+
+impl<S: Field, const D: usize, const T: usize, K> ArbitraryVpa<S, D, T, K> {
+    /// The same layer over another scalar, weight by weight (the scale included).
+    pub fn map_scalar<S2: Field>(&self, mut f: impl FnMut(S) -> S2) -> ArbitraryVpa<S2, D, T, K> {
+        let scale = f(self.weight.scale);
+        ArbitraryVpa::arbitrary_with_scale(self.weight.a.map(f), scale)
     }
 }
 

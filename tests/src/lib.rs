@@ -1,1 +1,79 @@
-//! Shared helpers of the integration tests.
+//! Helpers shared by the integration tests: exact rationals, exact Jacobians through dual
+//! numbers, and random skew-symmetric matrices.
+//!
+//! Dual numbers come from `num-dual` (a maintained forward-mode AD crate) rather than a
+//! hand-written type: every layer is generic over [`geomattn::Field`], so running it on
+//! `Dual64` gives Jacobian columns that are exact up to floating-point rounding, with no
+//! finite-difference step to tune.
+
+use geomattn::nalgebra::{DMatrix, SMatrix};
+use num_dual::Dual64;
+use rand::Rng;
+
+/// Exact rationals for the exact test vectors.
+pub type Q = num_rational::Ratio<i128>;
+
+/// `n/d` as a [`Q`].
+pub fn q(n: i128, d: i128) -> Q {
+    Q::new(n, d)
+}
+
+/// A matrix of [`Q`] from integer numerators over a common denominator, given row by row.
+pub fn q_matrix<const R: usize, const C: usize>(
+    rows: [[i128; C]; R],
+    denominator: i128,
+) -> SMatrix<Q, R, C> {
+    SMatrix::from_fn(|i, j| q(rows[i][j], denominator))
+}
+
+/// The Jacobian of `f: R^{R×C} → R^{R2×C2}` at `z`, with inputs and outputs flattened
+/// column-major (Julia's and nalgebra's order), computed by forward-mode AD, one pass per input.
+pub fn jacobian<const R: usize, const C: usize, const R2: usize, const C2: usize>(
+    f: impl Fn(&SMatrix<Dual64, R, C>) -> SMatrix<Dual64, R2, C2>,
+    z: &SMatrix<f64, R, C>,
+) -> DMatrix<f64> {
+    let mut jac = DMatrix::zeros(R2 * C2, R * C);
+    for input in 0..R * C {
+        let seeded = SMatrix::<Dual64, R, C>::from_fn(|i, j| {
+            let x = Dual64::from_re(z[(i, j)]);
+            if i + R * j == input {
+                x.derivative()
+            } else {
+                x
+            }
+        });
+        let out = f(&seeded);
+        for (row, value) in out.iter().enumerate() {
+            jac[(row, input)] = value.eps;
+        }
+    }
+    jac
+}
+
+/// A skew-symmetric `T×T` matrix with entries uniform in `(−scale, scale)`.
+pub fn random_skew<const T: usize>(rng: &mut impl Rng, scale: f64) -> SMatrix<f64, T, T> {
+    let mut c = SMatrix::<f64, T, T>::zeros();
+    for j in 0..T {
+        for i in 0..j {
+            let x = scale * (2.0 * unit(rng) - 1.0);
+            c[(i, j)] = x;
+            c[(j, i)] = -x;
+        }
+    }
+    c
+}
+
+/// A matrix with entries uniform in `(−1, 1)`.
+pub fn random_matrix<const R: usize, const C: usize>(rng: &mut impl Rng) -> SMatrix<f64, R, C> {
+    SMatrix::from_fn(|_, _| 2.0 * unit(rng) - 1.0)
+}
+
+/// Uniform in `[0, 1)` from 53 random bits.
+pub fn unit(rng: &mut impl Rng) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1_u64 << 53) as f64
+}
+
+/// `‖QᵀQ − I‖_max`: how far `Q` is from orthogonal.
+pub fn orthogonality_error<const T: usize>(q: &SMatrix<f64, T, T>) -> f64 {
+    (q.transpose() * q - SMatrix::<f64, T, T>::identity()).amax()
+}

@@ -1,0 +1,38 @@
+//! The report: one table per layer family, each row measured on seeded Glorot weights and a
+//! seeded random batch.
+
+mod table;
+pub mod vpa;
+
+pub use table::Table;
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// Sequences per timed batch.
+pub const BATCH: usize = 2048;
+
+/// Median over `rounds` of the time per call of `f`, called `calls` times per round.
+pub fn time_per_call(calls: usize, rounds: usize, mut f: impl FnMut()) -> Duration {
+    let mut samples: Vec<Duration> = (0..rounds)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..calls {
+                f();
+            }
+            start.elapsed() / calls as u32
+        })
+        .collect();
+    samples.sort();
+    black_box(samples[samples.len() / 2])
+}
+
+/// Nanoseconds, for a table cell.
+pub fn nanos(duration: Duration) -> String {
+    format!("{:.1}", duration.as_secs_f64() * 1e9)
+}
+
+/// A number in scientific notation, for a table cell.
+pub fn sci(x: f64) -> String {
+    format!("{x:.1e}")
+}

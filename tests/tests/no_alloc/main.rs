@@ -1,0 +1,71 @@
+//! No forward pass allocates: a counting global allocator, and every layer run under it.
+//!
+//! The counter is per thread, so the test harness's own allocations on other threads do not
+//! count. Each layer family has a module here with a `check(&mut Probe)` function; `Probe::run`
+//! warms the closure up once (outside the count), then asserts that a second call allocates
+//! nothing.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+mod vpa;
+
+struct CountingAllocator;
+
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.with(|count| count.set(count.get() + 1));
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.with(|count| count.set(count.get() + 1));
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAllocator = CountingAllocator;
+
+/// Runs closures under the counter and records what was checked.
+pub struct Probe {
+    checked: Vec<&'static str>,
+}
+
+impl Probe {
+    /// Asserts that `forward` allocates nothing (after one warm-up call).
+    pub fn run(&mut self, name: &'static str, mut forward: impl FnMut()) {
+        forward();
+        let before = ALLOCATIONS.with(Cell::get);
+        forward();
+        let allocations = ALLOCATIONS.with(Cell::get) - before;
+        assert_eq!(
+            allocations, 0,
+            "{name}: the forward pass allocated {allocations} times"
+        );
+        self.checked.push(name);
+    }
+}
+
+#[test]
+fn the_counter_sees_allocations() {
+    let before = ALLOCATIONS.with(Cell::get);
+    let boxed = std::hint::black_box(Box::new(1_u64));
+    assert!(ALLOCATIONS.with(Cell::get) > before);
+    drop(boxed);
+}
+
+#[test]
+fn no_forward_pass_allocates() {
+    let mut probe = Probe {
+        checked: Vec::new(),
+    };
+    vpa::check(&mut probe);
+    assert!(!probe.checked.is_empty());
+}
