@@ -9,6 +9,7 @@ pub mod init;
 mod layer;
 pub mod packed;
 mod scalar;
+pub mod softmax;
 pub mod vpa;
 
 pub use cayley::{Cayley, DefaultCayley, Elimination, LuSolve, NalgebraInverse};
@@ -16,6 +17,7 @@ pub use error::Error;
 pub use layer::SequenceLayer;
 pub use packed::{SkewSymmetric, StrictlyLower, StrictlyUpper, Symmetric};
 pub use scalar::Field;
+pub use softmax::{MatrixSoftmax, OneMatrixSoftmax, OneVectorSoftmax, Softmax, VectorSoftmax};
 pub use vpa::{ArbitraryVpa, ArbitraryWeight, SkewVpa, SkewWeight, VolumePreservingAttention};
 
 /// The linear-algebra crate the layers are written on, re-exported so that users name the same

@@ -1,0 +1,139 @@
+//! The softmaxes attention layers normalise their correlation matrices with, as zero-cost marker
+//! types implementing [`Softmax`], so that a layer is generic over its activation.
+//!
+//! | type | GML | normalises | denominator |
+//! |---|---|---|---|
+//! | [`VectorSoftmax`] | `VectorSoftmax` | each column, over the first index | `Σ_i e^{c_ij}` |
+//! | [`MatrixSoftmax`] | `MatrixSoftmax` | the whole matrix | `Σ_{ij} e^{c_ij}` |
+//! | [`OneVectorSoftmax`] | (docs only) | each column | `1 + Σ_i e^{c_ij}` |
+//! | [`OneMatrixSoftmax`] | (docs only) | the whole matrix | `1 + Σ_{ij} e^{c_ij}` |
+//!
+//! All of them subtract a maximum before exponentiating, which changes nothing mathematically but
+//! keeps every exponent `≤ 0`: no finite input gives NaN or ∞ (GML 0.4.8's `MatrixSoftmax` does not
+//! subtract it and returns NaN once an entry exceeds the exponent range). For the "one" softmaxes
+//! the shift is `m = max(0, max c)`, so the `1` becomes `e^{−m} ≤ 1` and every term stays in
+//! `[0, 1]`, with at least one equal to 1: the denominator lies in `[1, n + 1]`, never overflows
+//! and is never zero.
+//!
+//! ```
+//! use geomattn::nalgebra::Matrix2;
+//! use geomattn::softmax::{MatrixSoftmax, OneVectorSoftmax, Softmax, VectorSoftmax};
+//! let c = Matrix2::new(0.0_f64, 1e4,
+//!                      0.0, -1e4);
+//! let s = VectorSoftmax::apply(&c);
+//! assert_eq!(s, Matrix2::new(0.5, 1.0, 0.5, 0.0));
+//! let whole = MatrixSoftmax::apply(&Matrix2::from_element(3.0_f64));
+//! assert_eq!(whole, Matrix2::from_element(0.25));
+//! // One softmax: a column of zeros gives e⁰/(1 + 2e⁰) = 1/3 per entry.
+//! let one = OneVectorSoftmax::apply(&Matrix2::<f64>::zeros());
+//! assert!((one - Matrix2::from_element(1.0 / 3.0)).amax() < 1e-15);
+//! ```
+
+use nalgebra::{RealField, SMatrix};
+
+/// A normalisation of a matrix of scores into weights, applied as `σ(C)`.
+///
+/// Implemented by zero-sized marker types; layers take it as a type parameter, so the choice costs
+/// nothing at run time.
+pub trait Softmax {
+    /// Name for reports and debugging (`"VectorSoftmax"`, …).
+    const NAME: &'static str;
+
+    /// Replaces `c` by `σ(c)`.
+    fn apply_in_place<S: RealField + Copy, const R: usize, const C: usize>(
+        c: &mut SMatrix<S, R, C>,
+    );
+
+    /// `σ(c)`.
+    fn apply<S: RealField + Copy, const R: usize, const C: usize>(
+        c: &SMatrix<S, R, C>,
+    ) -> SMatrix<S, R, C> {
+        let mut s = *c;
+        Self::apply_in_place(&mut s);
+        s
+    }
+}
+
+/// GML's `VectorSoftmax`: each column normalised over the first index,
+/// `σ(C)[i,j] = e^{c_ij} / Σ_k e^{c_kj}`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct VectorSoftmax;
+
+/// GML's `MatrixSoftmax`: the whole matrix normalised at once,
+/// `σ(C)[i,j] = e^{c_ij} / Σ_{kl} e^{c_kl}`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MatrixSoftmax;
+
+/// Column-wise "one softmax", `e^{c_ij} / (1 + Σ_k e^{c_kj})`: each column sums to less than 1, so
+/// a column of very negative scores can attend to nothing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OneVectorSoftmax;
+
+/// Whole-matrix "one softmax", `e^{c_ij} / (1 + Σ_{kl} e^{c_kl})`: the matrix sums to less than 1.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OneMatrixSoftmax;
+
+impl Softmax for VectorSoftmax {
+    const NAME: &'static str = "VectorSoftmax";
+
+    fn apply_in_place<S: RealField + Copy, const R: usize, const C: usize>(
+        c: &mut SMatrix<S, R, C>,
+    ) {
+        for mut column in c.column_iter_mut() {
+            normalise::<S, false>(column.as_mut_slice());
+        }
+    }
+}
+
+impl Softmax for MatrixSoftmax {
+    const NAME: &'static str = "MatrixSoftmax";
+
+    fn apply_in_place<S: RealField + Copy, const R: usize, const C: usize>(
+        c: &mut SMatrix<S, R, C>,
+    ) {
+        normalise::<S, false>(c.as_mut_slice());
+    }
+}
+
+impl Softmax for OneVectorSoftmax {
+    const NAME: &'static str = "OneVectorSoftmax";
+
+    fn apply_in_place<S: RealField + Copy, const R: usize, const C: usize>(
+        c: &mut SMatrix<S, R, C>,
+    ) {
+        for mut column in c.column_iter_mut() {
+            normalise::<S, true>(column.as_mut_slice());
+        }
+    }
+}
+
+impl Softmax for OneMatrixSoftmax {
+    const NAME: &'static str = "OneMatrixSoftmax";
+
+    fn apply_in_place<S: RealField + Copy, const R: usize, const C: usize>(
+        c: &mut SMatrix<S, R, C>,
+    ) {
+        normalise::<S, true>(c.as_mut_slice());
+    }
+}
+
+/// Replaces the entries of `x` by their max-shifted softmax (the one softmax if `PLUS_ONE`);
+/// nothing to do for an empty slice.
+fn normalise<S: RealField + Copy, const PLUS_ONE: bool>(x: &mut [S]) {
+    let Some(&first) = x.first() else {
+        return;
+    };
+    let mut shift = x.iter().fold(first, |m, &v| if v > m { v } else { m });
+    if PLUS_ONE && shift < S::zero() {
+        shift = S::zero();
+    }
+    let mut sum = if PLUS_ONE { (-shift).exp() } else { S::zero() };
+    for v in x.iter_mut() {
+        *v = (*v - shift).exp();
+        sum += *v;
+    }
+    let inverse = S::one() / sum;
+    for v in x.iter_mut() {
+        *v *= inverse;
+    }
+}
