@@ -5,6 +5,10 @@
 //! entries of `Cay(C)`; it is a list of binary steps in SSA form, counted by [`Program::counts`],
 //! evaluated by [`Program::eval`] (any [`Arithmetic`], exact rationals included) and stored as
 //! text ([`Program::to_text`], [`Program::parse`]).
+pub mod builder;
+pub mod elimination;
+pub mod emit;
+pub mod expand;
 pub mod program;
 
 pub use program::{Arithmetic, Op, OpCounts, ParseError, Program, Value};

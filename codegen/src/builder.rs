@@ -1,0 +1,312 @@
+//! Building a [`Program`] from expressions with signs carried for free, constants folded and
+//! common subexpressions shared.
+//!
+//! An [`Expr`] is an operand with a sign: negating one costs nothing, and the sign is folded into
+//! the next addition (`a + (−b)` is the step `a − b`) or multiplication (`(−a)·b = −(a·b)`).
+//! Constants are folded (`x·1`, `x·0`, `x + 0`, `c₁ + c₂`, …); identical steps (up to the order of
+//! the operands of `+` and `·`) are emitted once; steps no output needs are dropped by
+//! [`Builder::finish`]. A sign that survives to an output costs one negation there.
+
+use std::collections::HashMap;
+
+use num_rational::BigRational;
+use num_traits::{One, Signed, Zero};
+
+use crate::{Op, Program, Value};
+
+/// An operand with a sign. Constants always carry their sign in the value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expr {
+    value: Value,
+    negated: bool,
+}
+
+impl Expr {
+    /// Input `k` of the program.
+    pub fn input(k: usize) -> Self {
+        Self {
+            value: Value::Input(k),
+            negated: false,
+        }
+    }
+
+    fn of(value: Value) -> Self {
+        Self {
+            value,
+            negated: false,
+        }
+    }
+
+    /// The integer constant `n`.
+    pub fn int(n: i64) -> Self {
+        Self::constant(BigRational::from_integer(n.into()))
+    }
+
+    fn constant(c: BigRational) -> Self {
+        Self {
+            value: Value::Const(c),
+            negated: false,
+        }
+    }
+
+    fn as_const(&self) -> Option<&BigRational> {
+        match &self.value {
+            Value::Const(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// `−self`, free.
+    #[must_use]
+    pub fn neg(&self) -> Self {
+        match self.as_const() {
+            Some(c) => Self::constant(-c),
+            None => Self {
+                value: self.value.clone(),
+                negated: !self.negated,
+            },
+        }
+    }
+}
+
+/// Steps under construction, with a table of those already emitted.
+#[derive(Debug, Default)]
+pub struct Builder {
+    steps: Vec<Op>,
+    seen: HashMap<Op, usize>,
+}
+
+impl Builder {
+    /// An empty program.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn push(&mut self, op: Op) -> Value {
+        let op = match op {
+            Op::Add(a, b) if key(&b) < key(&a) => Op::Add(b, a),
+            Op::Mul(a, b) if key(&b) < key(&a) => Op::Mul(b, a),
+            op => op,
+        };
+        let next = self.steps.len();
+        let k = *self.seen.entry(op.clone()).or_insert(next);
+        if k == next {
+            self.steps.push(op);
+        }
+        Value::Step(k)
+    }
+
+    /// `a + b`.
+    pub fn add(&mut self, a: &Expr, b: &Expr) -> Expr {
+        match (a.as_const(), b.as_const()) {
+            (Some(x), Some(y)) => return Expr::constant(x + y),
+            (Some(x), _) if x.is_zero() => return b.clone(),
+            (_, Some(y)) if y.is_zero() => return a.clone(),
+            (Some(x), None) => return self.add_constant(b, x.clone()),
+            (None, Some(y)) => return self.add_constant(a, y.clone()),
+            _ => {}
+        }
+        self.signed_add(unsigned(a), unsigned(b))
+    }
+
+    /// `a + b` with the signs chosen into `+` or `−` (constants are made positive first).
+    fn signed_add(&mut self, a: Expr, b: Expr) -> Expr {
+        let (value, negated) = match (a.negated, b.negated) {
+            (false, false) => (self.push(Op::Add(a.value, b.value)), false),
+            (false, true) => (self.push(Op::Sub(a.value, b.value)), false),
+            (true, false) => (self.push(Op::Sub(b.value, a.value)), false),
+            (true, true) => (self.push(Op::Add(a.value, b.value)), true),
+        };
+        Expr { value, negated }
+    }
+
+    /// `e + k`, folding `k` into a constant term of `e` (`(2 − x) − 1` is `1 − x`).
+    fn add_constant(&mut self, e: &Expr, k: BigRational) -> Expr {
+        let split = match (&e.value, self.step(&e.value)) {
+            (_, Some(Op::Add(x, Value::Const(c)) | Op::Add(Value::Const(c), x))) => {
+                Some((Expr::of(x.clone()), c.clone()))
+            }
+            (_, Some(Op::Sub(Value::Const(c), x))) => Some((Expr::of(x.clone()).neg(), c.clone())),
+            (_, Some(Op::Sub(x, Value::Const(c)))) => Some((Expr::of(x.clone()), -c.clone())),
+            _ => None,
+        };
+        match split {
+            Some((rest, c)) => {
+                let (rest, c) = if e.negated {
+                    (rest.neg(), -c)
+                } else {
+                    (rest, c)
+                };
+                self.add(&rest, &Expr::constant(c + k))
+            }
+            None => {
+                let (a, b) = (unsigned(e), unsigned(&Expr::constant(k)));
+                self.signed_add(a, b)
+            }
+        }
+    }
+
+    fn step(&self, v: &Value) -> Option<&Op> {
+        match v {
+            Value::Step(k) => self.steps.get(*k),
+            _ => None,
+        }
+    }
+
+    /// `a − b`.
+    pub fn sub(&mut self, a: &Expr, b: &Expr) -> Expr {
+        self.add(a, &b.neg())
+    }
+
+    /// `a · b`.
+    pub fn mul(&mut self, a: &Expr, b: &Expr) -> Expr {
+        match (a.as_const(), b.as_const()) {
+            (Some(x), Some(y)) => return Expr::constant(x * y),
+            (Some(x), _) if x.is_zero() => return Expr::int(0),
+            (_, Some(y)) if y.is_zero() => return Expr::int(0),
+            (Some(x), _) if x.abs().is_one() => return sign_of(x, b),
+            (_, Some(y)) if y.abs().is_one() => return sign_of(y, a),
+            _ => {}
+        }
+        let (a, b) = (unsigned(a), unsigned(b));
+        Expr {
+            value: self.push(Op::Mul(a.value, b.value)),
+            negated: a.negated != b.negated,
+        }
+    }
+
+    /// `a / b`; a constant numerator other than `±1` is a division step, `±1` a reciprocal.
+    ///
+    /// # Panics
+    /// If `b` is the constant zero.
+    pub fn div(&mut self, a: &Expr, b: &Expr) -> Expr {
+        if let Some(y) = b.as_const() {
+            assert!(!y.is_zero(), "division by the constant zero");
+            return self.mul(a, &Expr::constant(y.recip()));
+        }
+        if a.as_const().is_some_and(Zero::is_zero) {
+            return Expr::int(0);
+        }
+        let (a, b) = (unsigned(a), unsigned(b));
+        let value = match &a.value {
+            Value::Const(x) if x.is_one() => self.push(Op::Recip(b.value)),
+            _ => self.push(Op::Div(a.value, b.value)),
+        };
+        Expr {
+            value,
+            negated: a.negated != b.negated,
+        }
+    }
+
+    /// The program for `T = size` with the given `size²` outputs (column-major), without the steps
+    /// no output needs.
+    ///
+    /// # Panics
+    /// If there are not `size²` outputs (a bug of the caller).
+    pub fn finish(mut self, size: usize, outputs: &[Expr]) -> Program {
+        let outputs: Vec<Value> = outputs
+            .iter()
+            .map(|e| {
+                if e.negated {
+                    self.push(Op::Neg(e.value.clone()))
+                } else {
+                    e.value.clone()
+                }
+            })
+            .collect();
+        let (steps, outputs) = prune(self.steps, outputs);
+        Program::new(size, steps, outputs).expect("the builder makes consistent programs")
+    }
+}
+
+/// Keeps only the steps the outputs need, renumbered.
+fn prune(steps: Vec<Op>, outputs: Vec<Value>) -> (Vec<Op>, Vec<Value>) {
+    let mut live = vec![false; steps.len()];
+    let mark = |live: &mut [bool], v: &Value| {
+        if let Value::Step(k) = v {
+            live[*k] = true;
+        }
+    };
+    for v in &outputs {
+        mark(&mut live, v);
+    }
+    for k in (0..steps.len()).rev() {
+        if live[k] {
+            for v in steps[k].operands() {
+                mark(&mut live, v);
+            }
+        }
+    }
+    let mut renumber = vec![usize::MAX; steps.len()];
+    let mut kept = Vec::new();
+    let map = |renumber: &[usize], v: &Value| match v {
+        Value::Step(k) => Value::Step(renumber[*k]),
+        other => other.clone(),
+    };
+    for (k, op) in steps.into_iter().enumerate() {
+        if live[k] {
+            renumber[k] = kept.len();
+            kept.push(match op {
+                Op::Add(a, b) => Op::Add(map(&renumber, &a), map(&renumber, &b)),
+                Op::Sub(a, b) => Op::Sub(map(&renumber, &a), map(&renumber, &b)),
+                Op::Mul(a, b) => Op::Mul(map(&renumber, &a), map(&renumber, &b)),
+                Op::Div(a, b) => Op::Div(map(&renumber, &a), map(&renumber, &b)),
+                Op::Neg(a) => Op::Neg(map(&renumber, &a)),
+                Op::Recip(a) => Op::Recip(map(&renumber, &a)),
+            });
+        }
+    }
+    let outputs = outputs.iter().map(|v| map(&renumber, v)).collect();
+    (kept, outputs)
+}
+
+/// A constant `c` becomes `|c|` with the sign moved out.
+fn unsigned(e: &Expr) -> Expr {
+    match e.as_const() {
+        Some(c) if c.is_negative() => Expr {
+            value: Value::Const(-c),
+            negated: !e.negated,
+        },
+        _ => e.clone(),
+    }
+}
+
+/// `e` or `−e` by the sign of the constant `c`.
+fn sign_of(c: &BigRational, e: &Expr) -> Expr {
+    if c.is_negative() { e.neg() } else { e.clone() }
+}
+
+/// An order on operands so that `a + b` and `b + a` are the same step.
+fn key(v: &Value) -> (u8, usize, String) {
+    match v {
+        Value::Input(k) => (0, *k, String::new()),
+        Value::Step(k) => (1, *k, String::new()),
+        Value::Const(c) => (2, 0, c.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds_signs_constants_and_repeats() {
+        let mut b = Builder::new();
+        let (x, y) = (Expr::input(0), Expr::input(2));
+        let xy = b.mul(&x.neg(), &y);
+        assert_eq!(b.mul(&y, &x.neg()), xy);
+        let one = Expr::int(1);
+        assert_eq!(b.mul(&one, &x), x);
+        assert_eq!(b.add(&Expr::int(0), &y), y);
+        let d = b.sub(&one, &xy); // 1 + x·y
+        let out = b.add(&d, &Expr::int(-2)); // x·y − 1
+        let mut outputs = vec![d, out, xy, Expr::int(3)];
+        outputs.resize(9, Expr::int(0));
+        let program = b.finish(3, &outputs);
+        let counts = program.counts();
+        assert_eq!((counts.mul, counts.add, counts.neg), (1, 2, 1));
+        let r = |n: i64| BigRational::from_integer(n.into());
+        let values = program.eval(&[r(2), r(9), r(3)]);
+        assert_eq!(values[..4], [r(7), r(5), r(-6), r(3)]);
+    }
+}

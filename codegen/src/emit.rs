@@ -1,0 +1,207 @@
+//! Emission of a [`Program`] as a branch-free Rust function generic over `geomattn::Field`.
+//!
+//! The function reads the strict upper triangle of its argument, runs the steps as straight-line
+//! `let` bindings (one `let` per step: a reciprocal stays one division), and returns the matrix
+//! built from the outputs. Constants never go through a float: each distinct constant is bound
+//! once, as `geomattn::__private::ratio::<S>(numerator, denominator)`, which builds it from
+//! `S::one()` by additions (and one division for a fraction), so `f32`, `f64`, exact rationals,
+//! dual numbers and SIMD lanes all run the same code.
+//!
+//! Paths start with `::geomattn`, so the code compiles in any crate that depends on `geomattn`
+//! (the runtime names itself with `extern crate self as geomattn`).
+
+use std::collections::BTreeMap;
+
+use num_rational::BigRational;
+use num_traits::ToPrimitive;
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::{Op, Program, Value};
+
+/// A constant of the program that does not fit the `i64` numerator and denominator of
+/// `geomattn::__private::ratio`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConstantTooLarge(pub BigRational);
+
+impl core::fmt::Display for ConstantTooLarge {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "the constant {} does not fit in i64/i64", self.0)
+    }
+}
+
+impl std::error::Error for ConstantTooLarge {}
+
+/// The item `fn name<S: ::geomattn::Field>(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T>`, marked
+/// `#[inline]`, computing `Cay(C)` by `program`.
+///
+/// # Errors
+/// [`ConstantTooLarge`] if a constant of the program does not fit in `i64/i64`.
+///
+/// ```
+/// let program = geomattn_codegen::elimination::program(2);
+/// let name = proc_macro2::Ident::new("cayley_2", proc_macro2::Span::call_site());
+/// let code = geomattn_codegen::emit::function(&program, &name).unwrap().to_string();
+/// assert!(code.starts_with("# [inline] fn cayley_2 < S : :: geomattn :: Field >"));
+/// assert_eq!(code.matches(" / ").count(), 1, "one reciprocal");
+/// ```
+pub fn function(program: &Program, name: &Ident) -> Result<TokenStream, ConstantTooLarge> {
+    let t = program.size();
+    let mut constants = Constants::default();
+    let mut inputs = vec![false; program.input_count()];
+    let mut operand = |v: &Value| -> Result<TokenStream, ConstantTooLarge> {
+        Ok(match v {
+            Value::Input(k) => {
+                inputs[*k] = true;
+                let id = format_ident!("i{k}");
+                quote!(#id)
+            }
+            Value::Step(k) => {
+                let id = format_ident!("t{k}");
+                quote!(#id)
+            }
+            Value::Const(c) => {
+                let id = constants.name(c)?;
+                quote!(#id)
+            }
+        })
+    };
+    let mut steps = Vec::with_capacity(program.steps().len());
+    for (k, op) in program.steps().iter().enumerate() {
+        let id = format_ident!("t{k}");
+        let rhs = match op {
+            Op::Add(a, b) => binary(operand(a)?, quote!(+), operand(b)?),
+            Op::Sub(a, b) => binary(operand(a)?, quote!(-), operand(b)?),
+            Op::Mul(a, b) => binary(operand(a)?, quote!(*), operand(b)?),
+            Op::Div(a, b) => binary(operand(a)?, quote!(/), operand(b)?),
+            Op::Neg(a) => {
+                let a = operand(a)?;
+                quote!(-#a)
+            }
+            Op::Recip(a) => {
+                let one = operand(&Value::Const(BigRational::from_integer(1.into())))?;
+                binary(one, quote!(/), operand(a)?)
+            }
+        };
+        steps.push(quote!(let #id: S = #rhs;));
+    }
+    let outputs = program
+        .outputs()
+        .iter()
+        .map(&mut operand)
+        .collect::<Result<Vec<_>, _>>()?;
+    let columns = outputs
+        .chunks(t.max(1))
+        .map(|column| quote!([#(#column),*]));
+    let reads = inputs
+        .iter()
+        .enumerate()
+        .filter(|(_, used)| **used)
+        .map(|(k, _)| {
+            let (i, j) = input_position(k);
+            let id = format_ident!("i{k}");
+            quote!(let #id: S = c[(#i, #j)];)
+        });
+    let unused = (!inputs.contains(&true)).then(|| quote!(let _ = c;));
+    let constants = constants.bindings();
+    Ok(quote! {
+        #[inline]
+        fn #name<S: ::geomattn::Field>(
+            c: &::geomattn::nalgebra::SMatrix<S, #t, #t>,
+        ) -> ::geomattn::nalgebra::SMatrix<S, #t, #t> {
+            #unused
+            #(#reads)*
+            #(#constants)*
+            #(#steps)*
+            ::geomattn::nalgebra::SMatrix::<S, #t, #t>::from_array_storage(
+                ::geomattn::nalgebra::ArrayStorage([#(#columns),*]),
+            )
+        }
+    })
+}
+
+fn binary(a: TokenStream, op: TokenStream, b: TokenStream) -> TokenStream {
+    quote!(#a #op #b)
+}
+
+/// `(i, j)` of input `k` (the inverse of [`Program::input_index`]).
+fn input_position(k: usize) -> (usize, usize) {
+    let mut j = 1;
+    while j * (j + 1) / 2 <= k {
+        j += 1;
+    }
+    (k - j * (j - 1) / 2, j)
+}
+
+/// The distinct constants of a program, each bound once.
+#[derive(Default)]
+struct Constants(BTreeMap<(i64, i64), Ident>);
+
+impl Constants {
+    fn name(&mut self, c: &BigRational) -> Result<Ident, ConstantTooLarge> {
+        let too_large = || ConstantTooLarge(c.clone());
+        let key = (
+            c.numer().to_i64().ok_or_else(too_large)?,
+            c.denom().to_i64().ok_or_else(too_large)?,
+        );
+        let next = self.0.len();
+        Ok(self
+            .0
+            .entry(key)
+            .or_insert_with(|| Ident::new(&format!("k{next}"), Span::call_site()))
+            .clone())
+    }
+
+    fn bindings(&self) -> impl Iterator<Item = TokenStream> + '_ {
+        self.0
+            .iter()
+            .map(|((n, d), id)| quote!(let #id: S = ::geomattn::__private::ratio::<S>(#n, #d);))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_positions_invert_the_numbering() {
+        for j in 1..10 {
+            for i in 0..j {
+                assert_eq!(input_position(Program::input_index(i, j)), (i, j));
+            }
+        }
+    }
+
+    #[test]
+    fn emits_every_step_and_reads_only_the_upper_triangle() {
+        let program = crate::elimination::program(3);
+        let name = Ident::new("f", Span::call_site());
+        let code = function(&program, &name).unwrap().to_string();
+        assert_eq!(code.matches("let t").count(), program.steps().len());
+        for (i, j) in [(0, 1), (0, 2), (1, 2)] {
+            assert!(
+                code.contains(&format!("c [({i}usize , {j}usize)]")),
+                "{code}"
+            );
+        }
+        assert!(!code.contains("c [(1usize , 0usize)]"));
+        assert_eq!(
+            code.matches("ratio").count(),
+            2,
+            "constants 1 and 2, each bound once"
+        );
+    }
+
+    #[test]
+    fn rejects_huge_constants() {
+        let huge = BigRational::from_integer(num_bigint::BigInt::from(u64::MAX));
+        let steps = vec![Op::Mul(Value::Input(0), Value::Const(huge.clone()))];
+        let s = Value::Step(0);
+        let program = Program::new(2, steps, vec![s.clone(), s.clone(), s.clone(), s]).unwrap();
+        let name = Ident::new("f", Span::call_site());
+        assert_eq!(
+            function(&program, &name).unwrap_err(),
+            ConstantTooLarge(huge)
+        );
+    }
+}

@@ -1,0 +1,170 @@
+//! The `cayley!` macro of `geomattn-macros`, minus the proc-macro shim: parsing its arguments,
+//! choosing a strategy, and emitting the function, with every error a [`syn::Error`] spanned on
+//! the offending token.
+//!
+//! Syntax: `cayley!(T)` or `cayley!(T, strategy = elimination | symbolic)`, `T` an integer
+//! literal in `1..=MAX_SIZE`. The expansion is a block expression whose value is a generic
+//! function `fn<S: geomattn::Field>(&SMatrix<S, T, T>) -> SMatrix<S, T, T>`, so it can be called
+//! in place (`cayley!(5)(&c)`) or wrapped in a named function.
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::quote;
+use syn::parse::{Parse, ParseStream};
+use syn::{Expr, ExprLit, Lit, Token};
+
+use crate::{Program, elimination, emit};
+
+/// The largest `T` the macro unrolls: the elimination program has about `T³` steps, and beyond
+/// this the runtime's loop kernel is as fast as straight-line code and far smaller.
+pub const MAX_SIZE: usize = 16;
+
+/// How a program is obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strategy {
+    /// [`crate::elimination::program`], any `T`.
+    Elimination,
+}
+
+impl Strategy {
+    /// The strategy `cayley!(T)` uses when none is named (see the table in the macro's docs).
+    pub fn default_for(_t: usize) -> Self {
+        Strategy::Elimination
+    }
+
+    /// The program for `T = t`, or why there is none.
+    ///
+    /// # Errors
+    /// A message for the user when this strategy has no program of size `t`.
+    pub fn program(self, t: usize) -> Result<Program, String> {
+        match self {
+            Strategy::Elimination => Ok(elimination::program(t)),
+        }
+    }
+
+    fn parse(name: &Ident) -> syn::Result<Self> {
+        match name.to_string().as_str() {
+            "elimination" => Ok(Strategy::Elimination),
+            other => Err(syn::Error::new(
+                name.span(),
+                format!("unknown strategy `{other}`: expected `elimination` or `symbolic`"),
+            )),
+        }
+    }
+}
+
+/// The arguments of `cayley!`.
+#[derive(Debug)]
+pub struct CayleyArgs {
+    size: usize,
+    size_span: Span,
+    strategy: Option<Ident>,
+}
+
+impl Parse for CayleyArgs {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let size_expr: Expr = input.parse()?;
+        let literal = match &size_expr {
+            Expr::Lit(ExprLit {
+                lit: Lit::Int(literal),
+                ..
+            }) => literal.clone(),
+            other => {
+                return Err(syn::Error::new_spanned(
+                    other,
+                    "the size must be an integer literal: the macro runs before const generics \
+                     are known (for a generic `T`, use `geomattn::Generated`)",
+                ));
+            }
+        };
+        let size: usize = literal.base10_parse()?;
+        if size == 0 || size > MAX_SIZE {
+            return Err(syn::Error::new(
+                literal.span(),
+                format!("the size must be in 1..={MAX_SIZE}, not {size}"),
+            ));
+        }
+        let mut strategy = None;
+        if input.parse::<Option<Token![,]>>()?.is_some() && !input.is_empty() {
+            let key: Ident = input.parse()?;
+            if key != "strategy" {
+                return Err(syn::Error::new(
+                    key.span(),
+                    format!("unknown option `{key}`: expected `strategy = …`"),
+                ));
+            }
+            input.parse::<Token![=]>()?;
+            strategy = Some(input.parse()?);
+            input.parse::<Option<Token![,]>>()?;
+        }
+        Ok(Self {
+            size,
+            size_span: literal.span(),
+            strategy,
+        })
+    }
+}
+
+/// The expansion of `cayley!(args)`.
+///
+/// # Errors
+/// An unknown strategy (spanned on its name), a strategy without a program for this size
+/// (spanned on its name), or a constant the emitter cannot write (spanned on the size).
+///
+/// ```
+/// let args = syn::parse_str("4, strategy = elimination").unwrap();
+/// let code = geomattn_codegen::expand::cayley(&args).unwrap().to_string();
+/// assert!(code.contains("SMatrix < S , 4usize , 4usize >"));
+/// let bad: geomattn_codegen::expand::CayleyArgs = syn::parse_str("4, strategy = magic").unwrap();
+/// assert!(geomattn_codegen::expand::cayley(&bad).is_err());
+/// ```
+pub fn cayley(args: &CayleyArgs) -> syn::Result<TokenStream> {
+    let strategy = match &args.strategy {
+        Some(name) => Strategy::parse(name)?,
+        None => Strategy::default_for(args.size),
+    };
+    let span = args.strategy.as_ref().map_or(args.size_span, Ident::span);
+    let program = strategy
+        .program(args.size)
+        .map_err(|message| syn::Error::new(span, message))?;
+    let name = Ident::new("cayley", Span::call_site());
+    let function = emit::function(&program, &name)
+        .map_err(|error| syn::Error::new(args.size_span, error.to_string()))?;
+    Ok(quote!({ #function #name }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(input: &str) -> String {
+        match syn::parse_str::<CayleyArgs>(input).and_then(|args| cayley(&args)) {
+            Ok(_) => panic!("`{input}` was accepted"),
+            Err(error) => error.to_string(),
+        }
+    }
+
+    #[test]
+    fn accepts_sizes_and_strategies() {
+        for input in [
+            "1",
+            "5",
+            "8,",
+            "16, strategy = elimination",
+            "3, strategy = elimination,",
+        ] {
+            let args: CayleyArgs = syn::parse_str(input).unwrap();
+            assert!(cayley(&args).is_ok(), "{input}");
+        }
+    }
+
+    #[test]
+    fn rejects_bad_arguments() {
+        assert!(error("0").contains("1..=16"));
+        assert!(error("17").contains("not 17"));
+        assert!(error("T").contains("integer literal"));
+        assert!(error("2 + 3").contains("integer literal"));
+        assert!(error("5, strategy = magic").contains("unknown strategy `magic`"));
+        assert!(error("5, method = elimination").contains("unknown option `method`"));
+        assert!(error("5 6").contains("expected"));
+    }
+}
