@@ -30,6 +30,17 @@ pub enum Error {
         /// Scalars per sequence (`d·T`); 1 when counting whole matrices.
         per_item: usize,
     },
+    /// A weight given as a flat slice (a vector, or a matrix in Julia's column-major order) has
+    /// the wrong number of entries.
+    #[error("weight `{name}` needs {expected} entries, got {found}")]
+    WeightLength {
+        /// The parameter's name as GML calls it (`weight`, `bias`, `scale`, …).
+        name: &'static str,
+        /// Entries the layer needs.
+        expected: usize,
+        /// Entries that were given.
+        found: usize,
+    },
     /// A weight has a shape that does not fit the layer.
     #[error(
         "weight `{name}` has shape {found_rows}×{found_cols}, the layer needs {expected_rows}×{expected_cols}"

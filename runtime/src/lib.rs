@@ -2,19 +2,28 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+pub mod activation;
 pub mod cayley;
 pub mod correlation;
 mod error;
+pub mod feedforward;
 pub mod init;
 mod layer;
+pub mod orthonormal;
 pub mod packed;
 mod scalar;
+pub mod self_attention;
 pub mod softmax;
 pub mod vpa;
 
 pub use cayley::{Cayley, DefaultCayley, Elimination, LuSolve, NalgebraInverse};
 pub use error::Error;
+pub use feedforward::{
+    ColumnLayer, Dense, GradientLayerP, GradientLayerQ, ResNetLayer, VolumePreservingLowerLayer,
+    VolumePreservingUpperLayer,
+};
 pub use layer::SequenceLayer;
+pub use orthonormal::OrthonormalAttention;
 pub use packed::{SkewSymmetric, StrictlyLower, StrictlyUpper, Symmetric};
 pub use scalar::Field;
 pub use softmax::{MatrixSoftmax, OneMatrixSoftmax, OneVectorSoftmax, Softmax, VectorSoftmax};

@@ -1,0 +1,72 @@
+//! The element-wise activations GML's layers use, as zero-sized marker types.
+//!
+//! A layer takes its activation as a type parameter `A: Activation<S>`, so the choice is made at
+//! compile time and costs nothing: `Identity` compiles away, `Tanh` is one call per entry.
+//!
+//! | type | GML | scalar |
+//! |---|---|---|
+//! | [`Identity`] | `identity` | any (exact rationals included) |
+//! | [`Tanh`] | `tanh` | [`nalgebra::RealField`] |
+//!
+//! ```
+//! use geomattn::activation::{Activation, Identity, Tanh};
+//! assert_eq!(<Identity as Activation<f64>>::apply(-3.5), -3.5);
+//! // Saturates instead of overflowing, and keeps tiny inputs exact.
+//! assert_eq!(<Tanh as Activation<f64>>::apply(1e300), 1.0);
+//! assert_eq!(<Tanh as Activation<f64>>::apply(-800.0), -1.0);
+//! assert_eq!(<Tanh as Activation<f64>>::apply(1e-300), 1e-300);
+//! ```
+
+use nalgebra::{RealField, SMatrix};
+
+/// A scalar function applied entry by entry.
+pub trait Activation<S> {
+    /// GML's name of the function.
+    const NAME: &'static str;
+
+    /// The function at one scalar.
+    fn apply(x: S) -> S;
+
+    /// The function applied to every entry of a matrix (or vector).
+    fn apply_matrix<const R: usize, const C: usize>(m: SMatrix<S, R, C>) -> SMatrix<S, R, C>
+    where
+        S: nalgebra::Scalar,
+    {
+        m.map(Self::apply)
+    }
+}
+
+/// `x ↦ x`: GML's `identity`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Identity;
+
+/// `x ↦ tanh x`: GML's `tanh`, through `RealField::tanh` (accurate, and saturating to ±1 rather
+/// than overflowing for large `|x|`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tanh;
+
+impl<S> Activation<S> for Identity {
+    const NAME: &'static str = "identity";
+
+    #[inline(always)]
+    fn apply(x: S) -> S {
+        x
+    }
+
+    #[inline(always)]
+    fn apply_matrix<const R: usize, const C: usize>(m: SMatrix<S, R, C>) -> SMatrix<S, R, C>
+    where
+        S: nalgebra::Scalar,
+    {
+        m
+    }
+}
+
+impl<S: RealField + Copy> Activation<S> for Tanh {
+    const NAME: &'static str = "tanh";
+
+    #[inline(always)]
+    fn apply(x: S) -> S {
+        x.tanh()
+    }
+}

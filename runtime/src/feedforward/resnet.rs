@@ -1,0 +1,88 @@
+//! GML's `ResNetLayer(dim, act; use_bias)`: `x ↦ x + σ(W x + b)` with `W` dense `D×D`.
+
+use core::marker::PhantomData;
+
+use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut, SVector};
+use rand::Rng;
+
+use super::{ColumnLayer, bias_from_slice, forward_columns, matrix_from_slice, residual};
+use crate::activation::{Activation, Identity};
+use crate::{Error, Field, SequenceLayer, init};
+
+/// `x ↦ x + σ(W x + b)`, `W` dense; GML's default activation is the identity.
+///
+/// ```
+/// use geomattn::{ColumnLayer, ResNetLayer};
+/// use geomattn::activation::Identity;
+/// use geomattn::nalgebra::{Matrix2, Vector2};
+/// let layer = ResNetLayer::<f64, 2, Identity>::new(Matrix2::new(0.0, 1.0,
+///                                                               2.0, 0.0),
+///                                                  Some(Vector2::new(1.0, 0.0)));
+/// assert_eq!(layer.apply(&Vector2::new(3.0, 4.0)), Vector2::new(8.0, 10.0));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ResNetLayer<S, const D: usize, A = Identity> {
+    weight: SMatrix<S, D, D>,
+    bias: Option<SVector<S, D>>,
+    activation: PhantomData<A>,
+}
+
+impl<S: Field, const D: usize, A> ResNetLayer<S, D, A> {
+    /// The layer with weight `W` and bias `b` (`None`: GML's `use_bias = false`).
+    pub fn new(weight: SMatrix<S, D, D>, bias: Option<SVector<S, D>>) -> Self {
+        Self {
+            weight,
+            bias,
+            activation: PhantomData,
+        }
+    }
+
+    /// The layer from `W` in Julia's column-major order and an optional bias.
+    ///
+    /// # Errors
+    /// [`Error::WeightLength`] if `weight` does not have `D²` entries or `bias` not `D`.
+    pub fn from_slices(weight: &[S], bias: Option<&[S]>) -> Result<Self, Error> {
+        Ok(Self::new(
+            matrix_from_slice("weight", weight)?,
+            bias_from_slice(bias)?,
+        ))
+    }
+
+    /// The weight `W`.
+    pub fn weight(&self) -> &SMatrix<S, D, D> {
+        &self.weight
+    }
+
+    /// The bias `b`, if the layer has one.
+    pub fn bias(&self) -> Option<&SVector<S, D>> {
+        self.bias.as_ref()
+    }
+
+    /// The same layer over another scalar, weight by weight.
+    pub fn map_scalar<S2: Field>(&self, mut f: impl FnMut(S) -> S2) -> ResNetLayer<S2, D, A> {
+        let weight = self.weight.map(&mut f);
+        ResNetLayer::new(weight, self.bias.map(|b| b.map(f)))
+    }
+}
+
+impl<S: RealField + Copy, const D: usize, A> ResNetLayer<S, D, A> {
+    /// GML's initialisation: `W` GlorotUniform, U(−√(6/2D), √(6/2D)); the bias (with
+    /// `use_bias`) zero.
+    pub fn glorot<R: Rng + ?Sized>(rng: &mut R, use_bias: bool) -> Self {
+        Self::new(init::glorot_dense(rng), use_bias.then(SVector::zeros))
+    }
+}
+
+impl<S: Field, const D: usize, A: Activation<S>> ColumnLayer<S, D> for ResNetLayer<S, D, A> {
+    fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
+        residual::<S, A, D>(&self.weight, x, self.bias.as_ref())
+    }
+}
+
+impl<S: Field, const D: usize, const T: usize, A: Activation<S>> SequenceLayer<S, D, T>
+    for ResNetLayer<S, D, A>
+{
+    fn forward_into(&self, z: SMatrixView<'_, S, D, T>, out: SMatrixViewMut<'_, S, D, T>) {
+        forward_columns(self, z, out);
+    }
+}

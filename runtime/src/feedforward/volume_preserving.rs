@@ -1,0 +1,130 @@
+//! GML's `VolumePreservingLowerLayer` / `VolumePreservingUpperLayer(dim, act; use_bias)`:
+//! the residual map `x ↦ x + σ(W x + b)` with `W` strictly lower / upper triangular.
+//!
+//! Entry `k` of the output adds a function of the entries before it (lower) or after it (upper)
+//! only, so the Jacobian is unit triangular: the determinant is exactly 1 for any activation.
+
+use core::marker::PhantomData;
+
+use nalgebra::{RealField, SMatrixView, SMatrixViewMut, SVector};
+use rand::Rng;
+
+use super::{ColumnLayer, bias_from_slice, forward_columns, glorot_vector, residual};
+use crate::activation::{Activation, Tanh};
+use crate::packed::{Layout, Lower, Packed, Upper};
+use crate::{Error, Field, SequenceLayer};
+
+/// The two packed layouts a volume-preserving feed-forward weight can have:
+/// [`Lower`] and [`Upper`] (strict).
+pub trait StrictlyTriangular: Layout {}
+impl StrictlyTriangular for Lower {}
+impl StrictlyTriangular for Upper {}
+
+/// `x ↦ x + σ(W x + b)` with `W` a strictly triangular [`Packed`] matrix of layout `L`.
+///
+/// Use the aliases [`VolumePreservingLowerLayer`] and [`VolumePreservingUpperLayer`].
+///
+/// ```
+/// use geomattn::{ColumnLayer, StrictlyUpper, VolumePreservingUpperLayer};
+/// use geomattn::activation::Tanh;
+/// use geomattn::nalgebra::Vector3;
+/// let w = StrictlyUpper::<f64, 3>::from_packed(&[1.0, 2.0, 3.0])?;
+/// let layer = VolumePreservingUpperLayer::<f64, 3, Tanh>::new(w, Some(Vector3::new(0.0, 0.5, 0.0)));
+/// let y = layer.apply(&Vector3::new(0.0, 0.0, 1.0));
+/// // The last entry has nothing after it: only the bias could move it, and it is 0 there.
+/// assert_eq!(y[2], 1.0);
+/// assert!((y[0] - 2.0_f64.tanh()).abs() < 1e-15);
+/// assert!((y[1] - 3.5_f64.tanh()).abs() < 1e-15);
+/// # Ok::<(), geomattn::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VolumePreservingLayer<S, const D: usize, L, A = Tanh> {
+    weight: Packed<S, D, L>,
+    bias: Option<SVector<S, D>>,
+    activation: PhantomData<A>,
+}
+
+/// GML's `VolumePreservingLowerLayer`: `W` strictly lower triangular ([`crate::StrictlyLower`]).
+pub type VolumePreservingLowerLayer<S, const D: usize, A = Tanh> =
+    VolumePreservingLayer<S, D, Lower, A>;
+/// GML's `VolumePreservingUpperLayer`: `W` strictly upper triangular ([`crate::StrictlyUpper`]).
+pub type VolumePreservingUpperLayer<S, const D: usize, A = Tanh> =
+    VolumePreservingLayer<S, D, Upper, A>;
+
+impl<S: Field, const D: usize, L: StrictlyTriangular, A> VolumePreservingLayer<S, D, L, A> {
+    /// The layer with weight `W` and bias `b` (`None`: GML's `use_bias = false`).
+    pub fn new(weight: Packed<S, D, L>, bias: Option<SVector<S, D>>) -> Self {
+        Self {
+            weight,
+            bias,
+            activation: PhantomData,
+        }
+    }
+
+    /// The layer from GML's packed weight vector and an optional bias.
+    ///
+    /// ```
+    /// use geomattn::{Error, VolumePreservingLowerLayer};
+    /// let ok = VolumePreservingLowerLayer::<f64, 3>::from_slices(&[1.0, 2.0, 3.0], Some(&[0.0; 3]));
+    /// assert!(ok.is_ok());
+    /// let short = VolumePreservingLowerLayer::<f64, 3>::from_slices(&[1.0, 2.0], None);
+    /// assert!(matches!(short, Err(Error::PackedLength { expected: 3, found: 2, .. })));
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::PackedLength`] if `weight` does not have `D(D−1)/2` entries,
+    /// [`Error::WeightLength`] if `bias` does not have `D`.
+    pub fn from_slices(weight: &[S], bias: Option<&[S]>) -> Result<Self, Error> {
+        Ok(Self::new(
+            Packed::from_packed(weight)?,
+            bias_from_slice(bias)?,
+        ))
+    }
+
+    /// The weight `W`.
+    pub fn weight(&self) -> &Packed<S, D, L> {
+        &self.weight
+    }
+
+    /// The bias `b`, if the layer has one.
+    pub fn bias(&self) -> Option<&SVector<S, D>> {
+        self.bias.as_ref()
+    }
+
+    /// The same layer over another scalar, weight by weight (e.g. lifted to dual numbers).
+    pub fn map_scalar<S2: Field>(
+        &self,
+        mut f: impl FnMut(S) -> S2,
+    ) -> VolumePreservingLayer<S2, D, L, A> {
+        let weight = self.weight.map_scalar(&mut f);
+        VolumePreservingLayer::new(weight, self.bias.map(|b| b.map(f)))
+    }
+}
+
+impl<S: RealField + Copy, const D: usize, L: StrictlyTriangular, A>
+    VolumePreservingLayer<S, D, L, A>
+{
+    /// GML's initialisation: the `D(D−1)/2` packed weights from U(−√(6/L), √(6/L)), and (with
+    /// `use_bias`) the bias from U(−√(6/D), √(6/D)) (GML initialises it like the weight).
+    pub fn glorot<R: Rng + ?Sized>(rng: &mut R, use_bias: bool) -> Self {
+        let weight = Packed::glorot(rng);
+        let bias = use_bias.then(|| glorot_vector(rng));
+        Self::new(weight, bias)
+    }
+}
+
+impl<S: Field, const D: usize, L: StrictlyTriangular, A: Activation<S>> ColumnLayer<S, D>
+    for VolumePreservingLayer<S, D, L, A>
+{
+    fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
+        residual::<S, A, D>(self.weight.matrix(), x, self.bias.as_ref())
+    }
+}
+
+impl<S: Field, const D: usize, const T: usize, L: StrictlyTriangular, A: Activation<S>>
+    SequenceLayer<S, D, T> for VolumePreservingLayer<S, D, L, A>
+{
+    fn forward_into(&self, z: SMatrixView<'_, S, D, T>, out: SMatrixViewMut<'_, S, D, T>) {
+        forward_columns(self, z, out);
+    }
+}
