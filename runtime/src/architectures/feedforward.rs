@@ -1,0 +1,152 @@
+//! The per-time-step parts of GML's architectures: the volume-preserving feed-forward network and
+//! the ResNet stack of the standard transformer.
+
+use nalgebra::{SMatrixView, SMatrixViewMut, SVector};
+
+use crate::activation::{Activation, Identity};
+use crate::feedforward::{
+    ColumnLayer, ResNetLayer, VolumePreservingLowerLayer, VolumePreservingUpperLayer,
+    forward_columns,
+};
+use crate::{Field, SequenceLayer};
+
+/// A linear lower layer followed by a linear upper layer (both with the identity activation).
+pub type LinearPair<S, const D: usize> = (
+    VolumePreservingLowerLayer<S, D, Identity>,
+    VolumePreservingUpperLayer<S, D, Identity>,
+);
+
+/// One block of [`VolumePreservingFeedForward`]: `NL` linear pairs (only the last upper layer has
+/// a bias, as in GML), then a lower and an upper layer with activation `A` and biases.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VpffBlock<S, const D: usize, const NL: usize, A> {
+    /// The linear pairs, in order.
+    pub linear: [LinearPair<S, D>; NL],
+    /// The nonlinear lower layer.
+    pub lower: VolumePreservingLowerLayer<S, D, A>,
+    /// The nonlinear upper layer.
+    pub upper: VolumePreservingUpperLayer<S, D, A>,
+}
+
+/// GML's `VolumePreservingFeedForward(D, NB, NL, A)`: `NB` blocks ([`VpffBlock`]), then one more
+/// linear pair (its upper layer with a bias). Each layer is triangular-residual, so the map has
+/// Jacobian determinant exactly 1.
+///
+/// It acts on one state at a time ([`ColumnLayer`]), and on a sequence column by column
+/// ([`SequenceLayer`]).
+///
+/// ```
+/// use geomattn::architectures::{VolumePreservingFeedForward, VpffBlock};
+/// use geomattn::activation::{Identity, Tanh};
+/// use geomattn::feedforward::VolumePreservingLayer;
+/// use geomattn::{ColumnLayer, nalgebra::Vector2};
+/// let w = |x: f64| geomattn::packed::Packed::from_packed(&[x]).unwrap();
+/// let block = VpffBlock::<f64, 2, 1, Tanh> {
+///     linear: [(VolumePreservingLayer::new(w(1.0), None), VolumePreservingLayer::new(w(0.0), None))],
+///     lower: VolumePreservingLayer::new(w(0.0), None),
+///     upper: VolumePreservingLayer::new(w(0.0), None),
+/// };
+/// let last = (VolumePreservingLayer::new(w(0.0), None), VolumePreservingLayer::new(w(1.0), None));
+/// let net = VolumePreservingFeedForward::new([block], last);
+/// // (1, 1) → lower (1, 2) → upper (1 + 2, 2).
+/// assert_eq!(net.apply(&Vector2::new(1.0, 1.0)), Vector2::new(3.0, 2.0));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VolumePreservingFeedForward<S, const D: usize, const NB: usize, const NL: usize, A> {
+    blocks: [VpffBlock<S, D, NL, A>; NB],
+    last: LinearPair<S, D>,
+}
+
+impl<S, const D: usize, const NB: usize, const NL: usize, A>
+    VolumePreservingFeedForward<S, D, NB, NL, A>
+{
+    /// Number of layers of GML's flattened chain.
+    pub const LAYERS: usize = NB * (2 * NL + 2) + 2;
+
+    /// The network from its blocks and the final linear pair.
+    pub fn new(blocks: [VpffBlock<S, D, NL, A>; NB], last: LinearPair<S, D>) -> Self {
+        Self { blocks, last }
+    }
+
+    /// The blocks.
+    pub fn blocks(&self) -> &[VpffBlock<S, D, NL, A>; NB] {
+        &self.blocks
+    }
+
+    /// The final linear pair.
+    pub fn last(&self) -> &LinearPair<S, D> {
+        &self.last
+    }
+}
+
+fn pair<S: Field, const D: usize>(pair: &LinearPair<S, D>, x: &SVector<S, D>) -> SVector<S, D> {
+    pair.1.apply(&pair.0.apply(x))
+}
+
+impl<S: Field, const D: usize, const NB: usize, const NL: usize, A: Activation<S>> ColumnLayer<S, D>
+    for VolumePreservingFeedForward<S, D, NB, NL, A>
+{
+    fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
+        let mut x = *x;
+        for block in &self.blocks {
+            for linear in &block.linear {
+                x = pair(linear, &x);
+            }
+            x = block.upper.apply(&block.lower.apply(&x));
+        }
+        pair(&self.last, &x)
+    }
+}
+
+/// The feed-forward part of a standard transformer block: `NB` [`ResNetLayer`]s with activation
+/// `A`, then one with the identity.
+///
+/// ```
+/// use geomattn::architectures::ResNetStack;
+/// use geomattn::activation::{Identity, Tanh};
+/// use geomattn::{ColumnLayer, ResNetLayer, nalgebra::{Matrix2, Vector2}};
+/// let zero = ResNetLayer::<f64, 2, Tanh>::new(Matrix2::zeros(), None);
+/// let shift = ResNetLayer::<f64, 2, Identity>::new(Matrix2::zeros(), Some(Vector2::new(1.0, 0.0)));
+/// let stack = ResNetStack::new([zero, zero], shift);
+/// assert_eq!(stack.apply(&Vector2::new(1.0, 1.0)), Vector2::new(2.0, 1.0));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ResNetStack<S, const D: usize, const NB: usize, A> {
+    nonlinear: [ResNetLayer<S, D, A>; NB],
+    linear: ResNetLayer<S, D, Identity>,
+}
+
+impl<S, const D: usize, const NB: usize, A> ResNetStack<S, D, NB, A> {
+    /// Number of layers of GML's flattened chain.
+    pub const LAYERS: usize = NB + 1;
+
+    /// The stack from its nonlinear layers and the final linear one.
+    pub fn new(nonlinear: [ResNetLayer<S, D, A>; NB], linear: ResNetLayer<S, D, Identity>) -> Self {
+        Self { nonlinear, linear }
+    }
+}
+
+impl<S: Field, const D: usize, const NB: usize, A: Activation<S>> ColumnLayer<S, D>
+    for ResNetStack<S, D, NB, A>
+{
+    fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
+        let x = self.nonlinear.iter().fold(*x, |x, layer| layer.apply(&x));
+        self.linear.apply(&x)
+    }
+}
+
+impl<S: Field, const D: usize, const T: usize, const NB: usize, const NL: usize, A: Activation<S>>
+    SequenceLayer<S, D, T> for VolumePreservingFeedForward<S, D, NB, NL, A>
+{
+    fn forward_into(&self, z: SMatrixView<'_, S, D, T>, out: SMatrixViewMut<'_, S, D, T>) {
+        forward_columns(self, z, out);
+    }
+}
+
+impl<S: Field, const D: usize, const T: usize, const NB: usize, A: Activation<S>>
+    SequenceLayer<S, D, T> for ResNetStack<S, D, NB, A>
+{
+    fn forward_into(&self, z: SMatrixView<'_, S, D, T>, out: SMatrixViewMut<'_, S, D, T>) {
+        forward_columns(self, z, out);
+    }
+}

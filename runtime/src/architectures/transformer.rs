@@ -1,0 +1,79 @@
+//! The transformer skeleton shared by GML's integrators: `L` blocks of an attention layer followed
+//! by a per-time-step feed-forward part.
+
+use nalgebra::{SMatrixView, SMatrixViewMut};
+
+use super::{ResNetStack, VolumePreservingFeedForward};
+use crate::vpa::{ArbitraryWeight, VolumePreservingAttention};
+use crate::{DefaultCayley, Field, SequenceLayer};
+
+/// `L` blocks, each an attention layer `Att` then a feed-forward part `Ff`, applied in order.
+///
+/// ```
+/// use geomattn::architectures::Transformer;
+/// use geomattn::{SequenceLayer, SkewVpa, SkewSymmetric, nalgebra::SMatrix};
+/// let vpa = SkewVpa::<f64, 2, 3>::skew_sym(SkewSymmetric::from_packed(&[0.3])?);
+/// let net = Transformer::new([(vpa, vpa), (vpa, vpa)]);
+/// let z = SMatrix::<f64, 2, 3>::from_fn(|i, j| (i + j) as f64);
+/// let by_hand = vpa.forward(&vpa.forward(&vpa.forward(&vpa.forward(&z))));
+/// assert!((net.forward(&z) - by_hand).amax() < 1e-15);
+/// # Ok::<(), geomattn::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Transformer<Att, Ff, const L: usize> {
+    blocks: [(Att, Ff); L],
+}
+
+/// GML's `VolumePreservingTransformer(D, T; n_blocks = NB, n_linear = NL, L, activation = A,
+/// skew_sym)`: `L × [VolumePreservingAttention, VolumePreservingFeedForward]`. The weighting `W`
+/// is [`ArbitraryWeight`] for GML's default `skew_sym = false`, [`crate::SkewWeight`] for
+/// `skew_sym = true`.
+pub type VolumePreservingTransformer<
+    S,
+    const D: usize,
+    const T: usize,
+    const NB: usize,
+    const NL: usize,
+    const L: usize,
+    A,
+    W = ArbitraryWeight<S, D>,
+    K = DefaultCayley,
+> = Transformer<
+    VolumePreservingAttention<S, D, T, W, K>,
+    VolumePreservingFeedForward<S, D, NB, NL, A>,
+    L,
+>;
+
+/// GML's `StandardTransformerIntegrator(D; n_heads, n_blocks = NB, L, resnet_activation = A,
+/// add_connection)` with `transformer_dim = D` (no up/down projection): `L × [attention `M`
+/// (multi-head), NB × ResNetLayer(A), ResNetLayer(identity)]`.
+pub type StandardTransformerIntegrator<S, const D: usize, M, const NB: usize, const L: usize, A> =
+    Transformer<M, ResNetStack<S, D, NB, A>, L>;
+
+impl<Att, Ff, const L: usize> Transformer<Att, Ff, L> {
+    /// The network from its blocks, in order.
+    pub fn new(blocks: [(Att, Ff); L]) -> Self {
+        Self { blocks }
+    }
+
+    /// The blocks, in order.
+    pub fn blocks(&self) -> &[(Att, Ff); L] {
+        &self.blocks
+    }
+}
+
+impl<S, const D: usize, const T: usize, Att, Ff, const L: usize> SequenceLayer<S, D, T>
+    for Transformer<Att, Ff, L>
+where
+    S: Field,
+    Att: SequenceLayer<S, D, T>,
+    Ff: SequenceLayer<S, D, T>,
+{
+    fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
+        let mut x = z.into_owned();
+        for (attention, feedforward) in &self.blocks {
+            feedforward.forward_into(attention.forward(&x).as_view(), x.as_view_mut());
+        }
+        out.copy_from(&x);
+    }
+}
