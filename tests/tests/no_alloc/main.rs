@@ -8,6 +8,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+mod supporting;
 mod vpa;
 
 struct CountingAllocator;
@@ -67,5 +68,6 @@ fn no_forward_pass_allocates() {
         checked: Vec::new(),
     };
     vpa::check(&mut probe);
+    supporting::check(&mut probe);
     assert!(!probe.checked.is_empty());
 }
