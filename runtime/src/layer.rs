@@ -79,7 +79,7 @@ pub trait SequenceLayer<S: Field, const D: usize, const T: usize> {
         if per_item == 0 {
             return Ok(());
         }
-        if input.len() % per_item != 0 {
+        if !input.len().is_multiple_of(per_item) {
             return Err(shape_error("buffer length is not a multiple of d·T"));
         }
         for (z, out) in input

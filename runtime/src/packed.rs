@@ -222,7 +222,7 @@ impl<S: RealField + Copy, const N: usize, L: Layout> Packed<S, N, L> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nalgebra::{Matrix4, matrix};
+    use nalgebra::Matrix4;
 
     fn one_to<const K: usize>() -> [i64; K] {
         core::array::from_fn(|k| k as i64 + 1)
@@ -242,17 +242,23 @@ mod tests {
         let sym = Symmetric::<f64, 4>::from_packed(&s10).unwrap();
         assert_eq!(
             *sym.matrix(),
-            matrix![1., 2., 4., 7.; 2., 3., 5., 8.; 4., 5., 6., 9.; 7., 8., 9., 10.]
+            Matrix4::new(
+                1., 2., 4., 7., 2., 3., 5., 8., 4., 5., 6., 9., 7., 8., 9., 10.
+            )
         );
         let lower = StrictlyLower::<f64, 4>::from_packed(&s6).unwrap();
         assert_eq!(
             *lower.matrix(),
-            matrix![0., 0., 0., 0.; 1., 0., 0., 0.; 2., 3., 0., 0.; 4., 5., 6., 0.]
+            Matrix4::new(
+                0., 0., 0., 0., 1., 0., 0., 0., 2., 3., 0., 0., 4., 5., 6., 0.
+            )
         );
         let upper = StrictlyUpper::<f64, 4>::from_packed(&s6).unwrap();
         assert_eq!(
             *upper.matrix(),
-            matrix![0., 1., 2., 4.; 0., 0., 3., 5.; 0., 0., 0., 6.; 0., 0., 0., 0.]
+            Matrix4::new(
+                0., 1., 2., 4., 0., 0., 3., 5., 0., 0., 0., 6., 0., 0., 0., 0.
+            )
         );
     }
 }
