@@ -2,6 +2,9 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+// The code `geomattn-macros` emits names `::geomattn`, here as in any other crate.
+extern crate self as geomattn;
+
 pub mod activation;
 pub mod cayley;
 pub mod correlation;
@@ -16,7 +19,7 @@ pub mod self_attention;
 pub mod softmax;
 pub mod vpa;
 
-pub use cayley::{Cayley, DefaultCayley, Elimination, LuSolve, NalgebraInverse};
+pub use cayley::{Cayley, DefaultCayley, Elimination, Generated, LuSolve, NalgebraInverse};
 pub use error::Error;
 pub use feedforward::{
     ColumnLayer, Dense, GradientLayerP, GradientLayerQ, ResNetLayer, VolumePreservingLowerLayer,
@@ -28,6 +31,12 @@ pub use packed::{SkewSymmetric, StrictlyLower, StrictlyUpper, Symmetric};
 pub use scalar::Field;
 pub use softmax::{MatrixSoftmax, OneMatrixSoftmax, OneVectorSoftmax, Softmax, VectorSoftmax};
 pub use vpa::{ArbitraryVpa, ArbitraryWeight, SkewVpa, SkewWeight, VolumePreservingAttention};
+
+/// What the code emitted by `geomattn-macros` calls; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::scalar::ratio;
+}
 
 /// The linear-algebra crate the layers are written on, re-exported so that users name the same
 /// version.

@@ -51,3 +51,42 @@ impl<S> Field for S where
 pub fn two<S: Field>() -> S {
     S::one() + S::one()
 }
+
+/// `num / den` in any field, built from `S::one()` by doubling and adding (and one division for a
+/// fraction), so that no conversion from a float is needed. Used by the code `geomattn-macros`
+/// emits; with constant arguments it folds to a constant in `f32` and `f64`.
+///
+/// ```
+/// assert_eq!(geomattn::__private::ratio::<f64>(-3, 4), -0.75);
+/// ```
+#[inline(always)]
+pub fn ratio<S: Field>(num: i64, den: i64) -> S {
+    if den == 1 {
+        integer(num)
+    } else {
+        integer::<S>(num) / integer(den)
+    }
+}
+
+/// `n` in any field, by binary doubling of `S::one()`.
+#[inline(always)]
+fn integer<S: Field>(n: i64) -> S {
+    match n {
+        0 => S::zero(),
+        1 => S::one(),
+        2 => two(),
+        -1 => -S::one(),
+        _ => {
+            let mut magnitude = n.unsigned_abs();
+            let (mut power, mut sum) = (S::one(), S::zero());
+            while magnitude > 0 {
+                if magnitude & 1 == 1 {
+                    sum += power;
+                }
+                power += power;
+                magnitude >>= 1;
+            }
+            if n < 0 { -sum } else { sum }
+        }
+    }
+}

@@ -6,6 +6,7 @@
 //!
 //! | kernel | scalar | method |
 //! |---|---|---|
+//! | [`Generated`] (default) | any [`Field`] | straight-line code from `geomattn-macros` for `T ≤ 8`, else [`Elimination`] |
 //! | [`Elimination`] | any [`Field`] | pivot-free Gauss–Jordan on `I + C`, loops over `T` |
 //! | [`NalgebraInverse`] | `RealField` | `(I − C)·(I + C).try_inverse()`: the generic baseline |
 //! | [`LuSolve`] | `RealField` | LU with partial pivoting, then a solve |
@@ -23,9 +24,11 @@
 
 mod baselines;
 mod elimination;
+mod generated;
 
 pub use baselines::{LuSolve, NalgebraInverse};
 pub use elimination::Elimination;
+pub use generated::Generated;
 
 use nalgebra::SMatrix;
 
@@ -40,4 +43,4 @@ pub trait Cayley<S: Field, const T: usize> {
 }
 
 /// The kernel layers use unless told otherwise.
-pub type DefaultCayley = Elimination;
+pub type DefaultCayley = Generated;
