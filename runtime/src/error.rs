@@ -57,4 +57,13 @@ pub enum Error {
         /// Columns that were given.
         found_cols: usize,
     },
+    /// A weight that must lie on the Stiefel manifold (orthonormal columns, `WᵀW = I`) does not,
+    /// within the tolerance the constructor documents.
+    #[error("weight `{name}` of head {head} does not have orthonormal columns")]
+    NotOrthonormal {
+        /// The parameter's name as GML calls it (`PQ`, `PK`, `PV`).
+        name: &'static str,
+        /// The head (0-based) it belongs to.
+        head: usize,
+    },
 }

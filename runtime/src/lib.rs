@@ -12,11 +12,13 @@ mod error;
 pub mod feedforward;
 pub mod init;
 mod layer;
+pub mod mha;
 pub mod orthonormal;
 pub mod packed;
 mod scalar;
 pub mod self_attention;
 pub mod softmax;
+pub mod symplectic;
 pub mod vpa;
 
 pub use cayley::{Cayley, DefaultCayley, Elimination, Generated, LuSolve, NalgebraInverse};
@@ -26,10 +28,13 @@ pub use feedforward::{
     VolumePreservingUpperLayer,
 };
 pub use layer::SequenceLayer;
+pub use mha::MultiHeadAttention;
 pub use orthonormal::OrthonormalAttention;
 pub use packed::{SkewSymmetric, StrictlyLower, StrictlyUpper, Symmetric};
 pub use scalar::Field;
 pub use softmax::{MatrixSoftmax, OneMatrixSoftmax, OneVectorSoftmax, Softmax, VectorSoftmax};
+pub use symplectic::attention::{SymplecticAttentionP, SymplecticAttentionQ};
+pub use symplectic::linear::{LinearSymplecticAttentionP, LinearSymplecticAttentionQ};
 pub use vpa::{ArbitraryVpa, ArbitraryWeight, SkewVpa, SkewWeight, VolumePreservingAttention};
 
 /// What the code emitted by `geomattn-macros` calls; not a public API.

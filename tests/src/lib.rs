@@ -6,6 +6,8 @@
 //! `Dual64` gives Jacobian columns that are exact up to floating-point rounding, with no
 //! finite-difference step to tune.
 
+pub mod symplectic;
+
 use geomattn::nalgebra::{DMatrix, SMatrix};
 use num_dual::Dual64;
 use rand::Rng;

@@ -1,0 +1,318 @@
+//! GML's `MultiHeadAttention(dim, n_heads; Stiefel, add_connection)`.
+//!
+//! `H` heads of width `DH` on sequences in `R^D`, `D = H·DH`. Per head `h`, with weights
+//! `PQ_h, PK_h, PV_h ∈ R^{D×DH}` used transposed:
+//!
+//! ```text
+//! Q = PQ_hᵀ Z,  K = PK_hᵀ Z,  V = PV_hᵀ Z,  C = Qᵀ K / √D,  O_h = V · σ(C)
+//! ```
+//!
+//! with `σ` = [`VectorSoftmax`] (each column normalised over the first index) and `√D` the square
+//! root of the **full** dimension, as GML computes it (its prose says `√(D/H)`; the code is what
+//! trained weights expect). The output stacks the heads in head order (head `h` → rows
+//! `h·DH … (h+1)·DH − 1`), with no output projection, plus `Z` if `add_connection`.
+//!
+//! `D = H·DH` is checked at compile time: a layer whose `D` is not `H` times its head width (or
+//! with no head) does not build, so GML's `dim % n_heads != 0` cannot be represented.
+//!
+//! `Stiefel = true` in GML keeps each weight on the Stiefel manifold (orthonormal columns).
+//! [`MultiHeadAttention::stiefel`] checks this on construction, and
+//! [`project_to_stiefel`] maps a weight that drifted back onto the manifold.
+//!
+//! ```
+//! use geomattn::mha::{Head, MultiHeadAttention};
+//! use geomattn::{SequenceLayer, nalgebra::{SMatrix, Matrix2x3}};
+//! // Two heads of width 1 on R²: head 0 reads the first coordinate, head 1 the second.
+//! let e0 = SMatrix::<f64, 2, 1>::new(1.0, 0.0);
+//! let e1 = SMatrix::<f64, 2, 1>::new(0.0, 1.0);
+//! let heads = [Head::new(e0, e0, e0), Head::new(e1, e1, e1)];
+//! let layer = MultiHeadAttention::<f64, 2, 2, 1>::stiefel(heads, false)?;
+//! // Head 1 sees only zeros, so its softmax is uniform and it outputs the mean, 0.
+//! let z = Matrix2x3::new(1.0, 0.0, 0.0,
+//!                        0.0, 0.0, 0.0);
+//! let out = layer.forward(&z);
+//! assert_eq!(out.row(1).amax(), 0.0);
+//! // Head 0, column 0: C[m,0] = z_m·z_0/√2 = (1/√2, 0, 0) → weight e^{1/√2}/(e^{1/√2} + 2) on v_0 = 1.
+//! let w = (0.5_f64.sqrt()).exp();
+//! assert!((out[(0, 0)] - w / (w + 2.0)).abs() < 1e-15);
+//! # Ok::<(), geomattn::Error>(())
+//! ```
+
+use core::marker::PhantomData;
+
+use nalgebra::{Const, DimMin, RealField, SMatrix, SMatrixView, SMatrixViewMut};
+use rand::Rng;
+
+use crate::softmax::{Softmax, VectorSoftmax};
+use crate::{Error, Field, SequenceLayer, init};
+
+/// The three projections of one head, each `D×DH` and applied transposed (`PQᵀ Z`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Head<S, const D: usize, const DH: usize> {
+    /// `PQ`: queries are `PQᵀ Z`.
+    pub query: SMatrix<S, D, DH>,
+    /// `PK`: keys are `PKᵀ Z`.
+    pub key: SMatrix<S, D, DH>,
+    /// `PV`: values are `PVᵀ Z`.
+    pub value: SMatrix<S, D, DH>,
+}
+
+impl<S: Field, const D: usize, const DH: usize> Head<S, D, DH> {
+    /// A head from its three projections `PQ`, `PK`, `PV`.
+    pub fn new(query: SMatrix<S, D, DH>, key: SMatrix<S, D, DH>, value: SMatrix<S, D, DH>) -> Self {
+        Self { query, key, value }
+    }
+
+    /// A head from Julia's arrays: each projection `D×DH` in column-major order (as `vec(PQ)`).
+    ///
+    /// # Errors
+    /// [`Error::WeightLength`] if a slice does not have `D·DH` entries.
+    pub fn from_column_major(query: &[S], key: &[S], value: &[S]) -> Result<Self, Error> {
+        let read = |name, values: &[S]| {
+            if values.len() == D * DH {
+                Ok(SMatrix::<S, D, DH>::from_column_slice(values))
+            } else {
+                Err(Error::WeightLength {
+                    name,
+                    expected: D * DH,
+                    found: values.len(),
+                })
+            }
+        };
+        Ok(Self::new(
+            read("PQ", query)?,
+            read("PK", key)?,
+            read("PV", value)?,
+        ))
+    }
+
+    /// The projections with GML's names, in GML's order.
+    fn named(&self) -> [(&'static str, &SMatrix<S, D, DH>); 3] {
+        [("PQ", &self.query), ("PK", &self.key), ("PV", &self.value)]
+    }
+}
+
+impl<S: RealField + Copy, const D: usize, const DH: usize> Head<S, D, DH> {
+    /// The head with each projection replaced by [`project_to_stiefel`] of it.
+    pub fn project_to_stiefel(&self) -> Self
+    where
+        Const<D>: DimMin<Const<DH>, Output = Const<DH>>,
+    {
+        Self::new(
+            project_to_stiefel(&self.query),
+            project_to_stiefel(&self.key),
+            project_to_stiefel(&self.value),
+        )
+    }
+}
+
+/// `‖WᵀW − I‖_max`: how far the columns of `w` are from orthonormal.
+pub fn stiefel_error<S: RealField + Copy, const D: usize, const DH: usize>(
+    w: &SMatrix<S, D, DH>,
+) -> S {
+    (w.tr_mul(w) - SMatrix::<S, DH, DH>::identity()).amax()
+}
+
+/// The Stiefel factor of `w`: `Q` of the thin QR decomposition `w = QR`, with the signs fixed so
+/// that `R` has a non-negative diagonal. This makes the result unique for full-rank `w`, and the
+/// identity on matrices that already have orthonormal columns (whose `R` is then `I`).
+///
+/// Needs `D ≥ DH` (a `D×DH` matrix has at most `D` orthonormal columns); for concrete sizes the
+/// bound is met automatically.
+///
+/// ```
+/// use geomattn::mha::{project_to_stiefel, stiefel_error};
+/// use geomattn::nalgebra::Matrix3x2;
+/// let w = Matrix3x2::new(2.0, 1.0,
+///                        0.0, 1.0,
+///                        0.0, 0.0);
+/// let q = project_to_stiefel(&w);
+/// assert_eq!(q, Matrix3x2::new(1.0, 0.0, 0.0, 1.0, 0.0, 0.0));
+/// assert!(stiefel_error(&project_to_stiefel(&Matrix3x2::new(1.0, 2.0, 3.0, 4.0, 5.0, 7.0))) < 1e-15);
+/// ```
+pub fn project_to_stiefel<S: RealField + Copy, const D: usize, const DH: usize>(
+    w: &SMatrix<S, D, DH>,
+) -> SMatrix<S, D, DH>
+where
+    Const<D>: DimMin<Const<DH>, Output = Const<DH>>,
+{
+    let mut q: SMatrix<S, D, DH> = w.qr().q();
+    // R = Qᵀ W; flip the columns of Q whose R diagonal entry is negative.
+    for j in 0..DH {
+        let r_jj = q.column(j).dot(&w.column(j));
+        if r_jj < S::zero() {
+            q.column_mut(j).neg_mut();
+        }
+    }
+    q
+}
+
+/// GML's `MultiHeadAttention` on sequences in `R^D` with `H` heads of width `DH` (`D = H·DH`),
+/// softmax `Sm` (GML: [`VectorSoftmax`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MultiHeadAttention<
+    S,
+    const D: usize,
+    const H: usize,
+    const DH: usize,
+    Sm = VectorSoftmax,
+> {
+    heads: [Head<S, D, DH>; H],
+    scale: S,
+    add_connection: bool,
+    stiefel: bool,
+    softmax: PhantomData<Sm>,
+}
+
+impl<S: RealField + Copy, const D: usize, const H: usize, const DH: usize, Sm>
+    MultiHeadAttention<S, D, H, DH, Sm>
+{
+    /// The tolerance of [`Self::stiefel`]: `√ε` of the scalar (`1.5·10⁻⁸` for `f64`,
+    /// `3.5·10⁻⁴` for `f32`), loose enough for weights that went through a retraction in Julia and
+    /// a round trip through a file, tight enough to reject anything that was not on the manifold.
+    pub fn stiefel_tolerance() -> S {
+        S::default_epsilon().sqrt()
+    }
+
+    /// GML's `Stiefel = false` layer: `heads` in head order, any weights.
+    pub fn new(heads: [Head<S, D, DH>; H], add_connection: bool) -> Self {
+        const {
+            assert!(
+                H > 0,
+                "a multi-head attention layer needs at least one head"
+            );
+            assert!(
+                D == H * DH,
+                "D must equal H·DH (n_heads times the head width)"
+            );
+        }
+        Self {
+            heads,
+            scale: S::one() / nalgebra::convert::<f64, S>(D as f64).sqrt(),
+            add_connection,
+            stiefel: false,
+            softmax: PhantomData,
+        }
+    }
+
+    /// GML's `Stiefel = true` layer, checking that every projection has orthonormal columns to
+    /// within [`Self::stiefel_tolerance`] (`‖WᵀW − I‖_max ≤ √ε`).
+    ///
+    /// # Errors
+    /// [`Error::NotOrthonormal`] for the first projection that is off the manifold; use
+    /// [`Head::project_to_stiefel`] on weights that drifted.
+    pub fn stiefel(heads: [Head<S, D, DH>; H], add_connection: bool) -> Result<Self, Error> {
+        Self::stiefel_with_tolerance(heads, add_connection, Self::stiefel_tolerance())
+    }
+
+    /// [`Self::stiefel`] with an explicit tolerance on `‖WᵀW − I‖_max`.
+    ///
+    /// # Errors
+    /// [`Error::NotOrthonormal`] for the first projection with `‖WᵀW − I‖_max > tolerance`.
+    pub fn stiefel_with_tolerance(
+        heads: [Head<S, D, DH>; H],
+        add_connection: bool,
+        tolerance: S,
+    ) -> Result<Self, Error> {
+        for (head, weights) in heads.iter().enumerate() {
+            for (name, w) in weights.named() {
+                // A NaN error compares as `None` and is rejected too.
+                let within = stiefel_error(w)
+                    .partial_cmp(&tolerance)
+                    .is_some_and(|o| o.is_le());
+                if !within {
+                    return Err(Error::NotOrthonormal { name, head });
+                }
+            }
+        }
+        let mut layer = Self::new(heads, add_connection);
+        layer.stiefel = true;
+        Ok(layer)
+    }
+
+    /// GML's `Stiefel = false` initialisation: every projection Glorot-uniform,
+    /// U(−√(6/(D+DH)), √(6/(D+DH))), drawn head by head in the order `PQ`, `PK`, `PV`.
+    pub fn glorot<R: Rng + ?Sized>(rng: &mut R, add_connection: bool) -> Self {
+        let heads = core::array::from_fn(|_| {
+            let query = init::glorot_dense(rng);
+            let key = init::glorot_dense(rng);
+            Head::new(query, key, init::glorot_dense(rng))
+        });
+        Self::new(heads, add_connection)
+    }
+
+    /// GML's `Stiefel = true` initialisation (`rand(StiefelManifold, D, DH)`): each projection is
+    /// the Stiefel factor of a matrix of standard normal draws, i.e. uniformly (Haar) distributed
+    /// on the manifold.
+    pub fn stiefel_random<R: Rng + ?Sized>(rng: &mut R, add_connection: bool) -> Self
+    where
+        Const<D>: DimMin<Const<DH>, Output = Const<DH>>,
+    {
+        let mut normal = || project_to_stiefel(&SMatrix::from_fn(|_, _| standard_normal(rng)));
+        let heads = core::array::from_fn(|_| {
+            let query = normal();
+            let key = normal();
+            Head::new(query, key, normal())
+        });
+        let mut layer = Self::new(heads, add_connection);
+        layer.stiefel = true;
+        layer
+    }
+
+    /// The heads, in head order.
+    pub fn heads(&self) -> &[Head<S, D, DH>; H] {
+        &self.heads
+    }
+
+    /// Whether the input is added to the output (GML's `add_connection`).
+    pub fn add_connection(&self) -> bool {
+        self.add_connection
+    }
+
+    /// Whether the layer was built as GML's `Stiefel = true` (weights checked orthonormal).
+    pub fn is_stiefel(&self) -> bool {
+        self.stiefel
+    }
+
+    /// The same weights with another softmax.
+    pub fn with_softmax<Sm2>(self) -> MultiHeadAttention<S, D, H, DH, Sm2> {
+        MultiHeadAttention {
+            heads: self.heads,
+            scale: self.scale,
+            add_connection: self.add_connection,
+            stiefel: self.stiefel,
+            softmax: PhantomData,
+        }
+    }
+}
+
+/// A standard normal draw (Box–Muller, from 53-bit uniforms in `(0, 1]`).
+fn standard_normal<S: RealField + Copy, R: Rng + ?Sized>(rng: &mut R) -> S {
+    let mut open_unit = || ((rng.next_u64() >> 11) + 1) as f64 / (1_u64 << 53) as f64;
+    let (u1, u2) = (open_unit(), open_unit());
+    let (u1, u2): (S, S) = (nalgebra::convert(u1), nalgebra::convert(u2));
+    (-(S::one() + S::one()) * u1.ln()).sqrt() * (S::two_pi() * u2).cos()
+}
+
+impl<S, const D: usize, const H: usize, const DH: usize, const T: usize, Sm> SequenceLayer<S, D, T>
+    for MultiHeadAttention<S, D, H, DH, Sm>
+where
+    S: RealField + Copy,
+    Sm: Softmax,
+{
+    fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
+        if self.add_connection {
+            out.copy_from(&z);
+        } else {
+            out.fill(S::zero());
+        }
+        for (h, head) in self.heads.iter().enumerate() {
+            let q = head.query.tr_mul(&z);
+            let k = head.key.tr_mul(&z);
+            let mut c: SMatrix<S, T, T> = q.tr_mul(&k) * self.scale;
+            Sm::apply_in_place(&mut c);
+            let mut rows = out.fixed_rows_mut::<DH>(h * DH);
+            rows += head.value.tr_mul(&z) * c;
+        }
+    }
+}

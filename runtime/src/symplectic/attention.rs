@@ -1,0 +1,308 @@
+//! GML's `SymplecticAttentionQ / P(M; symmetric, activation)`.
+//!
+//! For the `Q` layer, with `p ∈ R^{n×T}` the momenta of the sequence:
+//!
+//! ```text
+//! C = pᵀ A p   (T×T, C[i,j] = p_iᵀ A p_j, no scaling),   S = σ(C),   q ← q + K(p),   p unchanged
+//! ```
+//!
+//! The `P` layer swaps the roles of `q` and `p`. `σ` is [`MatrixSoftmax`] (GML's default) or
+//! [`VectorSoftmax`]; the kick `K` depends on the weight:
+//!
+//! | weight | GML | kick `K(p)` | symplectic |
+//! |---|---|---|---|
+//! | [`DenseA`] (`n×n`) | `symmetric = false` (default) | `A p Sᵀ + Aᵀ p S` | yes, both softmaxes |
+//! | [`SymmetricA`]`<_, _, `[`GradientExact`]`>` | — | `A p (S + Sᵀ)` | yes, both softmaxes |
+//! | [`SymmetricA`]`<_, _, `[`GmlCompatible`]`>` | `symmetric = true` | `2 A p S` | only with `MatrixSoftmax` |
+//!
+//! Why: with `φ(p) = log Σ_{ij} e^{C_ij}` ([`MatrixSoftmax`]) or `φ(p) = Σ_j log Σ_i e^{C_ij}`
+//! ([`VectorSoftmax`]), `∂φ/∂p_k = Σ_j S_kj A p_j + Σ_i S_ik Aᵀ p_i`, i.e. `∇φ = A p Sᵀ + Aᵀ p S`:
+//! the dense kick is a gradient, so `(q, p) ↦ (q + ∇φ(p), p)` is a symplectic shear. For symmetric
+//! `A` that gradient is `A p (S + Sᵀ)`, which is what [`GradientExact`] computes. GML computes
+//! `2 A p S` instead; that equals the gradient when `S` is symmetric, which holds for
+//! `MatrixSoftmax` (symmetric `A` makes `C` symmetric, and the whole-matrix softmax keeps it so),
+//! but not for `VectorSoftmax`, whose columns are normalised separately: then the kick is not a
+//! gradient and the layer is **not** symplectic (the test suite measures `‖Jᵀ𝕁J − 𝕁‖` of order 1).
+//!
+//! The default for symmetric weights is therefore the structure-preserving [`GradientExact`]; use
+//! [`SymplecticAttention::symmetric_gml`] (type [`SymmetricA`]`<S, N, GmlCompatible>`) to reproduce
+//! GML's numbers for weights trained with `symmetric = true`. With `MatrixSoftmax` both agree.
+//!
+//! ```
+//! use geomattn::symplectic::attention::{SymplecticAttentionQ, DenseA};
+//! use geomattn::{MatrixSoftmax, SequenceLayer, nalgebra::{Matrix1, Matrix2x3}};
+//! // n = 1, A = (1): C = p pᵀ, S = σ(C), q ← q + p (Sᵀ + S).
+//! let layer = SymplecticAttentionQ::<f64, 2, 1>::arbitrary(Matrix1::new(1.0));
+//! let z = Matrix2x3::new(0.0, 0.0, 0.0,
+//!                        1.0, 0.0, 0.0);
+//! // C has one nonzero entry, C[0,0] = 1: S[0,0] = e/(e + 8), all others 1/(e + 8).
+//! let e = std::f64::consts::E;
+//! let out = layer.forward(&z);
+//! assert!((out[(0, 0)] - 2.0 * e / (e + 8.0)).abs() < 1e-15);
+//! assert!((out[(0, 1)] - 2.0 / (e + 8.0)).abs() < 1e-15);
+//! assert_eq!(out.row(1), z.row(1));
+//! # Ok::<(), geomattn::Error>(())
+//! ```
+
+use core::marker::PhantomData;
+
+use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut};
+use rand::Rng;
+
+use super::{Side, UpdateP, UpdateQ};
+#[cfg(doc)]
+use crate::softmax::VectorSoftmax;
+use crate::softmax::{MatrixSoftmax, Softmax};
+use crate::{Error, Field, SequenceLayer, Symmetric, init, scalar::two};
+
+/// The weight of a symplectic attention layer: how the driving half `x` (`p` for a `Q` layer)
+/// becomes the kick added to the other half.
+pub trait SymplecticWeight<S: RealField + Copy, const N: usize> {
+    /// The kick `K(x)`, with `σ` = `Sm`.
+    fn kick<Sm: Softmax, const T: usize>(&self, x: &SMatrix<S, N, T>) -> SMatrix<S, N, T>;
+}
+
+/// GML's `symmetric = false` weight: `A` dense `n×n`, kick `A x Sᵀ + Aᵀ x S`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DenseA<S, const N: usize> {
+    a: SMatrix<S, N, N>,
+}
+
+/// The formula a symmetric weight uses; see the [module docs](self).
+pub trait SymmetricMode {
+    /// `true` for GML's `2 A x S`, `false` for the gradient `A x (S + Sᵀ)`.
+    const GML: bool;
+}
+
+/// The kick `A x (S + Sᵀ)`: the exact gradient, symplectic with either softmax (the default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GradientExact {}
+
+/// GML's kick `2 A x S`: the numbers GML computes for `symmetric = true`; symplectic only with
+/// [`MatrixSoftmax`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GmlCompatible {}
+
+impl SymmetricMode for GradientExact {
+    const GML: bool = false;
+}
+
+impl SymmetricMode for GmlCompatible {
+    const GML: bool = true;
+}
+
+/// GML's `symmetric = true` weight: `A` a `SymmetricMatrix` (`n(n+1)/2` parameters), with the
+/// kick formula chosen by `Mode`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SymmetricA<S, const N: usize, Mode = GradientExact> {
+    a: Symmetric<S, N>,
+    mode: PhantomData<Mode>,
+}
+
+impl<S: Field, const N: usize> DenseA<S, N> {
+    /// The matrix `A` (in Julia's orientation: `C = pᵀ A p`).
+    pub fn a(&self) -> &SMatrix<S, N, N> {
+        &self.a
+    }
+}
+
+impl<S: Field, const N: usize, Mode> SymmetricA<S, N, Mode> {
+    /// The matrix `A`.
+    pub fn a(&self) -> &Symmetric<S, N> {
+        &self.a
+    }
+}
+
+impl<S: RealField + Copy, const N: usize> SymplecticWeight<S, N> for DenseA<S, N> {
+    fn kick<Sm: Softmax, const T: usize>(&self, x: &SMatrix<S, N, T>) -> SMatrix<S, N, T> {
+        let ax = self.a * x;
+        let s = Sm::apply(&x.tr_mul(&ax));
+        ax * s.transpose() + self.a.tr_mul(x) * s
+    }
+}
+
+impl<S: RealField + Copy, const N: usize, Mode: SymmetricMode> SymplecticWeight<S, N>
+    for SymmetricA<S, N, Mode>
+{
+    fn kick<Sm: Softmax, const T: usize>(&self, x: &SMatrix<S, N, T>) -> SMatrix<S, N, T> {
+        let ax = self.a.matrix() * x;
+        let s = Sm::apply(&x.tr_mul(&ax));
+        if Mode::GML {
+            ax * s * two::<S>()
+        } else {
+            ax * (s + s.transpose())
+        }
+    }
+}
+
+/// Symplectic attention on sequences of points of `R^M = R^{2N}`, updating the half chosen by
+/// `Sd`, with weight `W` and softmax `Sm`. Works for every sequence length `T`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SymplecticAttention<S, const M: usize, const N: usize, Sd, W, Sm = MatrixSoftmax> {
+    weight: W,
+    marker: PhantomData<(S, Sd, Sm)>,
+}
+
+/// GML's `SymplecticAttentionQ` (`q ← q + K(p)`), by default with GML's constructor defaults:
+/// dense `A` and [`MatrixSoftmax`].
+pub type SymplecticAttentionQ<
+    S,
+    const M: usize,
+    const N: usize,
+    W = DenseA<S, N>,
+    Sm = MatrixSoftmax,
+> = SymplecticAttention<S, M, N, UpdateQ, W, Sm>;
+
+/// GML's `SymplecticAttentionP` (`p ← p + K(q)`), by default with GML's constructor defaults:
+/// dense `A` and [`MatrixSoftmax`].
+pub type SymplecticAttentionP<
+    S,
+    const M: usize,
+    const N: usize,
+    W = DenseA<S, N>,
+    Sm = MatrixSoftmax,
+> = SymplecticAttention<S, M, N, UpdateP, W, Sm>;
+
+impl<S, const M: usize, const N: usize, Sd, W, Sm> SymplecticAttention<S, M, N, Sd, W, Sm> {
+    fn with_weight(weight: W) -> Self {
+        const {
+            assert!(
+                M == 2 * N,
+                "phase space has M = 2N rows: q (first N) and p (last N)"
+            )
+        };
+        Self {
+            weight,
+            marker: PhantomData,
+        }
+    }
+
+    /// The layer's weight.
+    pub fn weight(&self) -> &W {
+        &self.weight
+    }
+
+    /// The same weight with another softmax.
+    pub fn with_softmax<Sm2>(self) -> SymplecticAttention<S, M, N, Sd, W, Sm2> {
+        SymplecticAttention::with_weight(self.weight)
+    }
+}
+
+impl<S: Field, const M: usize, const N: usize, Sd, Sm>
+    SymplecticAttention<S, M, N, Sd, DenseA<S, N>, Sm>
+{
+    /// GML's `symmetric = false` layer with the dense weight `A` (`n×n`).
+    ///
+    /// `M = 2N` is checked at compile time.
+    pub fn arbitrary(a: SMatrix<S, N, N>) -> Self {
+        Self::with_weight(DenseA { a })
+    }
+
+    /// The dense layer from Julia's `A` in column-major order (`vec(A)`).
+    ///
+    /// # Errors
+    /// [`Error::WeightLength`] if `a` does not have `N²` entries.
+    pub fn arbitrary_from_column_major(a: &[S]) -> Result<Self, Error> {
+        if a.len() != N * N {
+            return Err(Error::WeightLength {
+                name: "A",
+                expected: N * N,
+                found: a.len(),
+            });
+        }
+        Ok(Self::arbitrary(SMatrix::from_column_slice(a)))
+    }
+
+    /// The same layer over another scalar, weight by weight.
+    pub fn map_scalar<S2: Field>(
+        &self,
+        f: impl FnMut(S) -> S2,
+    ) -> SymplecticAttention<S2, M, N, Sd, DenseA<S2, N>, Sm> {
+        SymplecticAttention::arbitrary(self.weight.a.map(f))
+    }
+}
+
+impl<S: RealField + Copy, const M: usize, const N: usize, Sd, Sm>
+    SymplecticAttention<S, M, N, Sd, DenseA<S, N>, Sm>
+{
+    /// GML's initialisation of the dense weight: U(−√(6/2n), √(6/2n)).
+    pub fn glorot<R: Rng + ?Sized>(rng: &mut R) -> Self {
+        Self::arbitrary(init::glorot_dense(rng))
+    }
+}
+
+impl<S: Field, const M: usize, const N: usize, Sd, Sm>
+    SymplecticAttention<S, M, N, Sd, SymmetricA<S, N, GradientExact>, Sm>
+{
+    /// A symmetric weight with the structure-preserving kick `A p (S + Sᵀ)`.
+    ///
+    /// `M = 2N` is checked at compile time.
+    pub fn symmetric(a: Symmetric<S, N>) -> Self {
+        Self::with_symmetric(a)
+    }
+}
+
+impl<S: Field, const M: usize, const N: usize, Sd, Sm>
+    SymplecticAttention<S, M, N, Sd, SymmetricA<S, N, GmlCompatible>, Sm>
+{
+    /// GML's `symmetric = true` layer, with GML's kick `2 A p S` (symplectic only with
+    /// [`MatrixSoftmax`]; see the [module docs](self)).
+    ///
+    /// `M = 2N` is checked at compile time.
+    pub fn symmetric_gml(a: Symmetric<S, N>) -> Self {
+        Self::with_symmetric(a)
+    }
+}
+
+impl<S: Field, const M: usize, const N: usize, Sd, Mode, Sm>
+    SymplecticAttention<S, M, N, Sd, SymmetricA<S, N, Mode>, Sm>
+{
+    fn with_symmetric(a: Symmetric<S, N>) -> Self {
+        Self::with_weight(SymmetricA {
+            a,
+            mode: PhantomData,
+        })
+    }
+
+    /// The same symmetric weight with the other kick formula (`Mode2`).
+    pub fn with_mode<Mode2>(self) -> SymplecticAttention<S, M, N, Sd, SymmetricA<S, N, Mode2>, Sm> {
+        SymplecticAttention::with_symmetric(self.weight.a)
+    }
+
+    /// The same layer over another scalar, weight by weight.
+    pub fn map_scalar<S2: Field>(
+        &self,
+        f: impl FnMut(S) -> S2,
+    ) -> SymplecticAttention<S2, M, N, Sd, SymmetricA<S2, N, Mode>, Sm> {
+        SymplecticAttention::with_symmetric(self.weight.a.map_scalar(f))
+    }
+}
+
+impl<S: RealField + Copy, const M: usize, const N: usize, Sd, Mode, Sm>
+    SymplecticAttention<S, M, N, Sd, SymmetricA<S, N, Mode>, Sm>
+{
+    /// GML's initialisation of the symmetric weight: the `n(n+1)/2` packed entries from
+    /// U(−√(6/L), √(6/L)).
+    pub fn glorot<R: Rng + ?Sized>(rng: &mut R) -> Self {
+        Self::with_symmetric(Symmetric::glorot(rng))
+    }
+}
+
+impl<S, const M: usize, const N: usize, const T: usize, Sd, W, Sm> SequenceLayer<S, M, T>
+    for SymplecticAttention<S, M, N, Sd, W, Sm>
+where
+    S: RealField + Copy,
+    Sd: Side,
+    W: SymplecticWeight<S, N>,
+    Sm: Softmax,
+{
+    fn forward_into(&self, z: SMatrixView<'_, S, M, T>, mut out: SMatrixViewMut<'_, S, M, T>) {
+        let (updated, driving) = Sd::rows(N);
+        out.copy_from(&z);
+        let kick = self
+            .weight
+            .kick::<Sm, T>(&z.fixed_rows::<N>(driving).into_owned());
+        let mut rows = out.fixed_rows_mut::<N>(updated);
+        rows += kick;
+    }
+}

@@ -1,0 +1,39 @@
+//! Symplectic attention: GML's `SymplecticAttentionQ / P` ([`attention`]) and
+//! `LinearSymplecticAttentionQ / P` ([`linear`]).
+//!
+//! A sequence `Z ∈ R^{2n×T}` is read as `T` points of phase space: rows `0..n` (GML's `1..n`) are
+//! `q`, rows `n..2n` are `p`. A `Q` layer changes only `q`, by an amount that depends only on `p`
+//! (and is the gradient of a potential of `p`), a `P` layer the other way round. Such a shear
+//! `(q, p) ↦ (q + ∇V(p), p)` is symplectic on each time step's phase space jointly, i.e. on
+//! `R^{2n×T}` with the structure matrix `𝕁` acting on every time step's `(q, p)`.
+
+pub mod attention;
+pub mod linear;
+
+/// Which half of phase space a layer updates: [`UpdateQ`] or [`UpdateP`].
+pub trait Side {
+    /// `true` if the layer writes `q` (rows `0..n`) from `p`, `false` for the reverse.
+    const UPDATES_Q: bool;
+
+    /// The first row of the half that is updated and of the half that drives the update, in a
+    /// `2n`-row sequence.
+    fn rows(n: usize) -> (usize, usize) {
+        if Self::UPDATES_Q { (0, n) } else { (n, 0) }
+    }
+}
+
+/// A `Q` layer: `q ← q + f(p)`, `p` unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpdateQ {}
+
+/// A `P` layer: `p ← p + f(q)`, `q` unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpdateP {}
+
+impl Side for UpdateQ {
+    const UPDATES_Q: bool = true;
+}
+
+impl Side for UpdateP {
+    const UPDATES_Q: bool = false;
+}
