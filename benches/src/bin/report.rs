@@ -5,4 +5,5 @@
 fn main() {
     println!("# geomattn report\n");
     println!("{}", geomattn_benches::report::vpa::table());
+    println!("{}", geomattn_benches::report::supporting::table());
 }
