@@ -10,7 +10,7 @@ use proc_macro::TokenStream;
 /// function `fn<S: geomattn::Field>(&SMatrix<S, T, T>) -> SMatrix<S, T, T>` reading only the strict
 /// upper triangle of `C`.
 ///
-/// Syntax: `cayley!(T)` or `cayley!(T, strategy = NAME)`, `T` an integer literal in `1..=16`.
+/// Syntax: `cayley!(T)` or `cayley!(T, strategy = NAME)`, `T` an integer literal in `1..=10`.
 /// The expansion is an expression whose value is the function:
 ///
 /// ```
@@ -38,13 +38,13 @@ use proc_macro::TokenStream;
 ///
 /// | strategy | sizes | program |
 /// |---|---|---|
-/// | `elimination` | `1..=16` | pivot-free LU of `I + C`, unrolled (`≈ 0.45 T³` products, `T − 1` reciprocals) |
+/// | `elimination` | `1..=10` | pivot-free LU of `I + C`, unrolled (`≈ 0.45 T³` products, `T − 1` reciprocals) |
 ///
 /// Default per size: STRATEGY_TABLE
 ///
 /// Errors (compile errors on the offending token): a size that is not an integer literal
 /// (a const generic `T` is not known yet when macros run: use `geomattn::Generated`), a size
-/// outside `1..=16`, an unknown option or strategy, or a strategy without a program for the
+/// outside `1..=10`, an unknown option or strategy, or a strategy without a program for the
 /// size.
 #[proc_macro]
 pub fn cayley(input: TokenStream) -> TokenStream {

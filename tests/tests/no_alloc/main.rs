@@ -8,6 +8,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+mod cayley;
 mod supporting;
 mod vpa;
 
@@ -69,5 +70,6 @@ fn no_forward_pass_allocates() {
     };
     vpa::check(&mut probe);
     supporting::check(&mut probe);
+    cayley::check(&mut probe);
     assert!(!probe.checked.is_empty());
 }

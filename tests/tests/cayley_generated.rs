@@ -1,0 +1,229 @@
+//! The generated Cayley transforms (`geomattn::Generated` and each strategy of
+//! `geomattn_macros::cayley!`): exact in rational arithmetic, and accurate in f64 and f32.
+
+use geomattn::nalgebra::{Const, DimMin, SMatrix};
+use geomattn::{Cayley, Generated, LuSolve, SkewSymmetric};
+use geomattn_macros::cayley;
+use geomattn_tests::{Q, orthogonality_error, q, q_matrix, random_skew};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+
+fn skew_one_to<const N: usize>(denominator: i128) -> SMatrix<Q, N, N> {
+    let packed: Vec<Q> = (1..=(N * (N - 1) / 2) as i128)
+        .map(|k| q(k, denominator))
+        .collect();
+    *SkewSymmetric::<Q, N>::from_packed(&packed)
+        .unwrap()
+        .matrix()
+}
+
+/// The T = 5 vector of CONVENTIONS.md (mixed denominators, all dividing 6222).
+fn t5_expected() -> SMatrix<Q, 5, 5> {
+    let rows = [
+        [
+            (3367, 6222),
+            (-421, 2074),
+            (-881, 6222),
+            (-2857, 6222),
+            (684, 1037),
+        ],
+        [
+            (-4553, 6222),
+            (743, 2074),
+            (-263, 6222),
+            (-1771, 6222),
+            (522, 1037),
+        ],
+        [
+            (-2461, 6222),
+            (-1871, 2074),
+            (947, 6222),
+            (13, 6222),
+            (84, 1037),
+        ],
+        [
+            (-239, 2074),
+            (-267, 2074),
+            (-2009, 2074),
+            (-67, 2074),
+            (-182, 1037),
+        ],
+        [
+            (-46, 1037),
+            (-8, 1037),
+            (134, 1037),
+            (-872, 1037),
+            (-543, 1037),
+        ],
+    ];
+    SMatrix::from_fn(|i, j| q(rows[i][j].0, rows[i][j].1))
+}
+
+#[test]
+fn conventions_vectors_are_exact() {
+    let c2 = q_matrix([[0, -1], [1, 0]], 2);
+    let e2 = q_matrix([[3, 4], [-4, 3]], 5);
+    assert_eq!(<Generated as Cayley<Q, 2>>::cayley(&c2), e2);
+    assert_eq!(cayley!(2, strategy = elimination)(&c2), e2);
+
+    let c4 = skew_one_to::<4>(3);
+    let e4 = q_matrix(
+        [
+            [229, -63, -255, 333],
+            [-405, 103, -111, 213],
+            [-123, -465, -23, -21],
+            [-27, 39, -393, -275],
+        ],
+        482,
+    );
+    assert_eq!(<Generated as Cayley<Q, 4>>::cayley(&c4), e4);
+    assert_eq!(cayley!(4, strategy = elimination)(&c4), e4);
+
+    let c5 = skew_one_to::<5>(5);
+    assert_eq!(<Generated as Cayley<Q, 5>>::cayley(&c5), t5_expected());
+    assert_eq!(cayley!(5, strategy = elimination)(&c5), t5_expected());
+}
+
+/// A random skew `C` with entries `n/d`, `|n| ≤ 3`, `d ∈ {1, 2, 3}` (small, so that i128 holds
+/// every intermediate; an overflow would panic in this debug build, not pass silently).
+fn random_rational_skew<const T: usize>(rng: &mut SmallRng) -> SMatrix<Q, T, T> {
+    let f = random_skew::<T>(rng, 1.0);
+    SMatrix::from_fn(|i, j| {
+        let (a, b) = if i < j { (i, j) } else { (j, i) };
+        let x = q(
+            (f[(a, b)] * 3.5).round() as i128,
+            1 + (a + 2 * b) as i128 % 3,
+        );
+        match i.cmp(&j) {
+            core::cmp::Ordering::Less => x,
+            core::cmp::Ordering::Greater => -x,
+            core::cmp::Ordering::Equal => q(0, 1),
+        }
+    })
+}
+
+/// `(I + C)·Q = I − C` exactly: `Q` is the exact `(I + C)⁻¹(I − C)`, since `I + C` is invertible.
+fn assert_exact<const T: usize>(
+    kernel: impl Fn(&SMatrix<Q, T, T>) -> SMatrix<Q, T, T>,
+    what: &str,
+) {
+    let mut rng = SmallRng::seed_from_u64(T as u64);
+    let identity = SMatrix::<Q, T, T>::identity();
+    for _ in 0..8 {
+        let c = random_rational_skew::<T>(&mut rng);
+        let cay = kernel(&c);
+        assert_eq!(
+            (identity + c) * cay,
+            identity - c,
+            "{what}, T = {T}, C = {c}"
+        );
+    }
+}
+
+macro_rules! exact {
+    ($($t:literal),*) => {$(
+        assert_exact::<$t>(|c| <Generated as Cayley<Q, $t>>::cayley(c), "Generated");
+        assert_exact::<$t>(|c| cayley!($t, strategy = elimination)(c), "elimination");
+    )*};
+}
+
+#[test]
+fn random_rational_inputs_are_exact() {
+    exact!(1, 2, 3, 4, 5, 6, 7, 8, 10);
+    // Beyond the unrolled sizes, Generated is the Elimination loop kernel.
+    assert_exact::<9>(|c| <Generated as Cayley<Q, 9>>::cayley(c), "Generated");
+}
+
+/// Worst elementwise difference from f64 LU with partial pivoting, and worst `‖ΛᵀΛ − I‖_max`,
+/// in units of the scalar's epsilon, over 200 random skew `C` with entries in `(−s, s)`.
+fn accuracy<S, const T: usize>(
+    kernel: impl Fn(&SMatrix<S, T, T>) -> SMatrix<S, T, T>,
+    scale: f64,
+    to: impl Fn(f64) -> S,
+    from: impl Fn(S) -> f64,
+    epsilon: f64,
+) -> (f64, f64)
+where
+    S: geomattn::Field,
+    Const<T>: DimMin<Const<T>, Output = Const<T>>,
+{
+    let mut rng = SmallRng::seed_from_u64(7 + T as u64);
+    let (mut difference, mut orthogonality) = (0.0_f64, 0.0_f64);
+    for _ in 0..200 {
+        let c = random_skew::<T>(&mut rng, scale).map(&to);
+        let reference = <LuSolve as Cayley<f64, T>>::cayley(&c.map(&from));
+        let cay = kernel(&c).map(&from);
+        difference = difference.max((cay - reference).amax());
+        orthogonality = orthogonality.max(orthogonality_error(&cay));
+    }
+    (difference / epsilon, orthogonality / epsilon)
+}
+
+/// The bound the accuracy test asserts, in units of epsilon: `4·T·(1 + s·√T)²`. At moderate
+/// scale (`s ≤ 1`) that is a few ulp times `T`; it grows like `‖C‖²` (the condition number of
+/// `I + C` squared, the growth of pivot-free elimination) for large `‖C‖`.
+fn bound(t: usize, scale: f64) -> f64 {
+    4.0 * t as f64 * (1.0 + scale * (t as f64).sqrt()).powi(2)
+}
+
+const SCALES: [f64; 7] = [1e-3, 1e-2, 1e-1, 1.0, 1e1, 1e2, 1e3];
+
+fn accuracy_rows<const T: usize>(
+    name: &str,
+    f64_kernel: impl Fn(&SMatrix<f64, T, T>) -> SMatrix<f64, T, T>,
+    f32_kernel: impl Fn(&SMatrix<f32, T, T>) -> SMatrix<f32, T, T>,
+) where
+    Const<T>: DimMin<Const<T>, Output = Const<T>>,
+{
+    for scale in SCALES {
+        let (d64, o64) = accuracy(&f64_kernel, scale, |x| x, |x| x, f64::EPSILON);
+        let (d32, o32) = accuracy(
+            &f32_kernel,
+            scale,
+            |x| x as f32,
+            f64::from,
+            f32::EPSILON.into(),
+        );
+        println!("| {name} | {T} | {scale:.0e} | {d64:.1} | {o64:.1} | {d32:.1} | {o32:.1} |");
+        let limit = bound(T, scale);
+        for (what, value) in [
+            ("f64 diff", d64),
+            ("f64 orth", o64),
+            ("f32 diff", d32),
+            ("f32 orth", o32),
+        ] {
+            assert!(
+                value <= limit,
+                "{name}, T = {T}, s = {scale:e}: {what} = {value:.1} ε > {limit:.1} ε"
+            );
+        }
+    }
+}
+
+macro_rules! accuracy {
+    ($($t:literal),*) => {$(
+        accuracy_rows::<$t>(
+            "Generated",
+            |c| <Generated as Cayley<f64, $t>>::cayley(c),
+            |c| <Generated as Cayley<f32, $t>>::cayley(c),
+        );
+        accuracy_rows::<$t>(
+            "elimination",
+            |c| cayley!($t, strategy = elimination)(c),
+            |c| cayley!($t, strategy = elimination)(c),
+        );
+        accuracy_rows::<$t>(
+            "LuSolve (baseline)",
+            |c| <LuSolve as Cayley<f64, $t>>::cayley(c),
+            |c| <LuSolve as Cayley<f32, $t>>::cayley(c),
+        );
+    )*};
+}
+
+/// Run with `--nocapture` for the table (units of the scalar's epsilon).
+#[test]
+fn accuracy_against_f64_lu() {
+    println!("| kernel | T | scale | f64 diff | f64 ‖ΛᵀΛ−I‖ | f32 diff | f32 ‖ΛᵀΛ−I‖ |");
+    println!("|---|---|---|---|---|---|---|");
+    accuracy!(2, 3, 4, 5, 6, 7, 8);
+}
