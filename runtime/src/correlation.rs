@@ -2,6 +2,7 @@
 
 use nalgebra::{SMatrix, SMatrixView};
 
+use crate::layer::check_batch_lengths;
 use crate::{Error, Field};
 
 /// GML's `tensor_mat_skew_sym_assign` for one sequence: `L[i,j] = z_iᵀ A z_j` for `i > j`,
@@ -46,14 +47,7 @@ pub fn tensor_mat_skew_sym_assign<S: Field, const D: usize, const T: usize>(
     a: &SMatrix<S, D, D>,
     out: &mut [SMatrix<S, T, T>],
 ) -> Result<(), Error> {
-    if z.len() != out.len() {
-        return Err(Error::BatchShape {
-            detail: "input and output batches differ in length",
-            input: z.len(),
-            output: out.len(),
-            per_item: 1,
-        });
-    }
+    check_batch_lengths(z, out)?;
     for (slice, result) in z.iter().zip(out.iter_mut()) {
         *result = lower_correlation(&slice.as_view(), a);
     }

@@ -34,14 +34,7 @@ pub trait SequenceLayer<S: Field, const D: usize, const T: usize> {
         inputs: &[SMatrix<S, D, T>],
         outputs: &mut [SMatrix<S, D, T>],
     ) -> Result<(), Error> {
-        if inputs.len() != outputs.len() {
-            return Err(Error::BatchShape {
-                detail: "input and output batches differ in length",
-                input: inputs.len(),
-                output: outputs.len(),
-                per_item: 1,
-            });
-        }
+        check_batch_lengths(inputs, outputs)?;
         for (z, out) in inputs.iter().zip(outputs.iter_mut()) {
             self.forward_into(z.as_view(), out.as_view_mut());
         }
@@ -92,5 +85,19 @@ pub trait SequenceLayer<S: Field, const D: usize, const T: usize> {
             );
         }
         Ok(())
+    }
+}
+
+/// The check every batched entry point starts with: as many outputs as inputs.
+pub(crate) fn check_batch_lengths<A, B>(inputs: &[A], outputs: &[B]) -> Result<(), Error> {
+    if inputs.len() == outputs.len() {
+        Ok(())
+    } else {
+        Err(Error::BatchShape {
+            detail: "input and output batches differ in length",
+            input: inputs.len(),
+            output: outputs.len(),
+            per_item: 1,
+        })
     }
 }

@@ -14,7 +14,7 @@ pub struct Elimination;
 
 impl<S: Field, const T: usize> Cayley<S, T> for Elimination {
     fn cayley(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
-        // m = I + C from the strict upper triangle of C; x = 2I.
+        // m = I + C from the strict upper triangle of C.
         let mut m = SMatrix::<S, T, T>::identity();
         for j in 0..T {
             for i in 0..j {
@@ -22,30 +22,42 @@ impl<S: Field, const T: usize> Cayley<S, T> for Elimination {
                 m[(j, i)] = -c[(i, j)];
             }
         }
-        let mut x = SMatrix::<S, T, T>::identity() * two::<S>();
-        for k in 0..T {
-            let pivot_inv = S::one() / m[(k, k)];
-            for j in k + 1..T {
-                m[(k, j)] *= pivot_inv;
-            }
-            for j in 0..T {
-                x[(k, j)] *= pivot_inv;
-            }
-            for i in (0..T).filter(|&i| i != k) {
-                let factor = m[(i, k)];
-                for j in k + 1..T {
-                    let update = factor * m[(k, j)];
-                    m[(i, j)] -= update;
-                }
-                for j in 0..T {
-                    let update = factor * x[(k, j)];
-                    x[(i, j)] -= update;
-                }
-            }
-        }
+        let mut x = solve_without_pivoting(m, SMatrix::<S, T, T>::identity() * two::<S>());
         for k in 0..T {
             x[(k, k)] -= S::one();
         }
         x
     }
+}
+
+/// `m⁻¹ rhs` by Gauss–Jordan elimination without pivoting, one reciprocal per pivot.
+///
+/// Stable for the matrices it is used on, whose pivots stay away from zero: `I + C` with `C`
+/// skew (every pivot is at least 1) and column diagonally dominant matrices (the Padé
+/// denominator of the matrix exponential).
+pub(crate) fn solve_without_pivoting<S: Field, const T: usize>(
+    mut m: SMatrix<S, T, T>,
+    mut rhs: SMatrix<S, T, T>,
+) -> SMatrix<S, T, T> {
+    for k in 0..T {
+        let pivot_inv = S::one() / m[(k, k)];
+        for j in k + 1..T {
+            m[(k, j)] *= pivot_inv;
+        }
+        for j in 0..T {
+            rhs[(k, j)] *= pivot_inv;
+        }
+        for i in (0..T).filter(|&i| i != k) {
+            let factor = m[(i, k)];
+            for j in k + 1..T {
+                let update = factor * m[(k, j)];
+                m[(i, j)] -= update;
+            }
+            for j in 0..T {
+                let update = factor * rhs[(k, j)];
+                rhs[(i, j)] -= update;
+            }
+        }
+    }
+    rhs
 }

@@ -27,6 +27,7 @@ mod elimination;
 mod generated;
 
 pub use baselines::{LuSolve, NalgebraInverse};
+pub(crate) use elimination::solve_without_pivoting;
 pub use elimination::Elimination;
 pub use generated::Generated;
 

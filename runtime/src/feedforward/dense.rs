@@ -10,6 +10,7 @@ use rand::Rng;
 
 use super::{affine, bias_from_slice, glorot_vector, matrix_from_slice};
 use crate::activation::Activation;
+use crate::layer::check_batch_lengths;
 use crate::{Error, Field, init};
 
 /// `x ↦ σ(W x + b)` from `R^IN` to `R^OUT`. GML's default activation is `tanh`; the transformer
@@ -102,14 +103,7 @@ impl<S: Field, const IN: usize, const OUT: usize, A: Activation<S>> Dense<S, IN,
         inputs: &[SMatrix<S, IN, T>],
         outputs: &mut [SMatrix<S, OUT, T>],
     ) -> Result<(), Error> {
-        if inputs.len() != outputs.len() {
-            return Err(Error::BatchShape {
-                detail: "input and output batches differ in length",
-                input: inputs.len(),
-                output: outputs.len(),
-                per_item: 1,
-            });
-        }
+        check_batch_lengths(inputs, outputs)?;
         for (z, out) in inputs.iter().zip(outputs.iter_mut()) {
             self.forward_into(z.as_view(), out.as_view_mut());
         }

@@ -26,6 +26,7 @@
 use nalgebra::{RealField, SMatrix};
 
 use super::OrthogonalMap;
+use crate::cayley::solve_without_pivoting;
 
 /// The exponential of a skew matrix, in closed form for `T ≤ 3` and by [`ScalingSquaring`]
 /// above.
@@ -142,31 +143,6 @@ fn pade<S: RealField + Copy, const T: usize>(a: &SMatrix<S, T, T>) -> SMatrix<S,
     let a8 = a4 * a4;
     let even = identity * b(0) + a2 * b(2) + a4 * b(4) + a6 * b(6) + a8 * b(8);
     let odd = a * (identity * b(1) + a2 * b(3) + a4 * b(5) + a6 * b(7));
-    solve_dominant(even - odd, even + odd)
-}
-
-/// `m⁻¹ rhs` by Gauss–Jordan elimination without pivoting (for column diagonally dominant `m`).
-fn solve_dominant<S: RealField + Copy, const T: usize>(
-    mut m: SMatrix<S, T, T>,
-    mut rhs: SMatrix<S, T, T>,
-) -> SMatrix<S, T, T> {
-    for k in 0..T {
-        let pivot_inv = S::one() / m[(k, k)];
-        for j in k + 1..T {
-            m[(k, j)] *= pivot_inv;
-        }
-        rhs.row_mut(k).scale_mut(pivot_inv);
-        for i in (0..T).filter(|&i| i != k) {
-            let factor = m[(i, k)];
-            for j in k + 1..T {
-                let update = factor * m[(k, j)];
-                m[(i, j)] -= update;
-            }
-            for j in 0..T {
-                let update = factor * rhs[(k, j)];
-                rhs[(i, j)] -= update;
-            }
-        }
-    }
-    rhs
+    // q(A) is column diagonally dominant for ‖A‖₁ ≤ 1 (where scaling brings A), so no pivoting.
+    solve_without_pivoting(even - odd, even + odd)
 }
