@@ -13,7 +13,15 @@
 //! `h·DH … (h+1)·DH − 1`), with no output projection, plus `Z` if `add_connection`.
 //!
 //! `D = H·DH` is checked at compile time: a layer whose `D` is not `H` times its head width (or
-//! with no head) does not build, so GML's `dim % n_heads != 0` cannot be represented.
+//! with no head) does not build, so GML's `dim % n_heads != 0` cannot be represented:
+//!
+//! ```compile_fail
+//! use geomattn::mha::{Head, MultiHeadAttention};
+//! use geomattn::nalgebra::SMatrix;
+//! let w = SMatrix::<f64, 5, 2>::zeros();
+//! // dim = 5 is not 2 heads of width 2.
+//! let _ = MultiHeadAttention::<f64, 5, 2, 2>::new([Head::new(w, w, w); 2], true);
+//! ```
 //!
 //! `Stiefel = true` in GML keeps each weight on the Stiefel manifold (orthonormal columns).
 //! [`MultiHeadAttention::stiefel`] checks this on construction, and
@@ -106,11 +114,17 @@ impl<S: RealField + Copy, const D: usize, const DH: usize> Head<S, D, DH> {
     }
 }
 
-/// `‖WᵀW − I‖_max`: how far the columns of `w` are from orthonormal.
+/// `‖WᵀW − I‖_max`: how far the columns of `w` are from orthonormal; NaN if an entry of `WᵀW` is
+/// NaN (where nalgebra's `amax` would skip it).
 pub fn stiefel_error<S: RealField + Copy, const D: usize, const DH: usize>(
     w: &SMatrix<S, D, DH>,
 ) -> S {
-    (w.tr_mul(w) - SMatrix::<S, DH, DH>::identity()).amax()
+    (w.tr_mul(w) - SMatrix::<S, DH, DH>::identity())
+        .iter()
+        .fold(S::zero(), |max, x| {
+            let x = x.abs();
+            if x > max || !x.is_finite() { x } else { max }
+        })
 }
 
 /// The Stiefel factor of `w`: `Q` of the thin QR decomposition `w = QR`, with the signs fixed so

@@ -34,8 +34,9 @@ use nalgebra::{RealField, SMatrix};
 /// A normalisation of a matrix of scores into weights, applied as `σ(C)`.
 ///
 /// Implemented by zero-sized marker types; layers take it as a type parameter, so the choice costs
-/// nothing at run time.
-pub trait Softmax {
+/// nothing at run time. The supertraits let layers that carry the marker derive `Copy`, `Debug`
+/// and `PartialEq`.
+pub trait Softmax: Copy + core::fmt::Debug + PartialEq {
     /// Name for reports and debugging (`"VectorSoftmax"`, …).
     const NAME: &'static str;
 

@@ -5,5 +5,6 @@
 fn main() {
     println!("# geomattn report\n");
     println!("{}", geomattn_benches::report::vpa::table());
+    println!("{}", geomattn_benches::report::attention::table());
     println!("{}", geomattn_benches::report::supporting::table());
 }

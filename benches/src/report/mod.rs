@@ -2,6 +2,7 @@
 //! seeded random batch.
 
 mod table;
+pub mod attention;
 pub mod supporting;
 pub mod vpa;
 

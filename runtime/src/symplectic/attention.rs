@@ -28,6 +28,15 @@
 //! [`SymplecticAttention::symmetric_gml`] (type [`SymmetricA`]`<S, N, GmlCompatible>`) to reproduce
 //! GML's numbers for weights trained with `symmetric = true`. With `MatrixSoftmax` both agree.
 //!
+//! The layer works for every sequence length `T`, so the flat-buffer entry point names it:
+//! `SequenceLayer::<f64, M, T>::forward_flat(&layer, …)`. `M = 2N` is checked at compile time:
+//!
+//! ```compile_fail
+//! use geomattn::{SymplecticAttentionQ, nalgebra::Matrix2};
+//! // Phase space R⁵ has no (q, p) split.
+//! let _ = SymplecticAttentionQ::<f64, 5, 2>::arbitrary(Matrix2::identity());
+//! ```
+//!
 //! ```
 //! use geomattn::symplectic::attention::{SymplecticAttentionQ, DenseA};
 //! use geomattn::{MatrixSoftmax, SequenceLayer, nalgebra::{Matrix1, Matrix2x3}};
@@ -69,7 +78,9 @@ pub struct DenseA<S, const N: usize> {
 }
 
 /// The formula a symmetric weight uses; see the [module docs](self).
-pub trait SymmetricMode {
+///
+/// The supertraits let layers that carry the marker derive `Copy`, `Debug` and `PartialEq`.
+pub trait SymmetricMode: Copy + core::fmt::Debug + PartialEq {
     /// `true` for GML's `2 A x S`, `false` for the gradient `A x (S + Sᵀ)`.
     const GML: bool;
 }

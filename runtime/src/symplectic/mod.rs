@@ -11,7 +11,9 @@ pub mod attention;
 pub mod linear;
 
 /// Which half of phase space a layer updates: [`UpdateQ`] or [`UpdateP`].
-pub trait Side {
+///
+/// The supertraits let layers that carry the marker derive `Copy`, `Debug` and `PartialEq`.
+pub trait Side: Copy + core::fmt::Debug + PartialEq {
     /// `true` if the layer writes `q` (rows `0..n`) from `p`, `false` for the reverse.
     const UPDATES_Q: bool;
 

@@ -8,6 +8,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+mod attention;
 mod cayley;
 mod supporting;
 mod vpa;
@@ -71,5 +72,6 @@ fn no_forward_pass_allocates() {
     vpa::check(&mut probe);
     supporting::check(&mut probe);
     cayley::check(&mut probe);
+    attention::check(&mut probe);
     assert!(!probe.checked.is_empty());
 }
