@@ -5,11 +5,17 @@
 // The code `geomattn-macros` emits names `::geomattn`, here as in any other crate.
 extern crate self as geomattn;
 
+#[cfg(feature = "hdf5")]
+extern crate std;
+
 pub mod activation;
+pub mod architectures;
 pub mod cayley;
 pub mod correlation;
 mod error;
 pub mod feedforward;
+#[cfg(feature = "hdf5")]
+pub mod gml;
 pub mod init;
 mod layer;
 pub mod mha;

@@ -6,5 +6,6 @@ fn main() {
     println!("# geomattn report\n");
     println!("{}", geomattn_benches::report::vpa::table());
     println!("{}", geomattn_benches::report::attention::table());
+    println!("{}", geomattn_benches::report::gml::table());
     println!("{}", geomattn_benches::report::supporting::table());
 }

@@ -3,6 +3,7 @@
 
 mod table;
 pub mod attention;
+pub mod gml;
 pub mod supporting;
 pub mod vpa;
 

@@ -38,16 +38,18 @@ pub struct VpffBlock<S, const D: usize, const NL: usize, A> {
 /// ```
 /// use geomattn::architectures::{VolumePreservingFeedForward, VpffBlock};
 /// use geomattn::activation::{Identity, Tanh};
-/// use geomattn::feedforward::VolumePreservingLayer;
-/// use geomattn::{ColumnLayer, nalgebra::Vector2};
-/// let w = |x: f64| geomattn::packed::Packed::from_packed(&[x]).unwrap();
+/// use geomattn::feedforward::{StrictlyTriangular, VolumePreservingLayer};
+/// use geomattn::{ColumnLayer, nalgebra::Vector2, packed::Packed};
+/// // A 2×2 layer with packed weight `[x]` and no bias.
+/// fn layer<L: StrictlyTriangular, A>(x: f64) -> VolumePreservingLayer<f64, 2, L, A> {
+///     VolumePreservingLayer::new(Packed::from_packed(&[x]).unwrap(), None)
+/// }
 /// let block = VpffBlock::<f64, 2, 1, Tanh> {
-///     linear: [(VolumePreservingLayer::new(w(1.0), None), VolumePreservingLayer::new(w(0.0), None))],
-///     lower: VolumePreservingLayer::new(w(0.0), None),
-///     upper: VolumePreservingLayer::new(w(0.0), None),
+///     linear: [(layer(1.0), layer(0.0))],
+///     lower: layer(0.0),
+///     upper: layer(0.0),
 /// };
-/// let last = (VolumePreservingLayer::new(w(0.0), None), VolumePreservingLayer::new(w(1.0), None));
-/// let net = VolumePreservingFeedForward::new([block], last);
+/// let net = VolumePreservingFeedForward::new([block], (layer(0.0), layer(1.0)));
 /// // (1, 1) → lower (1, 2) → upper (1 + 2, 2).
 /// assert_eq!(net.apply(&Vector2::new(1.0, 1.0)), Vector2::new(3.0, 2.0));
 /// ```

@@ -14,10 +14,12 @@ use crate::{Field, SequenceLayer};
 ///
 /// ```
 /// use geomattn::architectures::iterate;
-/// use geomattn::{ColumnLayer, nalgebra::{SMatrix, SVector, Vector1}};
+/// use geomattn::{SequenceLayer, nalgebra::{SMatrix, SMatrixView, SMatrixViewMut, Vector1}};
 /// struct Double;
-/// impl ColumnLayer<f64, 1> for Double {
-///     fn apply(&self, x: &Vector1<f64>) -> Vector1<f64> { x * 2.0 }
+/// impl SequenceLayer<f64, 1, 1> for Double {
+///     fn forward_into(&self, z: SMatrixView<'_, f64, 1, 1>, mut out: SMatrixViewMut<'_, f64, 1, 1>) {
+///         out.copy_from(&(z * 2.0));
+///     }
 /// }
 /// let mut out = [Vector1::zeros(); 5];
 /// iterate::<f64, 1, 1, 1, _>(&Double, &SMatrix::<f64, 1, 1>::new(1.0), &mut out);

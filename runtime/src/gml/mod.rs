@@ -30,4 +30,4 @@ pub mod rigid_body;
 
 pub use error::LoadError;
 pub use file::{GmlFile, GmlType, Node};
-pub use networks::{FromGml, Layers, Settings, load, load_file, load_with};
+pub use networks::{FromGml, Layers, STIEFEL_TOLERANCE, Settings, load, load_file, load_with};

@@ -237,9 +237,13 @@ impl<Att: FromGml, Ff: FromGml, const L: usize> FromGml for Transformer<Att, Ff,
     }
 }
 
+/// The bound on `‖WᵀW − I‖_max` for Stiefel weights read from a file. Weights trained in GML
+/// drift off the manifold in Float32: up to 6.2·10⁻³ in the MNIST fixture.
+pub const STIEFEL_TOLERANCE: f64 = 1e-2;
+
 /// Multi-head attention: groups `PQ`, `PK`, `PV`, each with `head_1 … head_H` (dense datasets, or
 /// `StiefelManifold` groups, which make it GML's `Stiefel = true` layer and are checked to have
-/// orthonormal columns to Float32 accuracy, `√ε_f32 ≈ 3.5·10⁻⁴`).
+/// orthonormal columns to [`STIEFEL_TOLERANCE`]).
 impl<S: RealField + Copy, const D: usize, const H: usize, const DH: usize, Sm> FromGml
     for MultiHeadAttention<S, D, H, DH, Sm>
 {
@@ -268,7 +272,7 @@ impl<S: RealField + Copy, const D: usize, const H: usize, const DH: usize, Sm> F
         if !stiefel {
             return Ok(Self::new(heads, add_connection));
         }
-        let tolerance = nalgebra::convert(f64::from(f32::EPSILON).sqrt());
+        let tolerance = nalgebra::convert(STIEFEL_TOLERANCE);
         Self::stiefel_with_tolerance(heads, add_connection, tolerance).map_err(|source| {
             LoadError::Invalid {
                 path: node.path().into(),
