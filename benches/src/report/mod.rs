@@ -1,10 +1,10 @@
 //! The report: one table per layer family, each row measured on seeded Glorot weights and a
 //! seeded random batch.
 
-mod table;
 pub mod attention;
 pub mod gml;
 pub mod supporting;
+mod table;
 pub mod vpa;
 
 pub use table::Table;
