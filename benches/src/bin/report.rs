@@ -4,6 +4,7 @@
 
 fn main() {
     println!("# geomattn report\n");
+    println!("{}", geomattn_benches::report::cayley::table());
     println!("{}", geomattn_benches::report::vpa::table());
     println!("{}", geomattn_benches::report::attention::table());
     println!("{}", geomattn_benches::report::gml::table());

@@ -2,6 +2,7 @@
 //! seeded random batch.
 
 pub mod attention;
+pub mod cayley;
 pub mod gml;
 pub mod supporting;
 mod table;

@@ -1,0 +1,66 @@
+//! Time per Cayley transform: the generated kernel (and each strategy of `cayley!`) against
+//! nalgebra's generic inverse, LU and the elimination loops, `T = 2 … 8`, f32 and f64.
+//!
+//! `cargo bench -p geomattn-benches --bench cayley`; `cargo test --benches` runs each once.
+
+use divan::Bencher;
+use geomattn::nalgebra::SMatrix;
+use geomattn::{Cayley, Elimination, Generated, LuSolve, NalgebraInverse};
+use geomattn_macros::cayley;
+
+fn main() {
+    divan::main();
+}
+
+/// A fixed skew matrix with entries of order 1.
+fn skew<S: geomattn::Field + From<f32>, const T: usize>() -> SMatrix<S, T, T> {
+    SMatrix::from_fn(|i, j| {
+        S::from(((i * 7 + j * 3) % 5) as f32 / 4.0 - 0.5 + (j as f32 - i as f32) / 8.0)
+    })
+}
+
+fn run<S: geomattn::Field + From<f32>, const T: usize>(
+    bencher: Bencher,
+    kernel: impl Fn(&SMatrix<S, T, T>) -> SMatrix<S, T, T>,
+) {
+    let c = skew::<S, T>();
+    bencher.bench_local(|| kernel(divan::black_box(&c)));
+}
+
+macro_rules! sizes {
+    ($($module:ident: $t:literal),*) => {$(
+        mod $module {
+            use super::*;
+
+            #[divan::bench(types = [f32, f64])]
+            fn generated<S: geomattn::Field + From<f32>>(b: Bencher)
+            where
+                Generated: Cayley<S, $t>,
+            {
+                run::<S, $t>(b, <Generated as Cayley<S, $t>>::cayley);
+            }
+
+            #[divan::bench(types = [f32, f64])]
+            fn strategy_elimination<S: geomattn::Field + From<f32>>(b: Bencher) {
+                run::<S, $t>(b, cayley!($t, strategy = elimination));
+            }
+
+            #[divan::bench(types = [f32, f64])]
+            fn nalgebra_inverse<S: geomattn::Field + From<f32> + geomattn::nalgebra::RealField>(b: Bencher) {
+                run::<S, $t>(b, <NalgebraInverse as Cayley<S, $t>>::cayley);
+            }
+
+            #[divan::bench(types = [f32, f64])]
+            fn lu_solve<S: geomattn::Field + From<f32> + geomattn::nalgebra::RealField>(b: Bencher) {
+                run::<S, $t>(b, <LuSolve as Cayley<S, $t>>::cayley);
+            }
+
+            #[divan::bench(types = [f32, f64])]
+            fn elimination_loops<S: geomattn::Field + From<f32>>(b: Bencher) {
+                run::<S, $t>(b, <Elimination as Cayley<S, $t>>::cayley);
+            }
+        }
+    )*};
+}
+
+sizes!(t2: 2, t3: 3, t4: 4, t5: 5, t6: 6, t8: 8);

@@ -1,0 +1,72 @@
+//! Instruction counts (callgrind) of one f64 Cayley transform: the generated kernel against
+//! nalgebra's generic inverse, LU and the elimination loops: one benchmark per size `T`, one id
+//! per kernel, all in one run.
+//!
+//! Needs valgrind and the runner of the same version as the `gungraun` library:
+//!
+//! ```text
+//! cargo install gungraun-runner --version 0.20.0
+//! cargo bench -p geomattn-benches --features callgrind --bench cayley_callgrind
+//! ```
+
+use geomattn::nalgebra::{Const, DimMin, SMatrix};
+use geomattn::{Cayley, Elimination, Generated, LuSolve, NalgebraInverse};
+use gungraun::{library_benchmark, library_benchmark_group, main};
+use std::hint::black_box;
+
+/// A fixed skew matrix with entries of order 1.
+fn skew<const T: usize>() -> SMatrix<f64, T, T> {
+    SMatrix::<f64, T, T>::from_fn(|i, j| {
+        if i < j {
+            (j - i) as f64 / 8.0 + ((i * 7 + j * 3) % 5) as f64 / 16.0
+        } else {
+            0.0
+        }
+    })
+}
+
+/// The kernels compared; the match costs a compare and a jump, the same for every kernel.
+#[derive(Clone, Copy)]
+enum Kernel {
+    Generated,
+    NalgebraInverse,
+    LuSolve,
+    EliminationLoops,
+}
+
+#[inline(always)]
+fn run<const T: usize>(kernel: Kernel, c: &SMatrix<f64, T, T>) -> SMatrix<f64, T, T>
+where
+    Const<T>: DimMin<Const<T>, Output = Const<T>>,
+{
+    match kernel {
+        Kernel::Generated => <Generated as Cayley<f64, T>>::cayley(c),
+        Kernel::NalgebraInverse => <NalgebraInverse as Cayley<f64, T>>::cayley(c),
+        Kernel::LuSolve => <LuSolve as Cayley<f64, T>>::cayley(c),
+        Kernel::EliminationLoops => <Elimination as Cayley<f64, T>>::cayley(c),
+    }
+}
+
+macro_rules! size_bench {
+    ($name:ident, $t:literal) => {
+        #[library_benchmark]
+        #[bench::generated(args = (Kernel::Generated, skew::<$t>()))]
+        #[bench::nalgebra_inverse(args = (Kernel::NalgebraInverse, skew::<$t>()))]
+        #[bench::lu_solve(args = (Kernel::LuSolve, skew::<$t>()))]
+        #[bench::elimination_loops(args = (Kernel::EliminationLoops, skew::<$t>()))]
+        fn $name(kernel: Kernel, c: SMatrix<f64, $t, $t>) -> SMatrix<f64, $t, $t> {
+            black_box(run(black_box(kernel), black_box(&c)))
+        }
+    };
+}
+
+size_bench!(t2, 2);
+size_bench!(t3, 3);
+size_bench!(t4, 4);
+size_bench!(t5, 5);
+size_bench!(t6, 6);
+size_bench!(t8, 8);
+
+library_benchmark_group!(name = cayley, benchmarks = [t2, t3, t4, t5, t6, t8]);
+
+main!(library_benchmark_groups = cayley);
