@@ -16,10 +16,13 @@
 //! is at least 1 in exact arithmetic.
 //!
 //! ```
-//! use geomattn::{Cayley, Elimination, nalgebra::matrix};
-//! let c = matrix![0.0, -0.5; 0.5, 0.0];
-//! let q = <Elimination as Cayley<f64, 2>>::cayley(&c);
-//! assert_eq!(q, matrix![0.6, 0.8; -0.8, 0.6]);
+//! use geomattn::{Cayley, Elimination, nalgebra::Matrix2};
+//! use num_rational::Ratio;
+//! // Exact in rational arithmetic: every kernel needs only + − × ÷.
+//! let r = |n, d| Ratio::<i64>::new(n, d);
+//! let c = Matrix2::new(r(0, 1), r(-1, 2), r(1, 2), r(0, 1));
+//! let q = <Elimination as Cayley<_, 2>>::cayley(&c);
+//! assert_eq!(q, Matrix2::new(r(3, 5), r(4, 5), r(-4, 5), r(3, 5)));
 //! ```
 
 mod baselines;
