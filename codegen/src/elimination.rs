@@ -59,8 +59,8 @@ pub fn program(t: usize) -> Program {
     let mut recip = Vec::with_capacity(t);
     for k in 0..t {
         let r = b.div(&Expr::int(1), &m[k][k]);
-        for j in k + 1..t {
-            m[k][j] = b.mul(&m[k][j], &r);
+        for entry in &mut m[k][k + 1..] {
+            *entry = b.mul(entry, &r);
         }
         for i in k + 1..t {
             for j in k + 1..t {
@@ -86,10 +86,11 @@ pub fn program(t: usize) -> Program {
     // X = U⁻¹Z from the last row up: X[i][j] = Z[i][j] − Σₖ₍ₖ₎ U[i][k]·X[k][j].
     let mut x = z;
     for i in (0..t).rev() {
-        for j in 0..t {
-            for k in i + 1..t {
-                let term = b.mul(&m[i][k], &x[k][j]);
-                x[i][j] = b.sub(&x[i][j], &term);
+        let (above, below) = x.split_at_mut(i + 1);
+        for (j, entry) in above[i].iter_mut().enumerate() {
+            for (u, row) in m[i][i + 1..].iter().zip(below.iter()) {
+                let term = b.mul(u, &row[j]);
+                *entry = b.sub(entry, &term);
             }
         }
     }

@@ -131,7 +131,7 @@ macro_rules! exact {
 fn random_rational_inputs_are_exact() {
     exact!(1, 2, 3, 4, 5, 6, 7, 8, 10);
     // Beyond the unrolled sizes, Generated is the Elimination loop kernel.
-    assert_exact::<9>(|c| <Generated as Cayley<Q, 9>>::cayley(c), "Generated");
+    assert_exact::<9>(<Generated as Cayley<Q, 9>>::cayley, "Generated");
 }
 
 /// Worst elementwise difference from f64 LU with partial pivoting, and worst `‖ΛᵀΛ − I‖_max`,
