@@ -54,16 +54,14 @@ fn cayley_reference(t: usize, upper: &[BigRational]) -> Vec<BigRational> {
         }
     }
     let minus = identity_plus(t, upper, -1);
-    let mut out = Vec::with_capacity(t * t);
-    for col in 0..t {
-        for row in 0..t {
-            let entry = (0..t).fold(BigRational::zero(), |acc, k| {
-                acc + &minus[row][k] * &inv[k][col]
-            });
-            out.push(entry);
-        }
-    }
-    out
+    (0..t * t)
+        .map(|k| {
+            let (row, col) = (k % t, k / t);
+            (0..t).fold(BigRational::zero(), |acc, m| {
+                acc + &minus[row][m] * &inv[m][col]
+            })
+        })
+        .collect()
 }
 
 /// A small deterministic generator (xorshift64*), so failures reproduce.
