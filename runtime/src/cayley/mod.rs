@@ -30,8 +30,8 @@ mod elimination;
 mod generated;
 
 pub use baselines::{LuSolve, NalgebraInverse};
-pub(crate) use elimination::solve_without_pivoting;
 pub use elimination::Elimination;
+pub(crate) use elimination::solve_without_pivoting;
 pub use generated::Generated;
 
 use nalgebra::SMatrix;
