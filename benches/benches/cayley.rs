@@ -46,6 +46,11 @@ macro_rules! sizes {
             }
 
             #[divan::bench(types = [f32, f64])]
+            fn strategy_symbolic<S: geomattn::Field + From<f32>>(b: Bencher) {
+                run::<S, $t>(b, cayley!($t, strategy = symbolic));
+            }
+
+            #[divan::bench(types = [f32, f64])]
             fn nalgebra_inverse<S: geomattn::Field + From<f32> + geomattn::nalgebra::RealField>(b: Bencher) {
                 run::<S, $t>(b, <NalgebraInverse as Cayley<S, $t>>::cayley);
             }

@@ -1,7 +1,8 @@
 //! Emission of a [`Program`] as a branch-free Rust function generic over `geomattn::Field`.
 //!
 //! The function reads the strict upper triangle of its argument, runs the steps as straight-line
-//! `let` bindings (one `let` per step: a reciprocal stays one division), and returns the matrix
+//! assignments to immutable bindings declared up front (one per step: a reciprocal stays one
+//! division), and returns the matrix
 //! built from the outputs. Constants never go through a float: each distinct constant is bound
 //! once, as `geomattn::__private::ratio::<S>(numerator, denominator)`, which builds it from
 //! `S::one()` by additions (and one division for a fraction), so `f32`, `f64`, exact rationals,
@@ -83,8 +84,20 @@ pub fn function(program: &Program, name: &Ident) -> Result<TokenStream, Constant
                 binary(one, quote!(/), operand(a)?)
             }
         };
-        steps.push(quote!(let #id: S = #rhs;));
+        steps.push(quote!(#id = #rhs;));
     }
+    // The steps are declared in groups and assigned after: a `let` per step would nest one
+    // lexical scope per step, and LLVM's debug-info writer recurses once per scope (rustc
+    // overflowed its stack on 3 000-step functions with debug info).
+    let declarations = (0..program.steps().len())
+        .collect::<Vec<_>>()
+        .chunks(DECLARATION_GROUP)
+        .map(|group| {
+            let ids = group.iter().map(|k| format_ident!("t{k}"));
+            let types = group.iter().map(|_| quote!(S));
+            quote!(let (#(#ids,)*): (#(#types,)*);)
+        })
+        .collect::<Vec<_>>();
     let outputs = program
         .outputs()
         .iter()
@@ -112,6 +125,7 @@ pub fn function(program: &Program, name: &Ident) -> Result<TokenStream, Constant
             #unused
             #(#reads)*
             #(#constants)*
+            #(#declarations)*
             #(#steps)*
             ::geomattn::nalgebra::SMatrix::<S, #t, #t>::from_array_storage(
                 ::geomattn::nalgebra::ArrayStorage([#(#columns),*]),
@@ -119,6 +133,9 @@ pub fn function(program: &Program, name: &Ident) -> Result<TokenStream, Constant
         }
     })
 }
+
+/// Steps declared by one `let`.
+const DECLARATION_GROUP: usize = 256;
 
 fn binary(a: TokenStream, op: TokenStream, b: TokenStream) -> TokenStream {
     quote!(#a #op #b)
@@ -177,7 +194,11 @@ mod tests {
         let program = crate::elimination::program(3);
         let name = Ident::new("f", Span::call_site());
         let code = function(&program, &name).unwrap().to_string();
-        assert_eq!(code.matches("let t").count(), program.steps().len());
+        assert_eq!(
+            code.matches(" = ").count(),
+            program.steps().len() + 5,
+            "steps, 3 reads, 2 constants"
+        );
         for (i, j) in [(0, 1), (0, 2), (1, 2)] {
             assert!(
                 code.contains(&format!("c [({i}usize , {j}usize)]")),

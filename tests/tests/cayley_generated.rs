@@ -65,6 +65,7 @@ fn conventions_vectors_are_exact() {
     let e2 = q_matrix([[3, 4], [-4, 3]], 5);
     assert_eq!(<Generated as Cayley<Q, 2>>::cayley(&c2), e2);
     assert_eq!(cayley!(2, strategy = elimination)(&c2), e2);
+    assert_eq!(cayley!(2, strategy = symbolic)(&c2), e2);
 
     let c4 = skew_one_to::<4>(3);
     let e4 = q_matrix(
@@ -78,10 +79,12 @@ fn conventions_vectors_are_exact() {
     );
     assert_eq!(<Generated as Cayley<Q, 4>>::cayley(&c4), e4);
     assert_eq!(cayley!(4, strategy = elimination)(&c4), e4);
+    assert_eq!(cayley!(4, strategy = symbolic)(&c4), e4);
 
     let c5 = skew_one_to::<5>(5);
     assert_eq!(<Generated as Cayley<Q, 5>>::cayley(&c5), t5_expected());
     assert_eq!(cayley!(5, strategy = elimination)(&c5), t5_expected());
+    assert_eq!(cayley!(5, strategy = symbolic)(&c5), t5_expected());
 }
 
 /// A random skew `C` with entries `n/d`, `|n| ≤ 3`, `d ∈ {1, 2, 3}` (small, so that i128 holds
@@ -127,11 +130,27 @@ macro_rules! exact {
     )*};
 }
 
+macro_rules! symbolic_exact {
+    ($($t:literal),*) => {$(
+        assert_exact::<$t>(|c| cayley!($t, strategy = symbolic)(c), "symbolic");
+    )*};
+}
+
+/// In a thread with a large stack: unoptimised, the straight-line functions keep every step
+/// (47 401 rationals of 32 bytes for the symbolic `T = 8`) on the stack.
 #[test]
 fn random_rational_inputs_are_exact() {
-    exact!(1, 2, 3, 4, 5, 6, 7, 8, 10);
-    // Beyond the unrolled sizes, Generated is the Elimination loop kernel.
-    assert_exact::<9>(<Generated as Cayley<Q, 9>>::cayley, "Generated");
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(|| {
+            exact!(1, 2, 3, 4, 5, 6, 7, 8, 10, 12);
+            symbolic_exact!(2, 3, 4, 5, 6, 7, 8);
+            // Beyond the unrolled sizes, Generated is the Elimination loop kernel.
+            assert_exact::<9>(<Generated as Cayley<Q, 9>>::cayley, "Generated");
+        })
+        .unwrap()
+        .join()
+        .unwrap();
 }
 
 /// Worst elementwise difference from f64 LU with partial pivoting, and worst `‖ΛᵀΛ − I‖_max`,
@@ -211,6 +230,11 @@ macro_rules! accuracy {
             "elimination",
             |c| cayley!($t, strategy = elimination)(c),
             |c| cayley!($t, strategy = elimination)(c),
+        );
+        accuracy_rows::<$t>(
+            "symbolic",
+            |c| cayley!($t, strategy = symbolic)(c),
+            |c| cayley!($t, strategy = symbolic)(c),
         );
         accuracy_rows::<$t>(
             "LuSolve (baseline)",

@@ -1,3 +1,3 @@
 fn main() {
-    let _ = geomattn_macros::cayley!(11, strategy = elimination);
+    let _ = geomattn_macros::cayley!(13, strategy = elimination);
 }

@@ -1,0 +1,3 @@
+fn main() {
+    let _ = geomattn_macros::cayley!(9, strategy = symbolic);
+}
