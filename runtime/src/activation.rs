@@ -1,6 +1,6 @@
 //! The element-wise activations GML's layers use, as zero-sized marker types.
 //!
-//! A layer takes its activation as a type parameter `A: Activation<S>`, so the choice is made at
+//! A layer takes its activation as a type parameter `Act: Activation<S>`, so the choice is made at
 //! compile time and costs nothing: `Identity` compiles away, `Tanh` is one call per entry.
 //!
 //! | type | GML | scalar |
@@ -9,7 +9,7 @@
 //! | [`Tanh`] | `tanh` | [`nalgebra::RealField`] |
 //!
 //! ```
-//! use geomattn::activation::{Activation, Identity, Tanh};
+//! use geomattn::{Activation, Identity, Tanh};
 //! assert_eq!(<Identity as Activation<f64>>::apply(-3.5), -3.5);
 //! // Saturates instead of overflowing, and keeps tiny inputs exact.
 //! assert_eq!(<Tanh as Activation<f64>>::apply(1e300), 1.0);
@@ -28,7 +28,9 @@ pub trait Activation<S> {
     fn apply(x: S) -> S;
 
     /// The function applied to every entry of a matrix (or vector).
-    fn apply_matrix<const R: usize, const C: usize>(m: SMatrix<S, R, C>) -> SMatrix<S, R, C>
+    fn apply_matrix<const ROWS: usize, const COLS: usize>(
+        m: SMatrix<S, ROWS, COLS>,
+    ) -> SMatrix<S, ROWS, COLS>
     where
         S: nalgebra::Scalar,
     {
@@ -54,7 +56,9 @@ impl<S> Activation<S> for Identity {
     }
 
     #[inline(always)]
-    fn apply_matrix<const R: usize, const C: usize>(m: SMatrix<S, R, C>) -> SMatrix<S, R, C>
+    fn apply_matrix<const ROWS: usize, const COLS: usize>(
+        m: SMatrix<S, ROWS, COLS>,
+    ) -> SMatrix<S, ROWS, COLS>
     where
         S: nalgebra::Scalar,
     {

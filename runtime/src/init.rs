@@ -29,10 +29,10 @@ pub fn uniform<S: RealField + Copy, R: Rng + ?Sized>(rng: &mut R, bound: S) -> S
     bound * nalgebra::convert::<f64, S>(2.0 * unit - 1.0)
 }
 
-/// A dense `M×N` matrix with GML's Glorot-uniform entries, bound `√(6/(M+N))`.
-pub fn glorot_dense<S: RealField + Copy, const M: usize, const N: usize, R: Rng + ?Sized>(
+/// A dense `ROWS×COLS` matrix with GML's Glorot-uniform entries, bound `√(6/(ROWS+COLS))`.
+pub fn glorot_dense<S: RealField + Copy, const ROWS: usize, const COLS: usize, R: Rng + ?Sized>(
     rng: &mut R,
-) -> SMatrix<S, M, N> {
-    let bound = glorot_bound::<S>(M + N);
+) -> SMatrix<S, ROWS, COLS> {
+    let bound = glorot_bound::<S>(ROWS + COLS);
     SMatrix::from_fn(|_, _| uniform(rng, bound))
 }

@@ -1,6 +1,14 @@
-//! The interface every sequence-to-sequence layer shares, and the batch entry points built on it.
+//! The two layer traits: [`SequenceLayer`] (a map of whole sequences, `R^{D×T} → R^{D×T}`) and
+//! [`ColumnLayer`] (a map of one time step, `R^IN → R^OUT`, applied to every column), and the batch
+//! entry points built on them.
+//!
+//! Every column layer that keeps the dimension (`IN = OUT = D`) is a sequence layer for every `T`,
+//! through one blanket implementation, so the per-time-step layers (ResNet, volume-preserving,
+//! gradient, the feed-forward networks) compose with the attention layers without glue. A column
+//! layer that changes the dimension ([`crate::Dense`], GML's up and down projections) maps
+//! sequences with [`ColumnLayer::apply_columns`].
 
-use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut};
+use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut, SVector};
 
 use crate::{Error, Field};
 
@@ -85,6 +93,83 @@ pub trait SequenceLayer<S: Field, const D: usize, const T: usize> {
             );
         }
         Ok(())
+    }
+}
+
+/// A map `R^IN → R^OUT` of one time step, applied to every column of a sequence independently.
+///
+/// The scalar is an associated type (each layer is built for one scalar), which is what lets a
+/// single blanket implementation make every `ColumnLayer<D>` (that is, `IN = OUT = D`) a
+/// [`SequenceLayer<S, D, T>`] for every `T`.
+///
+/// ```
+/// use geomattn::{ColumnLayer, SequenceLayer, StrictlyLower, VolumePreservingLowerLayer, Identity};
+/// use geomattn::nalgebra::{Matrix2x3, Vector2};
+/// let w = StrictlyLower::<f64, 2>::from_packed(&[1.0])?;
+/// let layer = VolumePreservingLowerLayer::<f64, 2, Identity>::new(w, None);
+/// assert_eq!(layer.apply(&Vector2::new(1.0, 1.0)), Vector2::new(1.0, 2.0));
+/// let z = Matrix2x3::new(1.0, 0.0, 2.0,
+///                        1.0, 5.0, 0.0);
+/// // As a sequence layer (the blanket implementation), column by column.
+/// assert_eq!(layer.forward(&z), Matrix2x3::new(1.0, 0.0, 2.0,
+///                                              2.0, 5.0, 2.0));
+/// assert_eq!(layer.apply_columns(&z), layer.forward(&z));
+/// # Ok::<(), geomattn::Error>(())
+/// ```
+pub trait ColumnLayer<const IN: usize, const OUT: usize = IN> {
+    /// The scalar the layer's weights and inputs are made of.
+    type Scalar: Field;
+
+    /// The layer's output for one vector.
+    fn apply(&self, x: &SVector<Self::Scalar, IN>) -> SVector<Self::Scalar, OUT>;
+
+    /// Writes the output for every column of `z` into the same column of `out`.
+    #[inline]
+    fn apply_columns_into<const T: usize>(
+        &self,
+        z: SMatrixView<'_, Self::Scalar, IN, T>,
+        mut out: SMatrixViewMut<'_, Self::Scalar, OUT, T>,
+    ) {
+        for j in 0..T {
+            out.set_column(j, &self.apply(&z.column(j).into_owned()));
+        }
+    }
+
+    /// The output for every column of one sequence.
+    fn apply_columns<const T: usize>(
+        &self,
+        z: &SMatrix<Self::Scalar, IN, T>,
+    ) -> SMatrix<Self::Scalar, OUT, T> {
+        let mut out = SMatrix::<Self::Scalar, OUT, T>::zeros();
+        self.apply_columns_into(z.as_view(), out.as_view_mut());
+        out
+    }
+
+    /// [`apply_columns`](Self::apply_columns) for every sequence of a batch.
+    ///
+    /// # Errors
+    /// [`Error::BatchShape`] if `inputs` and `outputs` differ in length.
+    fn apply_columns_batch<const T: usize>(
+        &self,
+        inputs: &[SMatrix<Self::Scalar, IN, T>],
+        outputs: &mut [SMatrix<Self::Scalar, OUT, T>],
+    ) -> Result<(), Error> {
+        check_batch_lengths(inputs, outputs)?;
+        for (z, out) in inputs.iter().zip(outputs.iter_mut()) {
+            self.apply_columns_into(z.as_view(), out.as_view_mut());
+        }
+        Ok(())
+    }
+}
+
+/// Every column layer that keeps the dimension is a sequence layer, for every sequence length.
+impl<S: Field, const D: usize, const T: usize, Layer> SequenceLayer<S, D, T> for Layer
+where
+    Layer: ColumnLayer<D, D, Scalar = S>,
+{
+    #[inline]
+    fn forward_into(&self, z: SMatrixView<'_, S, D, T>, out: SMatrixViewMut<'_, S, D, T>) {
+        self.apply_columns_into(z, out);
     }
 }
 

@@ -13,12 +13,14 @@ pub mod architectures;
 pub mod cayley;
 pub mod correlation;
 mod error;
+pub mod exp;
 pub mod feedforward;
 #[cfg(feature = "hdf5")]
 pub mod gml;
 pub mod init;
 mod layer;
 pub mod mha;
+pub mod orthogonal;
 pub mod orthonormal;
 pub mod packed;
 mod scalar;
@@ -27,21 +29,46 @@ pub mod softmax;
 pub mod symplectic;
 pub mod vpa;
 
-pub use cayley::{Cayley, DefaultCayley, Elimination, Generated, LuSolve, NalgebraInverse};
-pub use error::Error;
-pub use feedforward::{
-    ColumnLayer, Dense, GradientLayerP, GradientLayerQ, ResNetLayer, VolumePreservingLowerLayer,
-    VolumePreservingUpperLayer,
+// The public face: every public item of the layers is re-exported here, so `geomattn::Name`
+// always works; the modules keep the explanations. Only the optional loader keeps its own
+// namespace, `geomattn::gml`.
+pub use activation::{Activation, Identity, Tanh};
+pub use architectures::{
+    LinearPair, ResNetStack, StandardTransformerIntegrator, Transformer,
+    VolumePreservingFeedForward, VolumePreservingTransformer, VpffBlock, iterate,
 };
-pub use layer::SequenceLayer;
-pub use mha::MultiHeadAttention;
+pub use cayley::{Elimination, Generated, LuSolve, NalgebraInverse};
+pub use correlation::{
+    Additive, ArbitraryWeight, Bilinear, Correlation, LowRank, SkewCorrelation, SkewWeight,
+    lower_correlation, skew_from_lower, tensor_mat_skew_sym_assign,
+};
+pub use error::Error;
+pub use exp::{Exp, ScalingSquaring};
+pub use feedforward::{
+    Dense, GradientLayer, GradientLayerP, GradientLayerQ, ResNetLayer, StrictlyTriangular,
+    VolumePreservingLayer, VolumePreservingLowerLayer, VolumePreservingUpperLayer,
+};
+pub use init::{glorot_bound, glorot_dense, uniform};
+pub use layer::{ColumnLayer, SequenceLayer};
+pub use mha::{Head, MultiHeadAttention, project_to_stiefel, stiefel_error};
+pub use orthogonal::{DefaultCayley, OrthogonalMap};
 pub use orthonormal::OrthonormalAttention;
-pub use packed::{SkewSymmetric, StrictlyLower, StrictlyUpper, Symmetric};
+pub use packed::{
+    Lower, Mirror, Packed, PackedLayout, Skew, SkewSymmetric, StrictlyLower, StrictlyUpper, Sym,
+    Symmetric, Upper,
+};
 pub use scalar::Field;
+pub use self_attention::SoftmaxAttention;
 pub use softmax::{MatrixSoftmax, OneMatrixSoftmax, OneVectorSoftmax, Softmax, VectorSoftmax};
-pub use symplectic::attention::{SymplecticAttentionP, SymplecticAttentionQ};
-pub use symplectic::linear::{LinearSymplecticAttentionP, LinearSymplecticAttentionQ};
-pub use vpa::{ArbitraryVpa, ArbitraryWeight, SkewVpa, SkewWeight, VolumePreservingAttention};
+pub use symplectic::attention::{
+    DenseA, GmlCompatible, GradientExact, SymmetricA, SymmetricMode, SymplecticAttention,
+    SymplecticAttentionP, SymplecticAttentionQ, SymplecticWeight,
+};
+pub use symplectic::linear::{
+    LinearSymplecticAttention, LinearSymplecticAttentionP, LinearSymplecticAttentionQ,
+};
+pub use symplectic::{PhaseSide, UpdateP, UpdateQ};
+pub use vpa::{ArbitraryVpa, SkewVpa, VolumePreservingAttention};
 
 /// What the code emitted by `geomattn-macros` calls; not a public API.
 #[doc(hidden)]

@@ -16,7 +16,7 @@
 //! with no head) does not build, so GML's `dim % n_heads != 0` cannot be represented:
 //!
 //! ```compile_fail
-//! use geomattn::mha::{Head, MultiHeadAttention};
+//! use geomattn::{Head, MultiHeadAttention};
 //! use geomattn::nalgebra::SMatrix;
 //! let w = SMatrix::<f64, 5, 2>::zeros();
 //! // dim = 5 is not 2 heads of width 2.
@@ -28,7 +28,7 @@
 //! [`project_to_stiefel`] maps a weight that drifted back onto the manifold.
 //!
 //! ```
-//! use geomattn::mha::{Head, MultiHeadAttention};
+//! use geomattn::{Head, MultiHeadAttention};
 //! use geomattn::{SequenceLayer, nalgebra::{SMatrix, Matrix2x3}};
 //! // Two heads of width 1 on R²: head 0 reads the first coordinate, head 1 the second.
 //! let e0 = SMatrix::<f64, 2, 1>::new(1.0, 0.0);
@@ -51,6 +51,7 @@ use core::marker::PhantomData;
 use nalgebra::{Const, DimMin, RealField, SMatrix, SMatrixView, SMatrixViewMut};
 use rand::Rng;
 
+use crate::packed::matrix_from_slice;
 use crate::softmax::{Softmax, VectorSoftmax};
 use crate::{Error, Field, SequenceLayer, init};
 
@@ -76,21 +77,10 @@ impl<S: Field, const D: usize, const DH: usize> Head<S, D, DH> {
     /// # Errors
     /// [`Error::WeightLength`] if a slice does not have `D·DH` entries.
     pub fn from_column_major(query: &[S], key: &[S], value: &[S]) -> Result<Self, Error> {
-        let read = |name, values: &[S]| {
-            if values.len() == D * DH {
-                Ok(SMatrix::<S, D, DH>::from_column_slice(values))
-            } else {
-                Err(Error::WeightLength {
-                    name,
-                    expected: D * DH,
-                    found: values.len(),
-                })
-            }
-        };
         Ok(Self::new(
-            read("PQ", query)?,
-            read("PK", key)?,
-            read("PV", value)?,
+            matrix_from_slice("PQ", query)?,
+            matrix_from_slice("PK", key)?,
+            matrix_from_slice("PV", value)?,
         ))
     }
 
@@ -135,7 +125,7 @@ pub fn stiefel_error<S: RealField + Copy, const D: usize, const DH: usize>(
 /// bound is met automatically.
 ///
 /// ```
-/// use geomattn::mha::{project_to_stiefel, stiefel_error};
+/// use geomattn::{project_to_stiefel, stiefel_error};
 /// use geomattn::nalgebra::Matrix3x2;
 /// let w = Matrix3x2::new(2.0, 1.0,
 ///                        0.0, 1.0,

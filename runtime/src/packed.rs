@@ -2,7 +2,7 @@
 //!
 //! A packed matrix is held densely (as an [`SMatrix`], which is what every product wants) and
 //! converted from and to GML's packed vector `S` at the boundary. All four kinds share one
-//! implementation, [`Packed`], parametrised by a [`Layout`]: the order in which the packed entries
+//! implementation, [`Packed`], parametrised by a [`PackedLayout`]: the order in which the packed entries
 //! fill the matrix, and how the other triangle mirrors them.
 //!
 //! | kind | packed length | order of `S` (1-based, as in GML) | other triangle |
@@ -44,7 +44,7 @@ pub enum Mirror {
 }
 
 /// The index map of one kind of packed matrix.
-pub trait Layout {
+pub trait PackedLayout {
     /// Name used in error messages.
     const KIND: &'static str;
     /// How the unstored triangle is filled.
@@ -73,7 +73,7 @@ pub enum Lower {}
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Upper {}
 
-impl Layout for Skew {
+impl PackedLayout for Skew {
     const KIND: &'static str = "skew-symmetric";
     const MIRROR: Mirror = Mirror::Antisymmetric;
     fn packed_len(n: usize) -> usize {
@@ -84,7 +84,7 @@ impl Layout for Skew {
     }
 }
 
-impl Layout for Sym {
+impl PackedLayout for Sym {
     const KIND: &'static str = "symmetric";
     const MIRROR: Mirror = Mirror::Symmetric;
     fn packed_len(n: usize) -> usize {
@@ -95,7 +95,7 @@ impl Layout for Sym {
     }
 }
 
-impl Layout for Lower {
+impl PackedLayout for Lower {
     const KIND: &'static str = "strictly lower triangular";
     const MIRROR: Mirror = Mirror::Zero;
     fn packed_len(n: usize) -> usize {
@@ -106,7 +106,7 @@ impl Layout for Lower {
     }
 }
 
-impl Layout for Upper {
+impl PackedLayout for Upper {
     const KIND: &'static str = "strictly upper triangular";
     const MIRROR: Mirror = Mirror::Zero;
     fn packed_len(n: usize) -> usize {
@@ -118,26 +118,26 @@ impl Layout for Upper {
     }
 }
 
-/// An `N×N` special matrix in GML's packed representation, held densely.
+/// A `SIZE×SIZE` special matrix in GML's packed representation, held densely.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Packed<S, const N: usize, L> {
-    matrix: SMatrix<S, N, N>,
-    layout: PhantomData<L>,
+pub struct Packed<S, const SIZE: usize, Layout> {
+    matrix: SMatrix<S, SIZE, SIZE>,
+    layout: PhantomData<Layout>,
 }
 
 /// GML's `SkewSymMatrix`.
-pub type SkewSymmetric<S, const N: usize> = Packed<S, N, Skew>;
+pub type SkewSymmetric<S, const SIZE: usize> = Packed<S, SIZE, Skew>;
 /// GML's `SymmetricMatrix`.
-pub type Symmetric<S, const N: usize> = Packed<S, N, Sym>;
+pub type Symmetric<S, const SIZE: usize> = Packed<S, SIZE, Sym>;
 /// GML's `LowerTriangular` (strict).
-pub type StrictlyLower<S, const N: usize> = Packed<S, N, Lower>;
+pub type StrictlyLower<S, const SIZE: usize> = Packed<S, SIZE, Lower>;
 /// GML's `UpperTriangular` (strict).
-pub type StrictlyUpper<S, const N: usize> = Packed<S, N, Upper>;
+pub type StrictlyUpper<S, const SIZE: usize> = Packed<S, SIZE, Upper>;
 
-impl<S: Field, const N: usize, L: Layout> Packed<S, N, L> {
+impl<S: Field, const SIZE: usize, Layout: PackedLayout> Packed<S, SIZE, Layout> {
     /// Number of packed entries, `n(n−1)/2` or `n(n+1)/2`.
     pub fn packed_len() -> usize {
-        L::packed_len(N)
+        Layout::packed_len(SIZE)
     }
 
     /// Builds the matrix from GML's packed vector `S`.
@@ -156,21 +156,21 @@ impl<S: Field, const N: usize, L: Layout> Packed<S, N, L> {
     /// [`Error::PackedLength`] if `out` does not have [`Self::packed_len`] entries.
     pub fn write_packed(&self, out: &mut [S]) -> Result<(), Error> {
         Self::check_len(out.len())?;
-        for (slot, (i, j)) in out.iter_mut().zip(L::positions(N)) {
+        for (slot, (i, j)) in out.iter_mut().zip(Layout::positions(SIZE)) {
             *slot = self.matrix[(i, j)];
         }
         Ok(())
     }
 
     /// The dense matrix.
-    pub fn matrix(&self) -> &SMatrix<S, N, N> {
+    pub fn matrix(&self) -> &SMatrix<S, SIZE, SIZE> {
         &self.matrix
     }
 
     /// The same matrix over another scalar, entry by entry (e.g. `f32` weights run in `f64`, or
     /// lifted to dual numbers for an exact Jacobian). `f` must map 0 to 0 and commute with
     /// negation for the structure to be kept, as every numeric conversion does.
-    pub fn map_scalar<S2: Field>(&self, f: impl FnMut(S) -> S2) -> Packed<S2, N, L> {
+    pub fn map_scalar<S2: Field>(&self, f: impl FnMut(S) -> S2) -> Packed<S2, SIZE, Layout> {
         Packed {
             matrix: self.matrix.map(f),
             layout: PhantomData,
@@ -179,11 +179,11 @@ impl<S: Field, const N: usize, L: Layout> Packed<S, N, L> {
 
     /// Builds the matrix from its packed entries, produced in packed order by `next`.
     fn from_fn(mut next: impl FnMut() -> S) -> Self {
-        let mut matrix = SMatrix::<S, N, N>::zeros();
-        for (i, j) in L::positions(N) {
+        let mut matrix = SMatrix::<S, SIZE, SIZE>::zeros();
+        for (i, j) in Layout::positions(SIZE) {
             let value = next();
             matrix[(i, j)] = value;
-            match L::MIRROR {
+            match Layout::MIRROR {
                 Mirror::Symmetric => matrix[(j, i)] = value,
                 Mirror::Antisymmetric => matrix[(j, i)] = -value,
                 Mirror::Zero => {}
@@ -196,13 +196,13 @@ impl<S: Field, const N: usize, L: Layout> Packed<S, N, L> {
     }
 
     fn check_len(found: usize) -> Result<(), Error> {
-        let expected = L::packed_len(N);
+        let expected = Layout::packed_len(SIZE);
         if found == expected {
             Ok(())
         } else {
             Err(Error::PackedLength {
-                kind: L::KIND,
-                n: N,
+                kind: Layout::KIND,
+                n: SIZE,
                 expected,
                 found,
             })
@@ -210,12 +210,28 @@ impl<S: Field, const N: usize, L: Layout> Packed<S, N, L> {
     }
 }
 
-impl<S: RealField + Copy, const N: usize, L: Layout> Packed<S, N, L> {
+impl<S: RealField + Copy, const SIZE: usize, Layout: PackedLayout> Packed<S, SIZE, Layout> {
     /// GML's initialisation: each of the `len` packed entries drawn from
     /// U(−√(6/len), √(6/len)).
     pub fn glorot<R: Rng + ?Sized>(rng: &mut R) -> Self {
-        let bound = init::glorot_bound::<S>(L::packed_len(N));
+        let bound = init::glorot_bound::<S>(Layout::packed_len(SIZE));
         Self::from_fn(|| init::uniform(rng, bound))
+    }
+}
+
+/// A matrix from a flat slice in Julia's column-major order.
+pub(crate) fn matrix_from_slice<S: Field, const ROWS: usize, const COLS: usize>(
+    name: &'static str,
+    values: &[S],
+) -> Result<SMatrix<S, ROWS, COLS>, Error> {
+    if values.len() == ROWS * COLS {
+        Ok(SMatrix::from_column_slice(values))
+    } else {
+        Err(Error::WeightLength {
+            name,
+            expected: ROWS * COLS,
+            found: values.len(),
+        })
     }
 }
 

@@ -17,7 +17,7 @@
 //!
 //! ```
 //! use geomattn::nalgebra::Matrix2;
-//! use geomattn::softmax::{MatrixSoftmax, OneVectorSoftmax, Softmax, VectorSoftmax};
+//! use geomattn::{MatrixSoftmax, OneVectorSoftmax, Softmax, VectorSoftmax};
 //! let c = Matrix2::new(0.0_f64, 1e4,
 //!                      0.0, -1e4);
 //! let s = VectorSoftmax::apply(&c);
@@ -41,14 +41,14 @@ pub trait Softmax: Copy + core::fmt::Debug + PartialEq {
     const NAME: &'static str;
 
     /// Replaces `c` by `σ(c)`.
-    fn apply_in_place<S: RealField + Copy, const R: usize, const C: usize>(
-        c: &mut SMatrix<S, R, C>,
+    fn apply_in_place<S: RealField + Copy, const ROWS: usize, const COLS: usize>(
+        c: &mut SMatrix<S, ROWS, COLS>,
     );
 
     /// `σ(c)`.
-    fn apply<S: RealField + Copy, const R: usize, const C: usize>(
-        c: &SMatrix<S, R, C>,
-    ) -> SMatrix<S, R, C> {
+    fn apply<S: RealField + Copy, const ROWS: usize, const COLS: usize>(
+        c: &SMatrix<S, ROWS, COLS>,
+    ) -> SMatrix<S, ROWS, COLS> {
         let mut s = *c;
         Self::apply_in_place(&mut s);
         s
@@ -77,8 +77,8 @@ pub struct OneMatrixSoftmax;
 impl Softmax for VectorSoftmax {
     const NAME: &'static str = "VectorSoftmax";
 
-    fn apply_in_place<S: RealField + Copy, const R: usize, const C: usize>(
-        c: &mut SMatrix<S, R, C>,
+    fn apply_in_place<S: RealField + Copy, const ROWS: usize, const COLS: usize>(
+        c: &mut SMatrix<S, ROWS, COLS>,
     ) {
         for mut column in c.column_iter_mut() {
             normalise::<S, false>(column.as_mut_slice());
@@ -89,8 +89,8 @@ impl Softmax for VectorSoftmax {
 impl Softmax for MatrixSoftmax {
     const NAME: &'static str = "MatrixSoftmax";
 
-    fn apply_in_place<S: RealField + Copy, const R: usize, const C: usize>(
-        c: &mut SMatrix<S, R, C>,
+    fn apply_in_place<S: RealField + Copy, const ROWS: usize, const COLS: usize>(
+        c: &mut SMatrix<S, ROWS, COLS>,
     ) {
         normalise::<S, false>(c.as_mut_slice());
     }
@@ -99,8 +99,8 @@ impl Softmax for MatrixSoftmax {
 impl Softmax for OneVectorSoftmax {
     const NAME: &'static str = "OneVectorSoftmax";
 
-    fn apply_in_place<S: RealField + Copy, const R: usize, const C: usize>(
-        c: &mut SMatrix<S, R, C>,
+    fn apply_in_place<S: RealField + Copy, const ROWS: usize, const COLS: usize>(
+        c: &mut SMatrix<S, ROWS, COLS>,
     ) {
         for mut column in c.column_iter_mut() {
             normalise::<S, true>(column.as_mut_slice());
@@ -111,8 +111,8 @@ impl Softmax for OneVectorSoftmax {
 impl Softmax for OneMatrixSoftmax {
     const NAME: &'static str = "OneMatrixSoftmax";
 
-    fn apply_in_place<S: RealField + Copy, const R: usize, const C: usize>(
-        c: &mut SMatrix<S, R, C>,
+    fn apply_in_place<S: RealField + Copy, const ROWS: usize, const COLS: usize>(
+        c: &mut SMatrix<S, ROWS, COLS>,
     ) {
         normalise::<S, true>(c.as_mut_slice());
     }

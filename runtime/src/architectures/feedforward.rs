@@ -1,14 +1,13 @@
 //! The per-time-step parts of GML's architectures: the volume-preserving feed-forward network and
 //! the ResNet stack of the standard transformer.
 
-use nalgebra::{SMatrixView, SMatrixViewMut, SVector};
+use nalgebra::SVector;
 
+#[cfg(doc)]
+use crate::SequenceLayer;
 use crate::activation::{Activation, Identity};
-use crate::feedforward::{
-    ColumnLayer, ResNetLayer, VolumePreservingLowerLayer, VolumePreservingUpperLayer,
-    forward_columns,
-};
-use crate::{Field, SequenceLayer};
+use crate::feedforward::{ResNetLayer, VolumePreservingLowerLayer, VolumePreservingUpperLayer};
+use crate::{ColumnLayer, Field};
 
 /// A linear lower layer followed by a linear upper layer (both with the identity activation).
 pub type LinearPair<S, const D: usize> = (
@@ -17,18 +16,18 @@ pub type LinearPair<S, const D: usize> = (
 );
 
 /// One block of [`VolumePreservingFeedForward`]: `NL` linear pairs (only the last upper layer has
-/// a bias, as in GML), then a lower and an upper layer with activation `A` and biases.
+/// a bias, as in GML), then a lower and an upper layer with activation `Act` and biases.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct VpffBlock<S, const D: usize, const NL: usize, A> {
+pub struct VpffBlock<S, const D: usize, const NL: usize, Act> {
     /// The linear pairs, in order.
     pub linear: [LinearPair<S, D>; NL],
     /// The nonlinear lower layer.
-    pub lower: VolumePreservingLowerLayer<S, D, A>,
+    pub lower: VolumePreservingLowerLayer<S, D, Act>,
     /// The nonlinear upper layer.
-    pub upper: VolumePreservingUpperLayer<S, D, A>,
+    pub upper: VolumePreservingUpperLayer<S, D, Act>,
 }
 
-/// GML's `VolumePreservingFeedForward(D, NB, NL, A)`: `NB` blocks ([`VpffBlock`]), then one more
+/// GML's `VolumePreservingFeedForward(D, NB, NL, Act)`: `NB` blocks ([`VpffBlock`]), then one more
 /// linear pair (its upper layer with a bias). Each layer is triangular-residual, so the map has
 /// Jacobian determinant exactly 1.
 ///
@@ -36,10 +35,8 @@ pub struct VpffBlock<S, const D: usize, const NL: usize, A> {
 /// ([`SequenceLayer`]).
 ///
 /// ```
-/// use geomattn::architectures::{VolumePreservingFeedForward, VpffBlock};
-/// use geomattn::activation::{Identity, Tanh};
-/// use geomattn::feedforward::{StrictlyTriangular, VolumePreservingLayer};
-/// use geomattn::{ColumnLayer, nalgebra::Vector2, packed::Packed};
+/// use geomattn::{ColumnLayer, Packed, StrictlyTriangular, Tanh, VolumePreservingFeedForward};
+/// use geomattn::{VolumePreservingLayer, VpffBlock, nalgebra::Vector2};
 /// // A 2×2 layer with packed weight `[x]` and no bias.
 /// fn layer<L: StrictlyTriangular, A>(x: f64) -> VolumePreservingLayer<f64, 2, L, A> {
 ///     VolumePreservingLayer::new(Packed::from_packed(&[x]).unwrap(), None)
@@ -54,24 +51,24 @@ pub struct VpffBlock<S, const D: usize, const NL: usize, A> {
 /// assert_eq!(net.apply(&Vector2::new(1.0, 1.0)), Vector2::new(3.0, 2.0));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct VolumePreservingFeedForward<S, const D: usize, const NB: usize, const NL: usize, A> {
-    blocks: [VpffBlock<S, D, NL, A>; NB],
+pub struct VolumePreservingFeedForward<S, const D: usize, const NB: usize, const NL: usize, Act> {
+    blocks: [VpffBlock<S, D, NL, Act>; NB],
     last: LinearPair<S, D>,
 }
 
-impl<S, const D: usize, const NB: usize, const NL: usize, A>
-    VolumePreservingFeedForward<S, D, NB, NL, A>
+impl<S, const D: usize, const NB: usize, const NL: usize, Act>
+    VolumePreservingFeedForward<S, D, NB, NL, Act>
 {
     /// Number of layers of GML's flattened chain.
     pub const LAYERS: usize = NB * (2 * NL + 2) + 2;
 
     /// The network from its blocks and the final linear pair.
-    pub fn new(blocks: [VpffBlock<S, D, NL, A>; NB], last: LinearPair<S, D>) -> Self {
+    pub fn new(blocks: [VpffBlock<S, D, NL, Act>; NB], last: LinearPair<S, D>) -> Self {
         Self { blocks, last }
     }
 
     /// The blocks.
-    pub fn blocks(&self) -> &[VpffBlock<S, D, NL, A>; NB] {
+    pub fn blocks(&self) -> &[VpffBlock<S, D, NL, Act>; NB] {
         &self.blocks
     }
 
@@ -85,9 +82,11 @@ fn pair<S: Field, const D: usize>(pair: &LinearPair<S, D>, x: &SVector<S, D>) ->
     pair.1.apply(&pair.0.apply(x))
 }
 
-impl<S: Field, const D: usize, const NB: usize, const NL: usize, A: Activation<S>> ColumnLayer<S, D>
-    for VolumePreservingFeedForward<S, D, NB, NL, A>
+impl<S: Field, const D: usize, const NB: usize, const NL: usize, Act: Activation<S>> ColumnLayer<D>
+    for VolumePreservingFeedForward<S, D, NB, NL, Act>
 {
+    type Scalar = S;
+
     fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
         let mut x = *x;
         for block in &self.blocks {
@@ -101,54 +100,42 @@ impl<S: Field, const D: usize, const NB: usize, const NL: usize, A: Activation<S
 }
 
 /// The feed-forward part of a standard transformer block: `NB` [`ResNetLayer`]s with activation
-/// `A`, then one with the identity.
+/// `Act`, then one with the identity.
 ///
 /// ```
-/// use geomattn::architectures::ResNetStack;
-/// use geomattn::activation::{Identity, Tanh};
-/// use geomattn::{ColumnLayer, ResNetLayer, nalgebra::{Matrix2, Vector2}};
+/// use geomattn::{ColumnLayer, Identity, ResNetLayer, ResNetStack, Tanh};
+/// use geomattn::nalgebra::{Matrix2, Vector2};
 /// let zero = ResNetLayer::<f64, 2, Tanh>::new(Matrix2::zeros(), None);
 /// let shift = ResNetLayer::<f64, 2, Identity>::new(Matrix2::zeros(), Some(Vector2::new(1.0, 0.0)));
 /// let stack = ResNetStack::new([zero, zero], shift);
 /// assert_eq!(stack.apply(&Vector2::new(1.0, 1.0)), Vector2::new(2.0, 1.0));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ResNetStack<S, const D: usize, const NB: usize, A> {
-    nonlinear: [ResNetLayer<S, D, A>; NB],
+pub struct ResNetStack<S, const D: usize, const NB: usize, Act> {
+    nonlinear: [ResNetLayer<S, D, Act>; NB],
     linear: ResNetLayer<S, D, Identity>,
 }
 
-impl<S, const D: usize, const NB: usize, A> ResNetStack<S, D, NB, A> {
+impl<S, const D: usize, const NB: usize, Act> ResNetStack<S, D, NB, Act> {
     /// Number of layers of GML's flattened chain.
     pub const LAYERS: usize = NB + 1;
 
     /// The stack from its nonlinear layers and the final linear one.
-    pub fn new(nonlinear: [ResNetLayer<S, D, A>; NB], linear: ResNetLayer<S, D, Identity>) -> Self {
+    pub fn new(
+        nonlinear: [ResNetLayer<S, D, Act>; NB],
+        linear: ResNetLayer<S, D, Identity>,
+    ) -> Self {
         Self { nonlinear, linear }
     }
 }
 
-impl<S: Field, const D: usize, const NB: usize, A: Activation<S>> ColumnLayer<S, D>
-    for ResNetStack<S, D, NB, A>
+impl<S: Field, const D: usize, const NB: usize, Act: Activation<S>> ColumnLayer<D>
+    for ResNetStack<S, D, NB, Act>
 {
+    type Scalar = S;
+
     fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
         let x = self.nonlinear.iter().fold(*x, |x, layer| layer.apply(&x));
         self.linear.apply(&x)
-    }
-}
-
-impl<S: Field, const D: usize, const T: usize, const NB: usize, const NL: usize, A: Activation<S>>
-    SequenceLayer<S, D, T> for VolumePreservingFeedForward<S, D, NB, NL, A>
-{
-    fn forward_into(&self, z: SMatrixView<'_, S, D, T>, out: SMatrixViewMut<'_, S, D, T>) {
-        forward_columns(self, z, out);
-    }
-}
-
-impl<S: Field, const D: usize, const T: usize, const NB: usize, A: Activation<S>>
-    SequenceLayer<S, D, T> for ResNetStack<S, D, NB, A>
-{
-    fn forward_into(&self, z: SMatrixView<'_, S, D, T>, out: SMatrixViewMut<'_, S, D, T>) {
-        forward_columns(self, z, out);
     }
 }

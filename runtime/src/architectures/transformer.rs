@@ -4,14 +4,12 @@
 use nalgebra::{SMatrixView, SMatrixViewMut};
 
 use super::{ResNetStack, VolumePreservingFeedForward};
-use crate::vpa::{ArbitraryWeight, VolumePreservingAttention};
-use crate::{DefaultCayley, Field, SequenceLayer};
+use crate::{ArbitraryWeight, DefaultCayley, Field, SequenceLayer, VolumePreservingAttention};
 
 /// `L` blocks, each an attention layer `Att` then a feed-forward part `Ff`, applied in order.
 ///
 /// ```
-/// use geomattn::architectures::Transformer;
-/// use geomattn::{SequenceLayer, SkewVpa, SkewSymmetric, nalgebra::SMatrix};
+/// use geomattn::{SequenceLayer, SkewSymmetric, SkewVpa, Transformer, nalgebra::SMatrix};
 /// let vpa = SkewVpa::<f64, 2, 3>::skew_sym(SkewSymmetric::from_packed(&[0.3])?);
 /// let net = Transformer::new([(vpa, vpa), (vpa, vpa)]);
 /// let z = SMatrix::<f64, 2, 3>::from_fn(|i, j| (i + j) as f64);
@@ -24,10 +22,10 @@ pub struct Transformer<Att, Ff, const L: usize> {
     blocks: [(Att, Ff); L],
 }
 
-/// GML's `VolumePreservingTransformer(D, T; n_blocks = NB, n_linear = NL, L, activation = A,
-/// skew_sym)`: `L × [VolumePreservingAttention, VolumePreservingFeedForward]`. The weighting `W`
+/// GML's `VolumePreservingTransformer(D, T; n_blocks = NB, n_linear = NL, L, activation = Act,
+/// skew_sym)`: `L × [VolumePreservingAttention, VolumePreservingFeedForward]`. The weighting `Corr`
 /// is [`ArbitraryWeight`] for GML's default `skew_sym = false`, [`crate::SkewWeight`] for
-/// `skew_sym = true`.
+/// `skew_sym = true`; `Map` is the attention's orthogonal map.
 pub type VolumePreservingTransformer<
     S,
     const D: usize,
@@ -35,20 +33,26 @@ pub type VolumePreservingTransformer<
     const NB: usize,
     const NL: usize,
     const L: usize,
-    A,
-    W = ArbitraryWeight<S, D>,
-    K = DefaultCayley,
+    Act,
+    Corr = ArbitraryWeight<S, D>,
+    Map = DefaultCayley,
 > = Transformer<
-    VolumePreservingAttention<S, D, T, W, K>,
-    VolumePreservingFeedForward<S, D, NB, NL, A>,
+    VolumePreservingAttention<S, D, T, Corr, Map>,
+    VolumePreservingFeedForward<S, D, NB, NL, Act>,
     L,
 >;
 
-/// GML's `StandardTransformerIntegrator(D; n_heads, n_blocks = NB, L, resnet_activation = A,
-/// add_connection)` with `transformer_dim = D` (no up/down projection): `L × [attention `M`
-/// (multi-head), NB × ResNetLayer(A), ResNetLayer(identity)]`.
-pub type StandardTransformerIntegrator<S, const D: usize, M, const NB: usize, const L: usize, A> =
-    Transformer<M, ResNetStack<S, D, NB, A>, L>;
+/// GML's `StandardTransformerIntegrator(D; n_heads, n_blocks = NB, L, resnet_activation = Act,
+/// add_connection)` with `transformer_dim = D` (no up/down projection): `L × [attention Att
+/// (multi-head), NB × ResNetLayer(Act), ResNetLayer(identity)]`.
+pub type StandardTransformerIntegrator<
+    S,
+    const D: usize,
+    Att,
+    const NB: usize,
+    const L: usize,
+    Act,
+> = Transformer<Att, ResNetStack<S, D, NB, Act>, L>;
 
 impl<Att, Ff, const L: usize> Transformer<Att, Ff, L> {
     /// The network from its blocks, in order.

@@ -3,8 +3,7 @@
 
 use nalgebra::{Const, DimMin, RealField, SMatrix};
 
-use super::Cayley;
-use crate::Field;
+use crate::{Field, OrthogonalMap};
 
 /// `(I − C)·(I + C).try_inverse()`: nalgebra's generic inverse (closed forms up to `T = 4`, LU
 /// with partial pivoting above). Kept by name as the baseline of the benchmarks.
@@ -34,19 +33,23 @@ fn not_a_number<S: RealField + Copy, const T: usize>() -> SMatrix<S, T, T> {
     SMatrix::from_element(S::zero() / S::zero())
 }
 
-impl<S: Field + RealField, const T: usize> Cayley<S, T> for NalgebraInverse {
-    fn cayley(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
+impl<S: Field + RealField, const T: usize> OrthogonalMap<S, T> for NalgebraInverse {
+    const NAME: &'static str = "Cayley (nalgebra inverse)";
+
+    fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
         let (plus, minus) = plus_minus(c);
         plus.try_inverse()
             .map_or_else(not_a_number, |inverse| minus * inverse)
     }
 }
 
-impl<S: Field + RealField, const T: usize> Cayley<S, T> for LuSolve
+impl<S: Field + RealField, const T: usize> OrthogonalMap<S, T> for LuSolve
 where
     Const<T>: DimMin<Const<T>, Output = Const<T>>,
 {
-    fn cayley(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
+    const NAME: &'static str = "Cayley (LU)";
+
+    fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
         let (plus, minus) = plus_minus(c);
         plus.lu().solve(&minus).unwrap_or_else(not_a_number)
     }

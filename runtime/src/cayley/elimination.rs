@@ -2,8 +2,7 @@
 
 use nalgebra::SMatrix;
 
-use super::Cayley;
-use crate::{Field, scalar::two};
+use crate::{Field, OrthogonalMap, scalar::two};
 
 /// Solves `(I + C) X = 2I` by elimination without pivoting, then returns `X − I`
 /// (`Cay(C) = 2(I + C)⁻¹ − I`, since `I − C` and `(I + C)⁻¹` commute).
@@ -12,8 +11,10 @@ use crate::{Field, scalar::two};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Elimination;
 
-impl<S: Field, const T: usize> Cayley<S, T> for Elimination {
-    fn cayley(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
+impl<S: Field, const T: usize> OrthogonalMap<S, T> for Elimination {
+    const NAME: &'static str = "Cayley (elimination)";
+
+    fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
         // m = I + C from the strict upper triangle of C.
         let mut m = SMatrix::<S, T, T>::identity();
         for j in 0..T {

@@ -4,8 +4,8 @@
 use geomattn_macros::cayley;
 use nalgebra::SMatrix;
 
-use super::{Cayley, Elimination};
-use crate::Field;
+use super::Elimination;
+use crate::{Field, OrthogonalMap};
 
 /// Unrolled, branch-free Cayley transforms for `T ≤ 8` (each from the strategy the macro
 /// `geomattn_macros::cayley!` chooses for that size: the symbolic closed forms for `T = 2 … 4`,
@@ -20,17 +20,19 @@ use crate::Field;
 /// of the function for `N = T` compile away. Works for every [`Field`], exact rationals included.
 ///
 /// ```
-/// use geomattn::{Cayley, Generated, nalgebra::Matrix2};
+/// use geomattn::{Generated, OrthogonalMap, nalgebra::Matrix2};
 /// let c = Matrix2::new(0.0, -0.5, 0.5, 0.0);
-/// let q = <Generated as Cayley<f64, 2>>::cayley(&c);
+/// let q = <Generated as OrthogonalMap<f64, 2>>::map(&c);
 /// assert!((q - Matrix2::new(0.6, 0.8, -0.8, 0.6)).amax() < 1e-15);
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Generated;
 
-impl<S: Field, const T: usize> Cayley<S, T> for Generated {
+impl<S: Field, const T: usize> OrthogonalMap<S, T> for Generated {
+    const NAME: &'static str = "Cayley (generated)";
+
     #[inline]
-    fn cayley(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
+    fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
         match T {
             1 => via::<S, T, 1>(c, cayley!(1)),
             2 => via::<S, T, 2>(c, cayley!(2)),
@@ -40,7 +42,7 @@ impl<S: Field, const T: usize> Cayley<S, T> for Generated {
             6 => via::<S, T, 6>(c, cayley!(6)),
             7 => via::<S, T, 7>(c, cayley!(7)),
             8 => via::<S, T, 8>(c, cayley!(8)),
-            _ => <Elimination as Cayley<S, T>>::cayley(c),
+            _ => <Elimination as OrthogonalMap<S, T>>::map(c),
         }
     }
 }

@@ -2,18 +2,18 @@
 
 use core::marker::PhantomData;
 
-use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut, SVector};
+use nalgebra::{RealField, SMatrix, SVector};
 use rand::Rng;
 
-use super::{ColumnLayer, bias_from_slice, forward_columns, matrix_from_slice, residual};
+use super::{bias_from_slice, residual};
 use crate::activation::{Activation, Identity};
-use crate::{Error, Field, SequenceLayer, init};
+use crate::packed::matrix_from_slice;
+use crate::{ColumnLayer, Error, Field, init};
 
 /// `x ↦ x + σ(W x + b)`, `W` dense; GML's default activation is the identity.
 ///
 /// ```
-/// use geomattn::{ColumnLayer, ResNetLayer};
-/// use geomattn::activation::Identity;
+/// use geomattn::{ColumnLayer, Identity, ResNetLayer};
 /// use geomattn::nalgebra::{Matrix2, Vector2};
 /// let layer = ResNetLayer::<f64, 2, Identity>::new(Matrix2::new(0.0, 1.0,
 ///                                                               2.0, 0.0),
@@ -21,13 +21,13 @@ use crate::{Error, Field, SequenceLayer, init};
 /// assert_eq!(layer.apply(&Vector2::new(3.0, 4.0)), Vector2::new(8.0, 10.0));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ResNetLayer<S, const D: usize, A = Identity> {
+pub struct ResNetLayer<S, const D: usize, Act = Identity> {
     weight: SMatrix<S, D, D>,
     bias: Option<SVector<S, D>>,
-    activation: PhantomData<A>,
+    activation: PhantomData<Act>,
 }
 
-impl<S: Field, const D: usize, A> ResNetLayer<S, D, A> {
+impl<S: Field, const D: usize, Act> ResNetLayer<S, D, Act> {
     /// The layer with weight `W` and bias `b` (`None`: GML's `use_bias = false`).
     pub fn new(weight: SMatrix<S, D, D>, bias: Option<SVector<S, D>>) -> Self {
         Self {
@@ -59,13 +59,13 @@ impl<S: Field, const D: usize, A> ResNetLayer<S, D, A> {
     }
 
     /// The same layer over another scalar, weight by weight.
-    pub fn map_scalar<S2: Field>(&self, mut f: impl FnMut(S) -> S2) -> ResNetLayer<S2, D, A> {
+    pub fn map_scalar<S2: Field>(&self, mut f: impl FnMut(S) -> S2) -> ResNetLayer<S2, D, Act> {
         let weight = self.weight.map(&mut f);
         ResNetLayer::new(weight, self.bias.map(|b| b.map(f)))
     }
 }
 
-impl<S: RealField + Copy, const D: usize, A> ResNetLayer<S, D, A> {
+impl<S: RealField + Copy, const D: usize, Act> ResNetLayer<S, D, Act> {
     /// GML's initialisation: `W` GlorotUniform, U(−√(6/2D), √(6/2D)); the bias (with
     /// `use_bias`) zero.
     pub fn glorot<R: Rng + ?Sized>(rng: &mut R, use_bias: bool) -> Self {
@@ -73,16 +73,10 @@ impl<S: RealField + Copy, const D: usize, A> ResNetLayer<S, D, A> {
     }
 }
 
-impl<S: Field, const D: usize, A: Activation<S>> ColumnLayer<S, D> for ResNetLayer<S, D, A> {
-    fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
-        residual::<S, A, D>(&self.weight, x, self.bias.as_ref())
-    }
-}
+impl<S: Field, const D: usize, Act: Activation<S>> ColumnLayer<D> for ResNetLayer<S, D, Act> {
+    type Scalar = S;
 
-impl<S: Field, const D: usize, const T: usize, A: Activation<S>> SequenceLayer<S, D, T>
-    for ResNetLayer<S, D, A>
-{
-    fn forward_into(&self, z: SMatrixView<'_, S, D, T>, out: SMatrixViewMut<'_, S, D, T>) {
-        forward_columns(self, z, out);
+    fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
+        residual::<S, Act, D>(&self.weight, x, self.bias.as_ref())
     }
 }

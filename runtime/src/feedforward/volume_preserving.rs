@@ -6,27 +6,26 @@
 
 use core::marker::PhantomData;
 
-use nalgebra::{RealField, SMatrixView, SMatrixViewMut, SVector};
+use nalgebra::{RealField, SVector};
 use rand::Rng;
 
-use super::{ColumnLayer, bias_from_slice, forward_columns, glorot_vector, residual};
+use super::{bias_from_slice, glorot_vector, residual};
 use crate::activation::{Activation, Tanh};
-use crate::packed::{Layout, Lower, Packed, Upper};
-use crate::{Error, Field, SequenceLayer};
+use crate::packed::{Lower, Packed, PackedLayout, Upper};
+use crate::{ColumnLayer, Error, Field};
 
 /// The two packed layouts a volume-preserving feed-forward weight can have:
 /// [`Lower`] and [`Upper`] (strict).
-pub trait StrictlyTriangular: Layout {}
+pub trait StrictlyTriangular: PackedLayout {}
 impl StrictlyTriangular for Lower {}
 impl StrictlyTriangular for Upper {}
 
-/// `x ↦ x + σ(W x + b)` with `W` a strictly triangular [`Packed`] matrix of layout `L`.
+/// `x ↦ x + σ(W x + b)` with `W` a strictly triangular [`Packed`] matrix of layout `Layout`.
 ///
 /// Use the aliases [`VolumePreservingLowerLayer`] and [`VolumePreservingUpperLayer`].
 ///
 /// ```
-/// use geomattn::{ColumnLayer, StrictlyUpper, VolumePreservingUpperLayer};
-/// use geomattn::activation::Tanh;
+/// use geomattn::{ColumnLayer, StrictlyUpper, Tanh, VolumePreservingUpperLayer};
 /// use geomattn::nalgebra::Vector3;
 /// let w = StrictlyUpper::<f64, 3>::from_packed(&[1.0, 2.0, 3.0])?;
 /// let layer = VolumePreservingUpperLayer::<f64, 3, Tanh>::new(w, Some(Vector3::new(0.0, 0.5, 0.0)));
@@ -38,22 +37,24 @@ impl StrictlyTriangular for Upper {}
 /// # Ok::<(), geomattn::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct VolumePreservingLayer<S, const D: usize, L, A = Tanh> {
-    weight: Packed<S, D, L>,
+pub struct VolumePreservingLayer<S, const D: usize, Layout, Act = Tanh> {
+    weight: Packed<S, D, Layout>,
     bias: Option<SVector<S, D>>,
-    activation: PhantomData<A>,
+    activation: PhantomData<Act>,
 }
 
 /// GML's `VolumePreservingLowerLayer`: `W` strictly lower triangular ([`crate::StrictlyLower`]).
-pub type VolumePreservingLowerLayer<S, const D: usize, A = Tanh> =
-    VolumePreservingLayer<S, D, Lower, A>;
+pub type VolumePreservingLowerLayer<S, const D: usize, Act = Tanh> =
+    VolumePreservingLayer<S, D, Lower, Act>;
 /// GML's `VolumePreservingUpperLayer`: `W` strictly upper triangular ([`crate::StrictlyUpper`]).
-pub type VolumePreservingUpperLayer<S, const D: usize, A = Tanh> =
-    VolumePreservingLayer<S, D, Upper, A>;
+pub type VolumePreservingUpperLayer<S, const D: usize, Act = Tanh> =
+    VolumePreservingLayer<S, D, Upper, Act>;
 
-impl<S: Field, const D: usize, L: StrictlyTriangular, A> VolumePreservingLayer<S, D, L, A> {
+impl<S: Field, const D: usize, Layout: StrictlyTriangular, Act>
+    VolumePreservingLayer<S, D, Layout, Act>
+{
     /// The layer with weight `W` and bias `b` (`None`: GML's `use_bias = false`).
-    pub fn new(weight: Packed<S, D, L>, bias: Option<SVector<S, D>>) -> Self {
+    pub fn new(weight: Packed<S, D, Layout>, bias: Option<SVector<S, D>>) -> Self {
         Self {
             weight,
             bias,
@@ -82,7 +83,7 @@ impl<S: Field, const D: usize, L: StrictlyTriangular, A> VolumePreservingLayer<S
     }
 
     /// The weight `W`.
-    pub fn weight(&self) -> &Packed<S, D, L> {
+    pub fn weight(&self) -> &Packed<S, D, Layout> {
         &self.weight
     }
 
@@ -95,14 +96,14 @@ impl<S: Field, const D: usize, L: StrictlyTriangular, A> VolumePreservingLayer<S
     pub fn map_scalar<S2: Field>(
         &self,
         mut f: impl FnMut(S) -> S2,
-    ) -> VolumePreservingLayer<S2, D, L, A> {
+    ) -> VolumePreservingLayer<S2, D, Layout, Act> {
         let weight = self.weight.map_scalar(&mut f);
         VolumePreservingLayer::new(weight, self.bias.map(|b| b.map(f)))
     }
 }
 
-impl<S: RealField + Copy, const D: usize, L: StrictlyTriangular, A>
-    VolumePreservingLayer<S, D, L, A>
+impl<S: RealField + Copy, const D: usize, Layout: StrictlyTriangular, Act>
+    VolumePreservingLayer<S, D, Layout, Act>
 {
     /// GML's initialisation: the `D(D−1)/2` packed weights from U(−√(6/L), √(6/L)), and (with
     /// `use_bias`) the bias from U(−√(6/D), √(6/D)) (GML initialises it like the weight).
@@ -113,18 +114,12 @@ impl<S: RealField + Copy, const D: usize, L: StrictlyTriangular, A>
     }
 }
 
-impl<S: Field, const D: usize, L: StrictlyTriangular, A: Activation<S>> ColumnLayer<S, D>
-    for VolumePreservingLayer<S, D, L, A>
+impl<S: Field, const D: usize, Layout: StrictlyTriangular, Act: Activation<S>> ColumnLayer<D>
+    for VolumePreservingLayer<S, D, Layout, Act>
 {
-    fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
-        residual::<S, A, D>(self.weight.matrix(), x, self.bias.as_ref())
-    }
-}
+    type Scalar = S;
 
-impl<S: Field, const D: usize, const T: usize, L: StrictlyTriangular, A: Activation<S>>
-    SequenceLayer<S, D, T> for VolumePreservingLayer<S, D, L, A>
-{
-    fn forward_into(&self, z: SMatrixView<'_, S, D, T>, out: SMatrixViewMut<'_, S, D, T>) {
-        forward_columns(self, z, out);
+    fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
+        residual::<S, Act, D>(self.weight.matrix(), x, self.bias.as_ref())
     }
 }

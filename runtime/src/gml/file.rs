@@ -10,7 +10,7 @@ use hdf5_pure::{DType, Dataset, File, Group};
 use nalgebra::{RealField, SMatrix, SVector};
 
 use super::LoadError;
-use crate::packed::{Layout, Lower, Packed, Skew, Sym, Upper};
+use crate::packed::{Lower, Packed, PackedLayout, Skew, Sym, Upper};
 
 /// A GML file opened for reading.
 pub struct GmlFile {
@@ -26,7 +26,7 @@ pub struct Node {
 }
 
 /// The `gml_type` attribute GML writes for each packed layout.
-pub trait GmlType: Layout {
+pub trait GmlType: PackedLayout {
     /// The attribute's value.
     const GML_TYPE: &'static str;
 }
@@ -174,50 +174,50 @@ impl Node {
     /// # Errors
     /// [`LoadError::Missing`], [`LoadError::Shape`], [`LoadError::DataType`],
     /// [`LoadError::GmlType`] (a special-matrix group of another kind), [`LoadError::NonFinite`].
-    pub fn matrix<S: RealField + Copy, const R: usize, const C: usize>(
+    pub fn matrix<S: RealField + Copy, const ROWS: usize, const COLS: usize>(
         &self,
         name: &str,
-    ) -> Result<SMatrix<S, R, C>, LoadError> {
+    ) -> Result<SMatrix<S, ROWS, COLS>, LoadError> {
         if !self.has_dataset(name)? && self.group_names()?.iter().any(|g| g == name) {
             let group = self.group(name)?;
             group.expect_gml_type(STIEFEL)?;
             return group.matrix("A");
         }
         // Column-major Julia data is the row-major HDF5 data of the reversed shape.
-        let data = self.floats(name, &[C as u64, R as u64])?;
+        let data = self.floats(name, &[COLS as u64, ROWS as u64])?;
         Ok(SMatrix::from_iterator(data.into_iter().map(convert)))
     }
 
-    /// A Float32 vector of length `N`.
+    /// A Float32 vector of length `LEN`.
     ///
     /// # Errors
     /// As [`matrix`](Self::matrix).
-    pub fn vector<S: RealField + Copy, const N: usize>(
+    pub fn vector<S: RealField + Copy, const LEN: usize>(
         &self,
         name: &str,
-    ) -> Result<SVector<S, N>, LoadError> {
-        let data = self.floats(name, &[N as u64])?;
+    ) -> Result<SVector<S, LEN>, LoadError> {
+        let data = self.floats(name, &[LEN as u64])?;
         Ok(SVector::from_iterator(data.into_iter().map(convert)))
     }
 
-    /// A special matrix: a group `name` with `gml_type` naming layout `L`, the packed vector `S`
+    /// A special matrix: a group `name` with `gml_type` naming layout `Layout`, the packed vector `S`
     /// and the size `n`.
     ///
     /// # Errors
     /// [`LoadError::GmlType`], [`LoadError::Size`] (wrong `n`), [`LoadError::Invalid`] (wrong
     /// length of `S`), and those
     /// of [`matrix`](Self::matrix).
-    pub fn packed<S: RealField + Copy, const N: usize, L: GmlType>(
+    pub fn packed<S: RealField + Copy, const SIZE: usize, Layout: GmlType>(
         &self,
         name: &str,
-    ) -> Result<Packed<S, N, L>, LoadError> {
+    ) -> Result<Packed<S, SIZE, Layout>, LoadError> {
         let group = self.group(name)?;
-        group.expect_gml_type(L::GML_TYPE)?;
+        group.expect_gml_type(Layout::GML_TYPE)?;
         let n = group.int("n")?;
-        if n != N as i64 {
+        if n != SIZE as i64 {
             return Err(LoadError::Size {
                 path: group.child_path("n"),
-                expected: N,
+                expected: SIZE,
                 found: n,
             });
         }
@@ -227,7 +227,7 @@ impl Node {
         if shape.len() != 1 {
             return Err(LoadError::Shape {
                 path: group.child_path("S"),
-                expected: std::vec![L::packed_len(N) as u64],
+                expected: std::vec![Layout::packed_len(SIZE) as u64],
                 found: shape,
             });
         }

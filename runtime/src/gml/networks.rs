@@ -9,11 +9,11 @@ use nalgebra::RealField;
 
 use super::file::GmlType;
 use super::{GmlFile, LoadError, Node};
-use crate::activation::{Activation, Identity};
-use crate::architectures::{ResNetStack, Transformer, VolumePreservingFeedForward, VpffBlock};
-use crate::feedforward::{ResNetLayer, StrictlyTriangular, VolumePreservingLayer};
-use crate::mha::{Head, MultiHeadAttention};
-use crate::vpa::{ArbitraryVpa, SkewVpa};
+use crate::{
+    Activation, ArbitraryVpa, Head, Identity, MultiHeadAttention, ResNetLayer, ResNetStack,
+    SkewVpa, StrictlyTriangular, Transformer, VolumePreservingFeedForward, VolumePreservingLayer,
+    VpffBlock,
+};
 
 /// A network (or a part of one) that can be read from consecutive layers of a GML file.
 pub trait FromGml: Sized {
@@ -123,21 +123,25 @@ pub fn load_file<N: FromGml>(path: impl AsRef<Path>, settings: Settings) -> Resu
 }
 
 /// `N` values read one after the other into an array.
-fn read_array<T: FromGml, const N: usize>(layers: &mut Layers) -> Result<[T; N], LoadError> {
-    into_array((0..N).map(|_| T::read(layers)).collect::<Result<_, _>>()?)
+fn read_array<T: FromGml, const LEN: usize>(layers: &mut Layers) -> Result<[T; LEN], LoadError> {
+    into_array(
+        (0..LEN)
+            .map(|_| T::read(layers))
+            .collect::<Result<_, _>>()?,
+    )
 }
 
 /// A volume-preserving lower or upper layer: a special-matrix group `weight`, and a dataset `bias`
 /// exactly when the architecture has one there.
-fn vp_layer<S, const D: usize, L, A>(
+fn vp_layer<S, const D: usize, Layout, Act>(
     node: &Node,
     use_bias: bool,
-) -> Result<VolumePreservingLayer<S, D, L, A>, LoadError>
+) -> Result<VolumePreservingLayer<S, D, Layout, Act>, LoadError>
 where
     S: RealField + Copy,
-    L: StrictlyTriangular + GmlType,
+    Layout: StrictlyTriangular + GmlType,
 {
-    let weight = node.packed::<S, D, L>("weight")?;
+    let weight = node.packed::<S, D, Layout>("weight")?;
     let bias = if use_bias {
         Some(node.vector("bias")?)
     } else {
@@ -147,22 +151,22 @@ where
     Ok(VolumePreservingLayer::new(weight, bias))
 }
 
-fn next_vp<S, const D: usize, L, A>(
+fn next_vp<S, const D: usize, Layout, Act>(
     layers: &mut Layers,
     use_bias: bool,
-) -> Result<VolumePreservingLayer<S, D, L, A>, LoadError>
+) -> Result<VolumePreservingLayer<S, D, Layout, Act>, LoadError>
 where
     S: RealField + Copy,
-    L: StrictlyTriangular + GmlType,
+    Layout: StrictlyTriangular + GmlType,
 {
     vp_layer(layers.next_layer()?, use_bias)
 }
 
-impl<S, const D: usize, const NB: usize, const NL: usize, A> FromGml
-    for VolumePreservingFeedForward<S, D, NB, NL, A>
+impl<S, const D: usize, const NB: usize, const NL: usize, Act> FromGml
+    for VolumePreservingFeedForward<S, D, NB, NL, Act>
 where
     S: RealField + Copy,
-    A: Activation<S>,
+    Act: Activation<S>,
 {
     const LAYERS: usize = Self::LAYERS;
 
@@ -187,7 +191,9 @@ where
     }
 }
 
-impl<S: RealField + Copy, const D: usize, const T: usize, K> FromGml for ArbitraryVpa<S, D, T, K> {
+impl<S: RealField + Copy, const D: usize, const T: usize, Map> FromGml
+    for ArbitraryVpa<S, D, T, Map>
+{
     const LAYERS: usize = 1;
 
     fn read(layers: &mut Layers) -> Result<Self, LoadError> {
@@ -195,7 +201,7 @@ impl<S: RealField + Copy, const D: usize, const T: usize, K> FromGml for Arbitra
     }
 }
 
-impl<S: RealField + Copy, const D: usize, const T: usize, K> FromGml for SkewVpa<S, D, T, K> {
+impl<S: RealField + Copy, const D: usize, const T: usize, Map> FromGml for SkewVpa<S, D, T, Map> {
     const LAYERS: usize = 1;
 
     fn read(layers: &mut Layers) -> Result<Self, LoadError> {
@@ -203,7 +209,7 @@ impl<S: RealField + Copy, const D: usize, const T: usize, K> FromGml for SkewVpa
     }
 }
 
-impl<S: RealField + Copy, const D: usize, A> FromGml for ResNetLayer<S, D, A> {
+impl<S: RealField + Copy, const D: usize, Act> FromGml for ResNetLayer<S, D, Act> {
     const LAYERS: usize = 1;
 
     fn read(layers: &mut Layers) -> Result<Self, LoadError> {
@@ -215,7 +221,9 @@ impl<S: RealField + Copy, const D: usize, A> FromGml for ResNetLayer<S, D, A> {
     }
 }
 
-impl<S: RealField + Copy, const D: usize, const NB: usize, A> FromGml for ResNetStack<S, D, NB, A> {
+impl<S: RealField + Copy, const D: usize, const NB: usize, Act> FromGml
+    for ResNetStack<S, D, NB, Act>
+{
     const LAYERS: usize = Self::LAYERS;
 
     fn read(layers: &mut Layers) -> Result<Self, LoadError> {
@@ -282,11 +290,11 @@ impl<S: RealField + Copy, const D: usize, const H: usize, const DH: usize, Sm> F
     }
 }
 
-fn into_array<T, const N: usize>(items: Vec<T>) -> Result<[T; N], LoadError> {
+fn into_array<T, const LEN: usize>(items: Vec<T>) -> Result<[T; LEN], LoadError> {
     items
         .try_into()
         .map_err(|items: Vec<T>| LoadError::LayerCount {
-            expected: N,
+            expected: LEN,
             found: items.len(),
         })
 }

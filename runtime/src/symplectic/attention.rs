@@ -25,23 +25,24 @@
 //! gradient and the layer is **not** symplectic (the test suite measures `‖Jᵀ𝕁J − 𝕁‖` of order 1).
 //!
 //! The default for symmetric weights is therefore the structure-preserving [`GradientExact`]; use
-//! [`SymplecticAttention::symmetric_gml`] (type [`SymmetricA`]`<S, N, GmlCompatible>`) to reproduce
+//! [`SymplecticAttention::symmetric_gml`] (weight [`SymmetricA`]`<S, N, GmlCompatible>`) to reproduce
 //! GML's numbers for weights trained with `symmetric = true`. With `MatrixSoftmax` both agree.
 //!
-//! The layer works for every sequence length `T`, so the flat-buffer entry point names it:
-//! `SequenceLayer::<f64, M, T>::forward_flat(&layer, …)`. `M = 2N` is checked at compile time:
+//! The layer works for every sequence length `T` and on sequences of dimension `D = 2N`, so the
+//! flat-buffer entry point names both: `SequenceLayer::<f64, D, T>::forward_flat(&layer, …)`.
+//! Any other `D` fails to compile:
 //!
 //! ```compile_fail
-//! use geomattn::{SymplecticAttentionQ, nalgebra::Matrix2};
-//! // Phase space R⁵ has no (q, p) split.
-//! let _ = SymplecticAttentionQ::<f64, 5, 2>::arbitrary(Matrix2::identity());
+//! use geomattn::{SequenceLayer, SymplecticAttentionQ, nalgebra::{Matrix2, SMatrix}};
+//! let layer = SymplecticAttentionQ::<f64, 2>::arbitrary(Matrix2::identity());
+//! // Phase space R⁵ has no (q, p) split into halves of 2.
+//! let _ = layer.forward(&SMatrix::<f64, 5, 3>::zeros());
 //! ```
 //!
 //! ```
-//! use geomattn::symplectic::attention::{SymplecticAttentionQ, DenseA};
-//! use geomattn::{MatrixSoftmax, SequenceLayer, nalgebra::{Matrix1, Matrix2x3}};
+//! use geomattn::{SequenceLayer, SymplecticAttentionQ, nalgebra::{Matrix1, Matrix2x3}};
 //! // n = 1, A = (1): C = p pᵀ, S = σ(C), q ← q + p (Sᵀ + S).
-//! let layer = SymplecticAttentionQ::<f64, 2, 1>::arbitrary(Matrix1::new(1.0));
+//! let layer = SymplecticAttentionQ::<f64, 1>::arbitrary(Matrix1::new(1.0));
 //! let z = Matrix2x3::new(0.0, 0.0, 0.0,
 //!                        1.0, 0.0, 0.0);
 //! // C has one nonzero entry, C[0,0] = 1: S[0,0] = e/(e + 8), all others 1/(e + 8).
@@ -58,7 +59,8 @@ use core::marker::PhantomData;
 use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut};
 use rand::Rng;
 
-use super::{Side, UpdateP, UpdateQ};
+use super::{PhaseSide, UpdateP, UpdateQ, assert_phase_space};
+use crate::packed::matrix_from_slice;
 #[cfg(doc)]
 use crate::softmax::VectorSoftmax;
 use crate::softmax::{MatrixSoftmax, Softmax};
@@ -146,42 +148,46 @@ impl<S: RealField + Copy, const N: usize, Mode: SymmetricMode> SymplecticWeight<
     }
 }
 
-/// Symplectic attention on sequences of points of `R^M = R^{2N}`, updating the half chosen by
-/// `Sd`, with weight `W` and softmax `Sm`. Works for every sequence length `T`.
+/// Symplectic attention on sequences of points of `R^{2N}`, updating the half chosen by `Side`,
+/// with softmax `Sm` and weight `Weight`. Works for every sequence length `T`.
+///
+/// The constructors live on the default type (dense weight, [`MatrixSoftmax`]) and return the
+/// layer with the weight they build, so naming the scalar and `N` is enough for every one of them;
+/// name the softmax third to change it (or call [`with_softmax`](Self::with_softmax)):
+///
+/// ```
+/// use geomattn::{SymplecticAttentionQ, SymplecticAttentionP, Symmetric, VectorSoftmax};
+/// use geomattn::nalgebra::Matrix2;
+/// let a = Symmetric::<f64, 2>::from_packed(&[1.0, 0.5, 2.0])?;
+/// // GML's defaults: dense A, MatrixSoftmax.
+/// let dense = SymplecticAttentionQ::<f64, 2>::arbitrary(Matrix2::identity());
+/// // symmetric = true, with the structure-preserving kick, or with GML's own kick.
+/// let exact = SymplecticAttentionQ::<f64, 2>::symmetric(a);
+/// let gml = SymplecticAttentionP::<f64, 2>::symmetric_gml(a);
+/// // The same with VectorSoftmax: name it third, or switch afterwards.
+/// let gml_vector = SymplecticAttentionP::<f64, 2, VectorSoftmax>::symmetric_gml(a);
+/// assert_eq!(gml_vector, gml.with_softmax::<VectorSoftmax>());
+/// # let _ = (dense, exact);
+/// # Ok::<(), geomattn::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SymplecticAttention<S, const M: usize, const N: usize, Sd, W, Sm = MatrixSoftmax> {
-    weight: W,
-    marker: PhantomData<(S, Sd, Sm)>,
+pub struct SymplecticAttention<S, const N: usize, Side, Sm = MatrixSoftmax, Weight = DenseA<S, N>> {
+    weight: Weight,
+    marker: PhantomData<(S, Side, Sm)>,
 }
 
 /// GML's `SymplecticAttentionQ` (`q ← q + K(p)`), by default with GML's constructor defaults:
-/// dense `A` and [`MatrixSoftmax`].
-pub type SymplecticAttentionQ<
-    S,
-    const M: usize,
-    const N: usize,
-    W = DenseA<S, N>,
-    Sm = MatrixSoftmax,
-> = SymplecticAttention<S, M, N, UpdateQ, W, Sm>;
+/// [`MatrixSoftmax`] and a dense `A`.
+pub type SymplecticAttentionQ<S, const N: usize, Sm = MatrixSoftmax, Weight = DenseA<S, N>> =
+    SymplecticAttention<S, N, UpdateQ, Sm, Weight>;
 
 /// GML's `SymplecticAttentionP` (`p ← p + K(q)`), by default with GML's constructor defaults:
-/// dense `A` and [`MatrixSoftmax`].
-pub type SymplecticAttentionP<
-    S,
-    const M: usize,
-    const N: usize,
-    W = DenseA<S, N>,
-    Sm = MatrixSoftmax,
-> = SymplecticAttention<S, M, N, UpdateP, W, Sm>;
+/// [`MatrixSoftmax`] and a dense `A`.
+pub type SymplecticAttentionP<S, const N: usize, Sm = MatrixSoftmax, Weight = DenseA<S, N>> =
+    SymplecticAttention<S, N, UpdateP, Sm, Weight>;
 
-impl<S, const M: usize, const N: usize, Sd, W, Sm> SymplecticAttention<S, M, N, Sd, W, Sm> {
-    fn with_weight(weight: W) -> Self {
-        const {
-            assert!(
-                M == 2 * N,
-                "phase space has M = 2N rows: q (first N) and p (last N)"
-            )
-        };
+impl<S, const N: usize, Side, Sm, Weight> SymplecticAttention<S, N, Side, Sm, Weight> {
+    fn with_weight(weight: Weight) -> Self {
         Self {
             weight,
             marker: PhantomData,
@@ -189,22 +195,18 @@ impl<S, const M: usize, const N: usize, Sd, W, Sm> SymplecticAttention<S, M, N, 
     }
 
     /// The layer's weight.
-    pub fn weight(&self) -> &W {
+    pub fn weight(&self) -> &Weight {
         &self.weight
     }
 
     /// The same weight with another softmax.
-    pub fn with_softmax<Sm2>(self) -> SymplecticAttention<S, M, N, Sd, W, Sm2> {
+    pub fn with_softmax<Sm2>(self) -> SymplecticAttention<S, N, Side, Sm2, Weight> {
         SymplecticAttention::with_weight(self.weight)
     }
 }
 
-impl<S: Field, const M: usize, const N: usize, Sd, Sm>
-    SymplecticAttention<S, M, N, Sd, DenseA<S, N>, Sm>
-{
+impl<S: Field, const N: usize, Side, Sm> SymplecticAttention<S, N, Side, Sm, DenseA<S, N>> {
     /// GML's `symmetric = false` layer with the dense weight `A` (`n×n`).
-    ///
-    /// `M = 2N` is checked at compile time.
     pub fn arbitrary(a: SMatrix<S, N, N>) -> Self {
         Self::with_weight(DenseA { a })
     }
@@ -214,27 +216,35 @@ impl<S: Field, const M: usize, const N: usize, Sd, Sm>
     /// # Errors
     /// [`Error::WeightLength`] if `a` does not have `N²` entries.
     pub fn arbitrary_from_column_major(a: &[S]) -> Result<Self, Error> {
-        if a.len() != N * N {
-            return Err(Error::WeightLength {
-                name: "A",
-                expected: N * N,
-                found: a.len(),
-            });
-        }
-        Ok(Self::arbitrary(SMatrix::from_column_slice(a)))
+        Ok(Self::arbitrary(matrix_from_slice("A", a)?))
+    }
+
+    /// A symmetric weight with the structure-preserving kick `A p (S + Sᵀ)`.
+    pub fn symmetric(
+        a: Symmetric<S, N>,
+    ) -> SymplecticAttention<S, N, Side, Sm, SymmetricA<S, N, GradientExact>> {
+        SymplecticAttention::with_symmetric(a)
+    }
+
+    /// GML's `symmetric = true` layer, with GML's kick `2 A p S` (symplectic only with
+    /// [`MatrixSoftmax`]; see the [module docs](self)).
+    pub fn symmetric_gml(
+        a: Symmetric<S, N>,
+    ) -> SymplecticAttention<S, N, Side, Sm, SymmetricA<S, N, GmlCompatible>> {
+        SymplecticAttention::with_symmetric(a)
     }
 
     /// The same layer over another scalar, weight by weight.
     pub fn map_scalar<S2: Field>(
         &self,
         f: impl FnMut(S) -> S2,
-    ) -> SymplecticAttention<S2, M, N, Sd, DenseA<S2, N>, Sm> {
+    ) -> SymplecticAttention<S2, N, Side, Sm, DenseA<S2, N>> {
         SymplecticAttention::arbitrary(self.weight.a.map(f))
     }
 }
 
-impl<S: RealField + Copy, const M: usize, const N: usize, Sd, Sm>
-    SymplecticAttention<S, M, N, Sd, DenseA<S, N>, Sm>
+impl<S: RealField + Copy, const N: usize, Side, Sm>
+    SymplecticAttention<S, N, Side, Sm, DenseA<S, N>>
 {
     /// GML's initialisation of the dense weight: U(−√(6/2n), √(6/2n)).
     pub fn glorot<R: Rng + ?Sized>(rng: &mut R) -> Self {
@@ -242,31 +252,8 @@ impl<S: RealField + Copy, const M: usize, const N: usize, Sd, Sm>
     }
 }
 
-impl<S: Field, const M: usize, const N: usize, Sd, Sm>
-    SymplecticAttention<S, M, N, Sd, SymmetricA<S, N, GradientExact>, Sm>
-{
-    /// A symmetric weight with the structure-preserving kick `A p (S + Sᵀ)`.
-    ///
-    /// `M = 2N` is checked at compile time.
-    pub fn symmetric(a: Symmetric<S, N>) -> Self {
-        Self::with_symmetric(a)
-    }
-}
-
-impl<S: Field, const M: usize, const N: usize, Sd, Sm>
-    SymplecticAttention<S, M, N, Sd, SymmetricA<S, N, GmlCompatible>, Sm>
-{
-    /// GML's `symmetric = true` layer, with GML's kick `2 A p S` (symplectic only with
-    /// [`MatrixSoftmax`]; see the [module docs](self)).
-    ///
-    /// `M = 2N` is checked at compile time.
-    pub fn symmetric_gml(a: Symmetric<S, N>) -> Self {
-        Self::with_symmetric(a)
-    }
-}
-
-impl<S: Field, const M: usize, const N: usize, Sd, Mode, Sm>
-    SymplecticAttention<S, M, N, Sd, SymmetricA<S, N, Mode>, Sm>
+impl<S: Field, const N: usize, Side, Sm, Mode>
+    SymplecticAttention<S, N, Side, Sm, SymmetricA<S, N, Mode>>
 {
     fn with_symmetric(a: Symmetric<S, N>) -> Self {
         Self::with_weight(SymmetricA {
@@ -276,7 +263,7 @@ impl<S: Field, const M: usize, const N: usize, Sd, Mode, Sm>
     }
 
     /// The same symmetric weight with the other kick formula (`Mode2`).
-    pub fn with_mode<Mode2>(self) -> SymplecticAttention<S, M, N, Sd, SymmetricA<S, N, Mode2>, Sm> {
+    pub fn with_mode<Mode2>(self) -> SymplecticAttention<S, N, Side, Sm, SymmetricA<S, N, Mode2>> {
         SymplecticAttention::with_symmetric(self.weight.a)
     }
 
@@ -284,13 +271,13 @@ impl<S: Field, const M: usize, const N: usize, Sd, Mode, Sm>
     pub fn map_scalar<S2: Field>(
         &self,
         f: impl FnMut(S) -> S2,
-    ) -> SymplecticAttention<S2, M, N, Sd, SymmetricA<S2, N, Mode>, Sm> {
+    ) -> SymplecticAttention<S2, N, Side, Sm, SymmetricA<S2, N, Mode>> {
         SymplecticAttention::with_symmetric(self.weight.a.map_scalar(f))
     }
 }
 
-impl<S: RealField + Copy, const M: usize, const N: usize, Sd, Mode, Sm>
-    SymplecticAttention<S, M, N, Sd, SymmetricA<S, N, Mode>, Sm>
+impl<S: RealField + Copy, const N: usize, Side, Sm, Mode>
+    SymplecticAttention<S, N, Side, Sm, SymmetricA<S, N, Mode>>
 {
     /// GML's initialisation of the symmetric weight: the `n(n+1)/2` packed entries from
     /// U(−√(6/L), √(6/L)).
@@ -299,16 +286,18 @@ impl<S: RealField + Copy, const M: usize, const N: usize, Sd, Mode, Sm>
     }
 }
 
-impl<S, const M: usize, const N: usize, const T: usize, Sd, W, Sm> SequenceLayer<S, M, T>
-    for SymplecticAttention<S, M, N, Sd, W, Sm>
+/// A sequence of dimension `D = 2N` (any other `D` fails to compile).
+impl<S, const D: usize, const N: usize, const T: usize, Side, Sm, Weight> SequenceLayer<S, D, T>
+    for SymplecticAttention<S, N, Side, Sm, Weight>
 where
     S: RealField + Copy,
-    Sd: Side,
-    W: SymplecticWeight<S, N>,
+    Side: PhaseSide,
     Sm: Softmax,
+    Weight: SymplecticWeight<S, N>,
 {
-    fn forward_into(&self, z: SMatrixView<'_, S, M, T>, mut out: SMatrixViewMut<'_, S, M, T>) {
-        let (updated, driving) = Sd::rows(N);
+    fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
+        const { assert_phase_space::<D, N>() };
+        let (updated, driving) = Side::rows(N);
         out.copy_from(&z);
         let kick = self
             .weight

@@ -6,11 +6,10 @@
 //! [`Field`], exact rationals included.
 //!
 //! ```
-//! use geomattn::symplectic::linear::LinearSymplecticAttentionQ;
-//! use geomattn::{SequenceLayer, Symmetric, nalgebra::Matrix2x3};
+//! use geomattn::{LinearSymplecticAttentionQ, SequenceLayer, Symmetric, nalgebra::Matrix2x3};
 //! // n = 1, T = 3: A = SymmetricMatrix(1..6, 3), q = (1 2 3), p = (0 1 −1).
 //! let a = Symmetric::<f64, 3>::from_packed(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
-//! let layer = LinearSymplecticAttentionQ::<f64, 2, 1, 3>::new(a);
+//! let layer = LinearSymplecticAttentionQ::<f64, 1, 3>::new(a);
 //! let z = Matrix2x3::new(1.0, 2.0, 3.0,
 //!                        0.0, 1.0, -1.0);
 //! assert_eq!(layer.forward(&z), Matrix2x3::new(-1.0, 0.0, 2.0,
@@ -23,38 +22,30 @@ use core::marker::PhantomData;
 use nalgebra::{RealField, SMatrixView, SMatrixViewMut};
 use rand::Rng;
 
-use super::{Side, UpdateP, UpdateQ};
+use super::{PhaseSide, UpdateP, UpdateQ, assert_phase_space};
 use crate::{Error, Field, SequenceLayer, Symmetric};
 
-/// Linear symplectic attention on sequences of `T` points of `R^M = R^{2N}`, updating the half
-/// chosen by `Sd` ([`UpdateQ`] or [`UpdateP`]).
+/// Linear symplectic attention on sequences of `T` points of `R^{2N}`, updating the half chosen by
+/// `Side` ([`UpdateQ`] or [`UpdateP`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LinearSymplecticAttention<S, const M: usize, const N: usize, const T: usize, Sd> {
+pub struct LinearSymplecticAttention<S, const N: usize, const T: usize, Side> {
     a: Symmetric<S, T>,
-    side: PhantomData<Sd>,
+    side: PhantomData<Side>,
 }
 
 /// GML's `LinearSymplecticAttentionQ`: `q ← q + p·A`.
-pub type LinearSymplecticAttentionQ<S, const M: usize, const N: usize, const T: usize> =
-    LinearSymplecticAttention<S, M, N, T, UpdateQ>;
+pub type LinearSymplecticAttentionQ<S, const N: usize, const T: usize> =
+    LinearSymplecticAttention<S, N, T, UpdateQ>;
 
 /// GML's `LinearSymplecticAttentionP`: `p ← p + q·A`.
-pub type LinearSymplecticAttentionP<S, const M: usize, const N: usize, const T: usize> =
-    LinearSymplecticAttention<S, M, N, T, UpdateP>;
+pub type LinearSymplecticAttentionP<S, const N: usize, const T: usize> =
+    LinearSymplecticAttention<S, N, T, UpdateP>;
 
-impl<S: Field, const M: usize, const N: usize, const T: usize, Sd: Side>
-    LinearSymplecticAttention<S, M, N, T, Sd>
+impl<S: Field, const N: usize, const T: usize, Side: PhaseSide>
+    LinearSymplecticAttention<S, N, T, Side>
 {
     /// The layer with weight `A` (GML's `SymmetricMatrix` of size `seq_length`).
-    ///
-    /// `M = 2N` is checked at compile time.
     pub fn new(a: Symmetric<S, T>) -> Self {
-        const {
-            assert!(
-                M == 2 * N,
-                "phase space has M = 2N rows: q (first N) and p (last N)"
-            )
-        };
         Self {
             a,
             side: PhantomData,
@@ -78,13 +69,13 @@ impl<S: Field, const M: usize, const N: usize, const T: usize, Sd: Side>
     pub fn map_scalar<S2: Field>(
         &self,
         f: impl FnMut(S) -> S2,
-    ) -> LinearSymplecticAttention<S2, M, N, T, Sd> {
+    ) -> LinearSymplecticAttention<S2, N, T, Side> {
         LinearSymplecticAttention::new(self.a.map_scalar(f))
     }
 }
 
-impl<S: RealField + Copy, const M: usize, const N: usize, const T: usize, Sd: Side>
-    LinearSymplecticAttention<S, M, N, T, Sd>
+impl<S: RealField + Copy, const N: usize, const T: usize, Side: PhaseSide>
+    LinearSymplecticAttention<S, N, T, Side>
 {
     /// GML's initialisation: the `T(T+1)/2` packed entries of `A` from U(−√(6/L), √(6/L)).
     pub fn glorot<R: Rng + ?Sized>(rng: &mut R) -> Self {
@@ -92,11 +83,13 @@ impl<S: RealField + Copy, const M: usize, const N: usize, const T: usize, Sd: Si
     }
 }
 
-impl<S: Field, const M: usize, const N: usize, const T: usize, Sd: Side> SequenceLayer<S, M, T>
-    for LinearSymplecticAttention<S, M, N, T, Sd>
+/// A sequence of dimension `D = 2N` (any other `D` fails to compile).
+impl<S: Field, const D: usize, const N: usize, const T: usize, Side: PhaseSide>
+    SequenceLayer<S, D, T> for LinearSymplecticAttention<S, N, T, Side>
 {
-    fn forward_into(&self, z: SMatrixView<'_, S, M, T>, mut out: SMatrixViewMut<'_, S, M, T>) {
-        let (updated, driving) = Sd::rows(N);
+    fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
+        const { assert_phase_space::<D, N>() };
+        let (updated, driving) = Side::rows(N);
         out.copy_from(&z);
         let kick = z.fixed_rows::<N>(driving) * self.a.matrix();
         let mut rows = out.fixed_rows_mut::<N>(updated);

@@ -1,11 +1,16 @@
-//! Symplectic attention: GML's `SymplecticAttentionQ / P` ([`attention`]) and
-//! `LinearSymplecticAttentionQ / P` ([`linear`]).
+//! The phase-space layers: GML's `SymplecticAttentionQ / P` ([`attention`]) and
+//! `LinearSymplecticAttentionQ / P` ([`linear`]); the SympNet gradient layers
+//! ([`crate::GradientLayerQ`], [`crate::GradientLayerP`]) use the same [`PhaseSide`].
 //!
 //! A sequence `Z ∈ R^{2n×T}` is read as `T` points of phase space: rows `0..n` (GML's `1..n`) are
 //! `q`, rows `n..2n` are `p`. A `Q` layer changes only `q`, by an amount that depends only on `p`
 //! (and is the gradient of a potential of `p`), a `P` layer the other way round. Such a shear
 //! `(q, p) ↦ (q + ∇V(p), p)` is symplectic on each time step's phase space jointly, i.e. on
 //! `R^{2n×T}` with the structure matrix `𝕁` acting on every time step's `(q, p)`.
+//!
+//! The layers carry the half-dimension `N` in their type and act on sequences of dimension
+//! `D = 2N`; any other `D` fails to compile (a `const` assertion, checked when the forward pass is
+//! instantiated).
 
 pub mod attention;
 pub mod linear;
@@ -13,12 +18,12 @@ pub mod linear;
 /// Which half of phase space a layer updates: [`UpdateQ`] or [`UpdateP`].
 ///
 /// The supertraits let layers that carry the marker derive `Copy`, `Debug` and `PartialEq`.
-pub trait Side: Copy + core::fmt::Debug + PartialEq {
+pub trait PhaseSide: Copy + core::fmt::Debug + PartialEq {
     /// `true` if the layer writes `q` (rows `0..n`) from `p`, `false` for the reverse.
     const UPDATES_Q: bool;
 
     /// The first row of the half that is updated and of the half that drives the update, in a
-    /// `2n`-row sequence.
+    /// `2n`-row vector or sequence.
     fn rows(n: usize) -> (usize, usize) {
         if Self::UPDATES_Q { (0, n) } else { (n, 0) }
     }
@@ -32,10 +37,19 @@ pub enum UpdateQ {}
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UpdateP {}
 
-impl Side for UpdateQ {
+impl PhaseSide for UpdateQ {
     const UPDATES_Q: bool = true;
 }
 
-impl Side for UpdateP {
+impl PhaseSide for UpdateP {
     const UPDATES_Q: bool = false;
+}
+
+/// The compile-time check every phase-space layer makes: a sequence of dimension `D` splits into
+/// `q` and `p` of `N` rows each.
+pub(crate) const fn assert_phase_space<const D: usize, const N: usize>() {
+    assert!(
+        D == 2 * N,
+        "phase space has D = 2N rows: q (first N) and p (last N)"
+    );
 }

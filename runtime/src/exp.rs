@@ -12,7 +12,7 @@
 //! Both read only the strict upper triangle of `C` and need [`RealField`] (sines, cosines, norms).
 //!
 //! ```
-//! use geomattn::orthonormal::{Exp, OrthogonalMap, ScalingSquaring};
+//! use geomattn::{Exp, OrthogonalMap, ScalingSquaring};
 //! use geomattn::nalgebra::Matrix2;
 //! let angle = core::f64::consts::FRAC_PI_3;
 //! let c = Matrix2::new(0.0, angle, -angle, 0.0);
@@ -25,7 +25,7 @@
 
 use nalgebra::{RealField, SMatrix};
 
-use super::OrthogonalMap;
+use crate::OrthogonalMap;
 use crate::cayley::solve_without_pivoting;
 
 /// The exponential of a skew matrix, in closed form for `T ≤ 3` and by [`ScalingSquaring`]

@@ -1,9 +1,40 @@
-//! The correlation matrices of volume-preserving attention.
+//! How an attention layer scores every pair of time steps: the [`Correlation`] trait, its five
+//! implementors, and GML's correlation kernels.
+//!
+//! A correlation turns a sequence `Z ∈ R^{D×T}` into a `T×T` matrix `C`, `C[i,j]` pairing time
+//! step `i` with time step `j`:
+//!
+//! | type | `C[i,j]` | skew | used by | cost per sequence |
+//! |---|---|---|---|---|
+//! | [`SkewWeight`] | `z_iᵀ A z_j`, `A` skew (GML's `skew_sym = true`) | yes | [`crate::VolumePreservingAttention`] | `D²T + DT²/2` |
+//! | [`ArbitraryWeight`] | `L − Lᵀ`, `L[i,j] = z_iᵀ A z_j / √D` for `i > j` (GML's default) | yes | [`crate::VolumePreservingAttention`] | `D²T + DT²/2` |
+//! | [`Bilinear`] | `z_iᵀ W z_j` | no | [`crate::SoftmaxAttention`] | `D²T + DT²` |
+//! | [`LowRank`] | `(W_Uᵀ z_i) · (W_Vᵀ z_j)`, `W = W_U W_Vᵀ` of rank `RANK` | no | [`crate::SoftmaxAttention`] | `2D·RANK·T + RANK·T²` |
+//! | [`Additive`] | `vᵀ σ(W z_i + U z_j)` (σ = tanh by default) | no | [`crate::SoftmaxAttention`] | `2·HIDDEN·D·T + HIDDEN·T²` |
+//!
+//! The skew ones also implement the marker [`SkewCorrelation`], which volume-preserving attention
+//! asks for: its orthogonal map reads only the strict upper triangle of `C`.
+
+mod scores;
+mod skew;
+
+pub use scores::{Additive, Bilinear, LowRank};
+pub use skew::{ArbitraryWeight, SkewWeight};
 
 use nalgebra::{SMatrix, SMatrixView};
 
 use crate::layer::check_batch_lengths;
 use crate::{Error, Field};
+
+/// How an attention layer scores every pair of time steps of a sequence in `R^D`.
+pub trait Correlation<S: Field, const D: usize> {
+    /// The `T×T` matrix `C` of the sequence `z`.
+    fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T>;
+}
+
+/// A [`Correlation`] whose matrix is skew-symmetric for every sequence, as the orthogonal maps of
+/// volume-preserving attention need.
+pub trait SkewCorrelation<S: Field, const D: usize>: Correlation<S, D> {}
 
 /// GML's `tensor_mat_skew_sym_assign` for one sequence: `L[i,j] = z_iᵀ A z_j` for `i > j`,
 /// zero on and above the diagonal (no `1/√dim` factor).

@@ -5,8 +5,9 @@
 //! 1. `C = (PQᵀ Z)ᵀ (PKᵀ Z) / √D`;
 //! 2. `upper_triangular_asymmetrize`: keep the strict **upper** triangle of `C` and set
 //!    `C[i,j] = −C[j,i]` below it (the diagonal becomes 0), a skew matrix;
-//! 3. `σ(C)` with σ an [`OrthogonalMap`]: the Cayley transform ([`CayleyMap`], orthogonal) or the
-//!    matrix exponential ([`Exp`], special orthogonal);
+//! 3. `σ(C)` with σ an [`OrthogonalMap`]: the Cayley transform (GML's
+//!    `orthonormal_activation_cayley`, by default [`DefaultCayley`]) or the matrix exponential
+//!    ([`crate::Exp`]), both special orthogonal;
 //! 4. output `Z σ(C)`, plus `Z` with `add_connection`.
 //!
 //! Only the strict upper triangle of `C` is needed, `C[i,j] = z_iᵀ B z_j` for `i < j` with
@@ -14,8 +15,7 @@
 //! instead of two (the result differs from GML's evaluation order by rounding only).
 //!
 //! ```
-//! use geomattn::orthonormal::{Exp, OrthonormalAttention};
-//! use geomattn::{SequenceLayer, nalgebra::{Matrix2, Matrix2x3}};
+//! use geomattn::{Exp, OrthonormalAttention, SequenceLayer, nalgebra::{Matrix2, Matrix2x3}};
 //! let layer = OrthonormalAttention::<f64, 2, Exp>::new(Matrix2::identity(), Matrix2::identity(), false);
 //! let z = Matrix2x3::new(1.0, 0.0, 1.0,
 //!                        0.0, 1.0, 1.0);
@@ -25,54 +25,27 @@
 //! # let _: Matrix2x3<f64> = out;
 //! ```
 
-mod exp;
-
-pub use exp::{Exp, ScalingSquaring};
-
 use core::marker::PhantomData;
 
 use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut};
 use rand::Rng;
 
 use crate::correlation::{lower_correlation, skew_from_lower};
-use crate::{Cayley, DefaultCayley, Field, SequenceLayer, init};
+use crate::{DefaultCayley, Field, OrthogonalMap, SequenceLayer, init};
 
-/// A map from skew-symmetric `T×T` matrices to orthogonal ones, read from the strict upper
-/// triangle of its argument.
-pub trait OrthogonalMap<S: Field, const T: usize> {
-    /// Name for reports (`"Cayley"`, `"exp"`).
-    const NAME: &'static str;
-
-    /// `σ(C)` for the skew matrix whose strict upper triangle is that of `c`.
-    fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T>;
-}
-
-/// The Cayley transform `(I − C)(I + C)⁻¹` (GML's `orthonormal_activation_cayley`), computed by
-/// the kernel `K`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CayleyMap<K = DefaultCayley>(PhantomData<K>);
-
-impl<S: Field, const T: usize, K: Cayley<S, T>> OrthogonalMap<S, T> for CayleyMap<K> {
-    const NAME: &'static str = "Cayley";
-
-    fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
-        K::cayley(c)
-    }
-}
-
-/// GML's older `Attention(dim, σ; add_connection)` with `σ = M` (default: Cayley).
+/// GML's older `Attention(dim, σ; add_connection)` with `σ = Map` (default: the Cayley transform).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct OrthonormalAttention<S, const D: usize, M = CayleyMap> {
+pub struct OrthonormalAttention<S, const D: usize, Map = DefaultCayley> {
     pq: SMatrix<S, D, D>,
     pk: SMatrix<S, D, D>,
     scale: S,
     /// `(PQ PKᵀ · scale)ᵀ`, oriented for [`lower_correlation`].
     product: SMatrix<S, D, D>,
     add_connection: bool,
-    map: PhantomData<M>,
+    map: PhantomData<Map>,
 }
 
-impl<S: Field, const D: usize, M> OrthonormalAttention<S, D, M> {
+impl<S: Field, const D: usize, Map> OrthonormalAttention<S, D, Map> {
     /// The layer with an explicit factor instead of `1/√D`: for scalars without a square root
     /// (exact rationals).
     pub fn with_scale(
@@ -107,7 +80,7 @@ impl<S: Field, const D: usize, M> OrthonormalAttention<S, D, M> {
     }
 
     /// The same weights with another orthogonal map.
-    pub fn with_map<M2>(self) -> OrthonormalAttention<S, D, M2> {
+    pub fn with_map<Map2>(self) -> OrthonormalAttention<S, D, Map2> {
         OrthonormalAttention {
             pq: self.pq,
             pk: self.pk,
@@ -130,7 +103,7 @@ impl<S: Field, const D: usize, M> OrthonormalAttention<S, D, M> {
     pub fn map_scalar<S2: Field>(
         &self,
         mut f: impl FnMut(S) -> S2,
-    ) -> OrthonormalAttention<S2, D, M> {
+    ) -> OrthonormalAttention<S2, D, Map> {
         let scale = f(self.scale);
         OrthonormalAttention::with_scale(
             self.pq.map(&mut f),
@@ -141,7 +114,7 @@ impl<S: Field, const D: usize, M> OrthonormalAttention<S, D, M> {
     }
 }
 
-impl<S: RealField + Copy, const D: usize, M> OrthonormalAttention<S, D, M> {
+impl<S: RealField + Copy, const D: usize, Map> OrthonormalAttention<S, D, Map> {
     /// GML's layer with weights `PQ`, `PK` and the factor `1/√D`.
     pub fn new(pq: SMatrix<S, D, D>, pk: SMatrix<S, D, D>, add_connection: bool) -> Self {
         let scale = S::one() / nalgebra::convert::<f64, S>(D as f64).sqrt();
@@ -156,11 +129,11 @@ impl<S: RealField + Copy, const D: usize, M> OrthonormalAttention<S, D, M> {
     }
 }
 
-impl<S: Field, const D: usize, const T: usize, M: OrthogonalMap<S, T>> SequenceLayer<S, D, T>
-    for OrthonormalAttention<S, D, M>
+impl<S: Field, const D: usize, const T: usize, Map: OrthogonalMap<S, T>> SequenceLayer<S, D, T>
+    for OrthonormalAttention<S, D, Map>
 {
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
-        let sigma = M::map(&self.correlation(&z));
+        let sigma = Map::map(&self.correlation(&z));
         z.mul_to(&sigma, &mut out);
         if self.add_connection {
             out += z;

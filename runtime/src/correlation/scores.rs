@@ -1,0 +1,126 @@
+//! The general (not skew) correlations of softmax attention: bilinear, low-rank and additive.
+//!
+//! [`LowRank`] never forms `W`: it multiplies `Z` by the two `D×RANK` factors, which is cheaper
+//! than the dense form whenever `2·RANK < D`.
+
+use core::marker::PhantomData;
+
+use nalgebra::{RealField, SMatrix, SMatrixView, SVector};
+use rand::Rng;
+
+use super::Correlation;
+use crate::activation::{Activation, Tanh};
+use crate::{Field, init};
+
+/// `C = Zᵀ W Z` with `W` dense `D×D` (no scaling).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bilinear<S, const D: usize> {
+    w: SMatrix<S, D, D>,
+}
+
+/// `C = (W_Uᵀ Z)ᵀ (W_Vᵀ Z)`: the bilinear form of `W = W_U W_Vᵀ`, rank at most `RANK`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LowRank<S, const D: usize, const RANK: usize> {
+    u: SMatrix<S, D, RANK>,
+    v: SMatrix<S, D, RANK>,
+}
+
+/// `C[i,j] = vᵀ σ(W z_i + U z_j)` with `W, U ∈ R^{HIDDEN×D}`, `v ∈ R^HIDDEN` (Bahdanau's additive
+/// score; `W` acts on the row index as `PQ` does in GML's `C = QᵀK`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Additive<S, const D: usize, const HIDDEN: usize, Act = Tanh> {
+    w: SMatrix<S, HIDDEN, D>,
+    u: SMatrix<S, HIDDEN, D>,
+    v: SVector<S, HIDDEN>,
+    activation: PhantomData<Act>,
+}
+
+impl<S: Field, const D: usize> Bilinear<S, D> {
+    /// The correlation with weight `W`.
+    pub fn new(w: SMatrix<S, D, D>) -> Self {
+        Self { w }
+    }
+
+    /// The weight `W`.
+    pub fn w(&self) -> &SMatrix<S, D, D> {
+        &self.w
+    }
+}
+
+impl<S: RealField + Copy, const D: usize> Bilinear<S, D> {
+    /// `W` GlorotUniform, U(−√(6/2D), √(6/2D)).
+    pub fn glorot<R: Rng + ?Sized>(rng: &mut R) -> Self {
+        Self::new(init::glorot_dense(rng))
+    }
+}
+
+impl<S: Field, const D: usize, const RANK: usize> LowRank<S, D, RANK> {
+    /// The correlation of `W = W_U W_Vᵀ`, from the factors `W_U` and `W_V` (`D×RANK` each).
+    pub fn new(u: SMatrix<S, D, RANK>, v: SMatrix<S, D, RANK>) -> Self {
+        Self { u, v }
+    }
+
+    /// The dense `W = W_U W_Vᵀ` (for comparison; the layer never forms it).
+    pub fn dense(&self) -> Bilinear<S, D> {
+        Bilinear::new(self.u * self.v.transpose())
+    }
+}
+
+impl<S: RealField + Copy, const D: usize, const RANK: usize> LowRank<S, D, RANK> {
+    /// Both factors GlorotUniform, U(−√(6/(D+RANK)), √(6/(D+RANK))).
+    pub fn glorot<R: Rng + ?Sized>(rng: &mut R) -> Self {
+        let u = init::glorot_dense(rng);
+        Self::new(u, init::glorot_dense(rng))
+    }
+}
+
+impl<S: Field, const D: usize, const HIDDEN: usize, Act> Additive<S, D, HIDDEN, Act> {
+    /// The correlation `vᵀ σ(W z_i + U z_j)`.
+    pub fn new(w: SMatrix<S, HIDDEN, D>, u: SMatrix<S, HIDDEN, D>, v: SVector<S, HIDDEN>) -> Self {
+        Self {
+            w,
+            u,
+            v,
+            activation: PhantomData,
+        }
+    }
+}
+
+impl<S: RealField + Copy, const D: usize, const HIDDEN: usize, Act> Additive<S, D, HIDDEN, Act> {
+    /// `W`, `U` GlorotUniform (U(−√(6/(HIDDEN+D)), …)) and `v` from U(−√(6/HIDDEN), √(6/HIDDEN)).
+    pub fn glorot<R: Rng + ?Sized>(rng: &mut R) -> Self {
+        let w = init::glorot_dense(rng);
+        let u = init::glorot_dense(rng);
+        let bound = init::glorot_bound::<S>(HIDDEN);
+        Self::new(w, u, SVector::from_fn(|_, _| init::uniform(rng, bound)))
+    }
+}
+
+impl<S: Field, const D: usize> Correlation<S, D> for Bilinear<S, D> {
+    #[inline]
+    fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
+        z.tr_mul(&(self.w * z))
+    }
+}
+
+impl<S: Field, const D: usize, const RANK: usize> Correlation<S, D> for LowRank<S, D, RANK> {
+    #[inline]
+    fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
+        (self.u.tr_mul(z)).tr_mul(&self.v.tr_mul(z))
+    }
+}
+
+impl<S: Field, const D: usize, const HIDDEN: usize, Act: Activation<S>> Correlation<S, D>
+    for Additive<S, D, HIDDEN, Act>
+{
+    #[inline]
+    fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
+        let rows = self.w * z;
+        let columns = self.u * z;
+        SMatrix::from_fn(|i, j| {
+            (0..HIDDEN).fold(S::zero(), |sum, h| {
+                sum + self.v[h] * Act::apply(rows[(h, i)] + columns[(h, j)])
+            })
+        })
+    }
+}

@@ -1,0 +1,100 @@
+//! The two skew correlations of GML's volume-preserving attention.
+
+use nalgebra::{RealField, SMatrix, SMatrixView};
+use rand::Rng;
+
+use super::{Correlation, SkewCorrelation, lower_correlation, skew_from_lower};
+use crate::{Field, SkewSymmetric, init};
+
+/// GML's `skew_sym = true` weighting: `C = Zᵀ A Z` with `A` skew-symmetric, unscaled.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SkewWeight<S, const D: usize> {
+    a: SkewSymmetric<S, D>,
+}
+
+/// GML's `skew_sym = false` weighting: `L[i,j] = z_iᵀ A z_j · scale` for `i > j`, `C = L − Lᵀ`,
+/// with `scale = 1/√D`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ArbitraryWeight<S, const D: usize> {
+    a: SMatrix<S, D, D>,
+    scale: S,
+}
+
+impl<S: Field, const D: usize> SkewWeight<S, D> {
+    /// The weighting with the skew matrix `A`.
+    pub fn new(a: SkewSymmetric<S, D>) -> Self {
+        Self { a }
+    }
+
+    /// The weight `A`.
+    pub fn a(&self) -> &SkewSymmetric<S, D> {
+        &self.a
+    }
+
+    /// The same weighting over another scalar, entry by entry.
+    pub fn map_scalar<S2: Field>(&self, f: impl FnMut(S) -> S2) -> SkewWeight<S2, D> {
+        SkewWeight::new(self.a.map_scalar(f))
+    }
+}
+
+impl<S: RealField + Copy, const D: usize> SkewWeight<S, D> {
+    /// GML's initialisation: the `D(D−1)/2` packed entries of `A` from U(−√(6/L), √(6/L)).
+    pub fn glorot<R: Rng + ?Sized>(rng: &mut R) -> Self {
+        Self::new(SkewSymmetric::glorot(rng))
+    }
+}
+
+impl<S: Field, const D: usize> ArbitraryWeight<S, D> {
+    /// The weighting with an explicit factor instead of `1/√D`: for scalars without a square root
+    /// (exact rationals, where `1/√D` is rational only for square `D`).
+    pub fn with_scale(a: SMatrix<S, D, D>, scale: S) -> Self {
+        Self { a, scale }
+    }
+
+    /// The weight `A` (`D×D`, in Julia's orientation: `L[i,j] = z_iᵀ A z_j / √D`).
+    pub fn a(&self) -> &SMatrix<S, D, D> {
+        &self.a
+    }
+
+    /// The factor applied to `L`; GML's is `1/√D`.
+    pub fn scale(&self) -> S {
+        self.scale
+    }
+
+    /// The same weighting over another scalar, entry by entry (the scale included).
+    pub fn map_scalar<S2: Field>(&self, mut f: impl FnMut(S) -> S2) -> ArbitraryWeight<S2, D> {
+        let scale = f(self.scale);
+        ArbitraryWeight::with_scale(self.a.map(f), scale)
+    }
+}
+
+impl<S: RealField + Copy, const D: usize> ArbitraryWeight<S, D> {
+    /// GML's weighting with weight `A` (`D×D`), scaled by `1/√D`.
+    pub fn new(a: SMatrix<S, D, D>) -> Self {
+        let scale = S::one() / nalgebra::convert::<f64, S>(D as f64).sqrt();
+        Self::with_scale(a, scale)
+    }
+
+    /// GML's initialisation: `A` from U(−√(6/2D), √(6/2D)).
+    pub fn glorot<R: Rng + ?Sized>(rng: &mut R) -> Self {
+        Self::new(init::glorot_dense(rng))
+    }
+}
+
+impl<S: Field, const D: usize> Correlation<S, D> for SkewWeight<S, D> {
+    #[inline]
+    fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
+        // For skew A, z_jᵀ A z_i = −z_iᵀ A z_j, so Zᵀ A Z is L − Lᵀ with L its strict lower part.
+        skew_from_lower(&lower_correlation(z, self.a.matrix()))
+    }
+}
+
+impl<S: Field, const D: usize> Correlation<S, D> for ArbitraryWeight<S, D> {
+    #[inline]
+    fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
+        skew_from_lower(&(lower_correlation(z, &self.a) * self.scale))
+    }
+}
+
+impl<S: Field, const D: usize> SkewCorrelation<S, D> for SkewWeight<S, D> {}
+impl<S: Field, const D: usize> SkewCorrelation<S, D> for ArbitraryWeight<S, D> {}
