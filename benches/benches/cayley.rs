@@ -5,7 +5,7 @@
 
 use divan::Bencher;
 use geomattn::nalgebra::SMatrix;
-use geomattn::{Cayley, Elimination, Generated, LuSolve, NalgebraInverse};
+use geomattn::{Elimination, Generated, LuSolve, NalgebraInverse, OrthogonalMap};
 use geomattn_macros::cayley;
 
 fn main() {
@@ -35,9 +35,9 @@ macro_rules! sizes {
             #[divan::bench(types = [f32, f64])]
             fn generated<S: geomattn::Field + From<f32>>(b: Bencher)
             where
-                Generated: Cayley<S, $t>,
+                Generated: OrthogonalMap<S, $t>,
             {
-                run::<S, $t>(b, <Generated as Cayley<S, $t>>::cayley);
+                run::<S, $t>(b, <Generated as OrthogonalMap<S, $t>>::map);
             }
 
             #[divan::bench(types = [f32, f64])]
@@ -52,17 +52,17 @@ macro_rules! sizes {
 
             #[divan::bench(types = [f32, f64])]
             fn nalgebra_inverse<S: geomattn::Field + From<f32> + geomattn::nalgebra::RealField>(b: Bencher) {
-                run::<S, $t>(b, <NalgebraInverse as Cayley<S, $t>>::cayley);
+                run::<S, $t>(b, <NalgebraInverse as OrthogonalMap<S, $t>>::map);
             }
 
             #[divan::bench(types = [f32, f64])]
             fn lu_solve<S: geomattn::Field + From<f32> + geomattn::nalgebra::RealField>(b: Bencher) {
-                run::<S, $t>(b, <LuSolve as Cayley<S, $t>>::cayley);
+                run::<S, $t>(b, <LuSolve as OrthogonalMap<S, $t>>::map);
             }
 
             #[divan::bench(types = [f32, f64])]
             fn elimination_loops<S: geomattn::Field + From<f32>>(b: Bencher) {
-                run::<S, $t>(b, <Elimination as Cayley<S, $t>>::cayley);
+                run::<S, $t>(b, <Elimination as OrthogonalMap<S, $t>>::map);
             }
         }
     )*};

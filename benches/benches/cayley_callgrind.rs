@@ -10,7 +10,7 @@
 //! ```
 
 use geomattn::nalgebra::{Const, DimMin, SMatrix};
-use geomattn::{Cayley, Elimination, Generated, LuSolve, NalgebraInverse};
+use geomattn::{Elimination, Generated, LuSolve, NalgebraInverse, OrthogonalMap};
 use gungraun::{library_benchmark, library_benchmark_group, main};
 use std::hint::black_box;
 
@@ -40,10 +40,10 @@ where
     Const<T>: DimMin<Const<T>, Output = Const<T>>,
 {
     match kernel {
-        Kernel::Generated => <Generated as Cayley<f64, T>>::cayley(c),
-        Kernel::NalgebraInverse => <NalgebraInverse as Cayley<f64, T>>::cayley(c),
-        Kernel::LuSolve => <LuSolve as Cayley<f64, T>>::cayley(c),
-        Kernel::EliminationLoops => <Elimination as Cayley<f64, T>>::cayley(c),
+        Kernel::Generated => <Generated as OrthogonalMap<f64, T>>::map(c),
+        Kernel::NalgebraInverse => <NalgebraInverse as OrthogonalMap<f64, T>>::map(c),
+        Kernel::LuSolve => <LuSolve as OrthogonalMap<f64, T>>::map(c),
+        Kernel::EliminationLoops => <Elimination as OrthogonalMap<f64, T>>::map(c),
     }
 }
 

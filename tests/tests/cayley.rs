@@ -2,7 +2,7 @@
 //! agreement between kernels, and orthogonality with determinant 1 over six decades of scale.
 
 use geomattn::nalgebra::{Const, DMatrix, DimMin, SMatrix};
-use geomattn::{Cayley, Elimination, LuSolve, NalgebraInverse, SkewSymmetric};
+use geomattn::{Elimination, LuSolve, NalgebraInverse, OrthogonalMap, SkewSymmetric};
 use geomattn_tests::{Q, orthogonality_error, q, q_matrix, random_skew};
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -19,7 +19,7 @@ fn skew_one_to<const N: usize>(len: usize, denominator: i128) -> SMatrix<Q, N, N
 fn t2_vector_is_exact() {
     let c = q_matrix([[0, -1], [1, 0]], 2);
     let expected = q_matrix([[3, 4], [-4, 3]], 5);
-    assert_eq!(<Elimination as Cayley<Q, 2>>::cayley(&c), expected);
+    assert_eq!(<Elimination as OrthogonalMap<Q, 2>>::map(&c), expected);
 }
 
 #[test]
@@ -34,7 +34,7 @@ fn t4_vector_is_exact() {
         ],
         482,
     );
-    assert_eq!(<Elimination as Cayley<Q, 4>>::cayley(&c), expected);
+    assert_eq!(<Elimination as OrthogonalMap<Q, 4>>::map(&c), expected);
 }
 
 /// CONVENTIONS.md gives T = 5 with mixed denominators; all divide 6222.
@@ -82,7 +82,7 @@ pub fn t5_expected() -> SMatrix<Q, 5, 5> {
 #[test]
 fn t5_vector_is_exact() {
     let c = skew_one_to::<5>(10, 5);
-    assert_eq!(<Elimination as Cayley<Q, 5>>::cayley(&c), t5_expected());
+    assert_eq!(<Elimination as OrthogonalMap<Q, 5>>::map(&c), t5_expected());
 }
 
 /// A kernel reads only the strict upper triangle: garbage below the diagonal changes nothing.
@@ -97,16 +97,16 @@ fn kernels_read_only_the_upper_triangle() {
         }
     }
     assert_eq!(
-        <Elimination as Cayley<f64, 5>>::cayley(&garbage),
-        <Elimination as Cayley<f64, 5>>::cayley(&c)
+        <Elimination as OrthogonalMap<f64, 5>>::map(&garbage),
+        <Elimination as OrthogonalMap<f64, 5>>::map(&c)
     );
     assert_eq!(
-        <NalgebraInverse as Cayley<f64, 5>>::cayley(&garbage),
-        <NalgebraInverse as Cayley<f64, 5>>::cayley(&c)
+        <NalgebraInverse as OrthogonalMap<f64, 5>>::map(&garbage),
+        <NalgebraInverse as OrthogonalMap<f64, 5>>::map(&c)
     );
     assert_eq!(
-        <LuSolve as Cayley<f64, 5>>::cayley(&garbage),
-        <LuSolve as Cayley<f64, 5>>::cayley(&c)
+        <LuSolve as OrthogonalMap<f64, 5>>::map(&garbage),
+        <LuSolve as OrthogonalMap<f64, 5>>::map(&c)
     );
 }
 
@@ -116,9 +116,9 @@ where
 {
     let mut rng = SmallRng::seed_from_u64(seed);
     let c = random_skew::<T>(&mut rng, scale);
-    let elimination = <Elimination as Cayley<f64, T>>::cayley(&c);
-    let inverse = <NalgebraInverse as Cayley<f64, T>>::cayley(&c);
-    let lu = <LuSolve as Cayley<f64, T>>::cayley(&c);
+    let elimination = <Elimination as OrthogonalMap<f64, T>>::map(&c);
+    let inverse = <NalgebraInverse as OrthogonalMap<f64, T>>::map(&c);
+    let lu = <LuSolve as OrthogonalMap<f64, T>>::map(&c);
     // ‖(I + C)⁻¹‖₂ ≤ 1 and the condition number of I + C is at most 1 + ‖C‖, so the kernels
     // agree to a few ulp times that.
     let tolerance = 64.0 * f64::EPSILON * T as f64 * (1.0 + scale * T as f64);

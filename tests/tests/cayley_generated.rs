@@ -2,7 +2,7 @@
 //! `geomattn_macros::cayley!`): exact in rational arithmetic, and accurate in f64 and f32.
 
 use geomattn::nalgebra::{Const, DimMin, SMatrix};
-use geomattn::{Cayley, Generated, LuSolve, SkewSymmetric};
+use geomattn::{Generated, LuSolve, OrthogonalMap, SkewSymmetric};
 use geomattn_macros::cayley;
 use geomattn_tests::{Q, orthogonality_error, q, q_matrix, random_skew};
 use rand::SeedableRng;
@@ -63,7 +63,7 @@ fn t5_expected() -> SMatrix<Q, 5, 5> {
 fn conventions_vectors_are_exact() {
     let c2 = q_matrix([[0, -1], [1, 0]], 2);
     let e2 = q_matrix([[3, 4], [-4, 3]], 5);
-    assert_eq!(<Generated as Cayley<Q, 2>>::cayley(&c2), e2);
+    assert_eq!(<Generated as OrthogonalMap<Q, 2>>::map(&c2), e2);
     assert_eq!(cayley!(2, strategy = elimination)(&c2), e2);
     assert_eq!(cayley!(2, strategy = symbolic)(&c2), e2);
 
@@ -77,12 +77,12 @@ fn conventions_vectors_are_exact() {
         ],
         482,
     );
-    assert_eq!(<Generated as Cayley<Q, 4>>::cayley(&c4), e4);
+    assert_eq!(<Generated as OrthogonalMap<Q, 4>>::map(&c4), e4);
     assert_eq!(cayley!(4, strategy = elimination)(&c4), e4);
     assert_eq!(cayley!(4, strategy = symbolic)(&c4), e4);
 
     let c5 = skew_one_to::<5>(5);
-    assert_eq!(<Generated as Cayley<Q, 5>>::cayley(&c5), t5_expected());
+    assert_eq!(<Generated as OrthogonalMap<Q, 5>>::map(&c5), t5_expected());
     assert_eq!(cayley!(5, strategy = elimination)(&c5), t5_expected());
     assert_eq!(cayley!(5, strategy = symbolic)(&c5), t5_expected());
 }
@@ -125,7 +125,7 @@ fn assert_exact<const T: usize>(
 
 macro_rules! exact {
     ($($t:literal),*) => {$(
-        assert_exact::<$t>(|c| <Generated as Cayley<Q, $t>>::cayley(c), "Generated");
+        assert_exact::<$t>(|c| <Generated as OrthogonalMap<Q, $t>>::map(c), "Generated");
         assert_exact::<$t>(|c| cayley!($t, strategy = elimination)(c), "elimination");
     )*};
 }
@@ -146,7 +146,7 @@ fn random_rational_inputs_are_exact() {
             exact!(1, 2, 3, 4, 5, 6, 7, 8, 10, 12);
             symbolic_exact!(2, 3, 4, 5, 6, 7, 8);
             // Beyond the unrolled sizes, Generated is the Elimination loop kernel.
-            assert_exact::<9>(<Generated as Cayley<Q, 9>>::cayley, "Generated");
+            assert_exact::<9>(<Generated as OrthogonalMap<Q, 9>>::map, "Generated");
         })
         .unwrap()
         .join()
@@ -170,7 +170,7 @@ where
     let (mut difference, mut orthogonality) = (0.0_f64, 0.0_f64);
     for _ in 0..200 {
         let c = random_skew::<T>(&mut rng, scale).map(&to);
-        let reference = <LuSolve as Cayley<f64, T>>::cayley(&c.map(&from));
+        let reference = <LuSolve as OrthogonalMap<f64, T>>::map(&c.map(&from));
         let cay = kernel(&c).map(&from);
         difference = difference.max((cay - reference).amax());
         orthogonality = orthogonality.max(orthogonality_error(&cay));
@@ -223,8 +223,8 @@ macro_rules! accuracy {
     ($($t:literal),*) => {$(
         accuracy_rows::<$t>(
             "Generated",
-            |c| <Generated as Cayley<f64, $t>>::cayley(c),
-            |c| <Generated as Cayley<f32, $t>>::cayley(c),
+            |c| <Generated as OrthogonalMap<f64, $t>>::map(c),
+            |c| <Generated as OrthogonalMap<f32, $t>>::map(c),
         );
         accuracy_rows::<$t>(
             "elimination",
@@ -238,8 +238,8 @@ macro_rules! accuracy {
         );
         accuracy_rows::<$t>(
             "LuSolve (baseline)",
-            |c| <LuSolve as Cayley<f64, $t>>::cayley(c),
-            |c| <LuSolve as Cayley<f32, $t>>::cayley(c),
+            |c| <LuSolve as OrthogonalMap<f64, $t>>::map(c),
+            |c| <LuSolve as OrthogonalMap<f32, $t>>::map(c),
         );
     )*};
 }

@@ -2,8 +2,8 @@
 //! triangular layers, symplecticity (Jᵀ𝕁J = 𝕁) of the gradient layers, hand-computed cases, and
 //! typed errors for wrong weight lengths.
 
-use geomattn::activation::{Activation, Identity, Tanh};
 use geomattn::nalgebra::{DMatrix, SMatrix, SVector, Vector2};
+use geomattn::{Activation, Identity, Tanh};
 use geomattn::{
     ColumnLayer, Dense, Error, GradientLayerP, GradientLayerQ, ResNetLayer, SequenceLayer,
     StrictlyLower, StrictlyUpper, VolumePreservingLowerLayer, VolumePreservingUpperLayer,
@@ -109,7 +109,7 @@ fn resnet_and_dense_match_explicit_loops() {
     let z: SMatrix<f64, 3, 4> = random_matrix(&mut rng);
     let out = resnet.forward(&z);
     let out_no_bias = no_bias.forward(&z);
-    let out_dense = dense.forward(&z);
+    let out_dense = dense.apply_columns(&z);
     for t in 0..4 {
         for i in 0..3 {
             let wz: f64 = (0..3).map(|j| w[(i, j)] * z[(j, t)]).sum();
@@ -317,6 +317,6 @@ fn batches_and_glorot_bounds() {
     assert!(layer.forward_batch(&zs, &mut outs[..4]).is_err());
     let dense = Dense::<f64, 4, 2, Identity>::glorot(&mut rng, true);
     let mut dense_outs = vec![SMatrix::<f64, 2, 3>::zeros(); 5];
-    dense.forward_batch(&zs, &mut dense_outs).unwrap();
-    assert_eq!(dense_outs[2], dense.forward(&zs[2]));
+    dense.apply_columns_batch(&zs, &mut dense_outs).unwrap();
+    assert_eq!(dense_outs[2], dense.apply_columns(&zs[2]));
 }

@@ -15,15 +15,15 @@
 //! A wrong convention (transposed weights, `Aᵀ` in the attention, a missing residual, layers out
 //! of order) gives errors of order 1e-1 and more.
 
+use geomattn::MultiHeadAttention;
 use geomattn::SequenceLayer;
-use geomattn::activation::Tanh;
-use geomattn::architectures::{
+use geomattn::Tanh;
+use geomattn::gml::{FromGml, Settings, load_file, rigid_body};
+use geomattn::nalgebra::{Matrix3, SMatrix, Vector3};
+use geomattn::{
     StandardTransformerIntegrator, VolumePreservingFeedForward, VolumePreservingTransformer,
     iterate,
 };
-use geomattn::gml::{FromGml, Settings, load_file, rigid_body};
-use geomattn::mha::MultiHeadAttention;
-use geomattn::nalgebra::{Matrix3, SMatrix, Vector3};
 use geomattn_tests::jacobian;
 use num_dual::Dual64;
 
@@ -170,7 +170,7 @@ fn mnist_stiefel_heads_are_orthonormal() {
                 for head in 1..=7 {
                     let w: SMatrix<f64, 49, 7> =
                         projection.matrix(&format!("head_{head}")).unwrap();
-                    worst = worst.max(geomattn::mha::stiefel_error(&w));
+                    worst = worst.max(geomattn::stiefel_error(&w));
                     heads += 1;
                 }
             }

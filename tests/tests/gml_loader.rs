@@ -1,10 +1,10 @@
 //! The GML loader on malformed input: every case gives its typed error, none panics. The files are
 //! written with hdf5-pure's writer (or cut from a fixture) in memory or a temporary directory.
 
-use geomattn::activation::Tanh;
-use geomattn::architectures::VolumePreservingFeedForward;
+use geomattn::MultiHeadAttention;
+use geomattn::Tanh;
+use geomattn::VolumePreservingFeedForward;
 use geomattn::gml::{GmlFile, LoadError, Settings, load, load_file};
-use geomattn::mha::MultiHeadAttention;
 use geomattn::{ArbitraryVpa, Error};
 use hdf5_pure::{AttrValue, FileBuilder, GroupBuilder};
 
@@ -273,7 +273,7 @@ fn truncated_and_foreign_files() {
     let bytes = std::fs::read(fixture("transformer_rigid_body_nn_st.h5")).unwrap();
     let dir = std::env::temp_dir().join(format!("geomattn-gml-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    type St = geomattn::architectures::StandardTransformerIntegrator<
+    type St = geomattn::StandardTransformerIntegrator<
         f64,
         3,
         MultiHeadAttention<f64, 3, 1, 3>,

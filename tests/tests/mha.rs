@@ -1,9 +1,9 @@
 //! Multi-head attention: a hand-computed case that pins GML's conventions (√ of the full dim,
 //! column softmax, head order), an explicit-loop reference, the Stiefel check and projection.
 
-use geomattn::mha::{Head, MultiHeadAttention, project_to_stiefel, stiefel_error};
 use geomattn::nalgebra::{Matrix4x2, SMatrix};
 use geomattn::{Error, SequenceLayer};
+use geomattn::{Head, MultiHeadAttention, project_to_stiefel, stiefel_error};
 use geomattn_tests::random_matrix;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;

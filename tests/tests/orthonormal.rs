@@ -5,7 +5,7 @@
 
 use geomattn::SequenceLayer;
 use geomattn::nalgebra::{Const, DimMin, Matrix2, SMatrix};
-use geomattn::orthonormal::{CayleyMap, Exp, OrthogonalMap, OrthonormalAttention, ScalingSquaring};
+use geomattn::{DefaultCayley, Exp, OrthogonalMap, OrthonormalAttention, ScalingSquaring};
 use geomattn_tests::{Q, orthogonality_error, q, q_matrix, random_matrix, random_skew};
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -43,7 +43,7 @@ fn check_maps<const T: usize>(c: &SMatrix<f64, T, T>, scale: f64) -> Result<(), 
 where
     Const<T>: DimMin<Const<T>, Output = Const<T>>,
 {
-    let cayley = <CayleyMap as OrthogonalMap<f64, T>>::map(c);
+    let cayley = <DefaultCayley as OrthogonalMap<f64, T>>::map(c);
     let exp = <Exp as OrthogonalMap<f64, T>>::map(c);
     let pade = <ScalingSquaring as OrthogonalMap<f64, T>>::map(c);
     // Rounding grows with the conditioning of I + C (Cayley) and with the number of squarings
@@ -102,7 +102,7 @@ fn exp_is_a_rotation_by_a_known_angle() {
     let pade = <ScalingSquaring as OrthogonalMap<f64, 2>>::map(&c);
     assert!((exp - expected).amax() < 2e-16);
     assert!((pade - expected).amax() < 1e-15);
-    let cayley = <CayleyMap as OrthogonalMap<Q, 2>>::map(&q_matrix([[0, -1], [1, 0]], 2));
+    let cayley = <DefaultCayley as OrthogonalMap<Q, 2>>::map(&q_matrix([[0, -1], [1, 0]], 2));
     assert_eq!(cayley, q_matrix([[3, 4], [-4, 3]], 5));
 }
 
@@ -139,7 +139,7 @@ fn layer_matches_an_independent_exact_computation() {
     let scale = q(1, 2);
     for add_connection in [false, true] {
         let layer =
-            OrthonormalAttention::<Q, 2, CayleyMap>::with_scale(pq, pk, scale, add_connection);
+            OrthonormalAttention::<Q, 2, DefaultCayley>::with_scale(pq, pk, scale, add_connection);
         // C = (PQᵀZ)ᵀ(PKᵀZ)·scale with loops, then upper_triangular_asymmetrize.
         let mut full = SMatrix::<Q, 3, 3>::zeros();
         for i in 0..3 {

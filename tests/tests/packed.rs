@@ -1,8 +1,8 @@
 //! Packed special matrices: GML's index maps, round trips, structure, typed length errors, and
 //! Glorot initialisation.
 
-use geomattn::packed::{Layout, Lower, Packed, Skew, Sym, Upper};
 use geomattn::{Error, SkewSymmetric, StrictlyLower, StrictlyUpper, Symmetric, init};
+use geomattn::{Lower, Packed, PackedLayout, Skew, Sym, Upper};
 use geomattn_tests::{Q, q};
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -26,23 +26,23 @@ fn skew_matches_gml_formula_for_every_entry() {
     }
 }
 
-fn round_trip<const N: usize, L: Layout>(values: &[f64]) -> Result<(), TestCaseError> {
-    let len = Packed::<f64, N, L>::packed_len();
+fn round_trip<const N: usize, Layout: PackedLayout>(values: &[f64]) -> Result<(), TestCaseError> {
+    let len = Packed::<f64, N, Layout>::packed_len();
     let packed = &values[..len];
-    let m = Packed::<f64, N, L>::from_packed(packed).unwrap();
+    let m = Packed::<f64, N, Layout>::from_packed(packed).unwrap();
     let mut back = vec![0.0; len];
     m.write_packed(&mut back).unwrap();
     prop_assert_eq!(&back[..], packed);
     let a = m.matrix();
     for i in 0..N {
         for j in 0..N {
-            let ok = match L::MIRROR {
-                geomattn::packed::Mirror::Symmetric => a[(i, j)] == a[(j, i)],
-                geomattn::packed::Mirror::Antisymmetric => a[(i, j)] == -a[(j, i)],
+            let ok = match Layout::MIRROR {
+                geomattn::Mirror::Symmetric => a[(i, j)] == a[(j, i)],
+                geomattn::Mirror::Antisymmetric => a[(i, j)] == -a[(j, i)],
                 // Strict triangles: one of each mirrored pair is zero, so is the diagonal (i = j).
-                geomattn::packed::Mirror::Zero => a[(i, j)] == 0.0 || a[(j, i)] == 0.0,
+                geomattn::Mirror::Zero => a[(i, j)] == 0.0 || a[(j, i)] == 0.0,
             };
-            prop_assert!(ok, "{} structure broken at ({}, {})", L::KIND, i, j);
+            prop_assert!(ok, "{} structure broken at ({}, {})", Layout::KIND, i, j);
         }
     }
     Ok(())

@@ -2,7 +2,7 @@
 //! with explicit loops; the low-rank form against the dense one with `W = W_U W_Vᵀ`.
 
 use geomattn::nalgebra::{Matrix2x3, SMatrix, SVector};
-use geomattn::self_attention::{Additive, Bilinear, Correlation, LowRank, SoftmaxAttention};
+use geomattn::{Additive, Bilinear, Correlation, LowRank, SoftmaxAttention};
 use geomattn::{MatrixSoftmax, SequenceLayer};
 use geomattn_tests::random_matrix;
 use rand::SeedableRng;

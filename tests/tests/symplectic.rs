@@ -3,12 +3,12 @@
 //! gradient, versus a measurable violation for GML's `2 A p S` with `VectorSoftmax`.
 
 use geomattn::nalgebra::{DMatrix, Matrix1, Matrix2x3, SMatrix};
-use geomattn::symplectic::attention::{DenseA, GmlCompatible, SymmetricA, SymplecticAttention};
-use geomattn::symplectic::{Side, UpdateP, UpdateQ};
+use geomattn::{DenseA, GmlCompatible, SymmetricA, SymplecticAttention};
 use geomattn::{
     Error, LinearSymplecticAttentionP, LinearSymplecticAttentionQ, MatrixSoftmax, SequenceLayer,
     Softmax, Symmetric, SymplecticAttentionP, SymplecticAttentionQ, VectorSoftmax,
 };
+use geomattn::{PhaseSide, UpdateP, UpdateQ};
 use geomattn_tests::symplectic::{structure_matrix, symplecticity_error};
 use geomattn_tests::{Q, jacobian, q, q_matrix, random_matrix};
 use num_dual::Dual64;
@@ -58,9 +58,9 @@ fn structure_matrix_pairs_q_and_p_of_the_same_time_step() {
 fn linear_conventions_vector_exactly() {
     let packed: Vec<Q> = (1..=6).map(|k| q(k, 1)).collect();
     let z = q_matrix([[1, 2, 3], [0, 1, -1]], 1);
-    let q_layer = LinearSymplecticAttentionQ::<Q, 2, 1, 3>::from_packed(&packed).unwrap();
+    let q_layer = LinearSymplecticAttentionQ::<Q, 1, 3>::from_packed(&packed).unwrap();
     assert_eq!(q_layer.forward(&z), q_matrix([[-1, 0, 2], [0, 1, -1]], 1));
-    let p_layer = LinearSymplecticAttentionP::<Q, 2, 1, 3>::from_packed(&packed).unwrap();
+    let p_layer = LinearSymplecticAttentionP::<Q, 1, 3>::from_packed(&packed).unwrap();
     assert_eq!(p_layer.forward(&z), q_matrix([[1, 2, 3], [17, 24, 31]], 1));
 }
 
@@ -68,7 +68,7 @@ fn linear_conventions_vector_exactly() {
 fn linear_mixes_time_not_coordinates() {
     // n = 2: each coordinate row of p is multiplied by A on its own.
     let a = Symmetric::<Q, 2>::from_packed(&[q(1, 2), q(-1, 1), q(3, 1)]).unwrap();
-    let layer = LinearSymplecticAttentionQ::<Q, 4, 2, 2>::new(a);
+    let layer = LinearSymplecticAttentionQ::<Q, 2, 2>::new(a);
     let z = q_matrix([[0, 0], [0, 0], [1, 0], [0, 1]], 1);
     // p rows (1, 0) and (0, 1) times A = [1/2 −1; −1 3].
     assert_eq!(
@@ -76,7 +76,7 @@ fn linear_mixes_time_not_coordinates() {
         q_matrix([[1, -2], [-2, 6], [2, 0], [0, 2]], 2)
     );
     assert_eq!(
-        LinearSymplecticAttentionQ::<Q, 4, 2, 2>::from_packed(&[q(1, 1)]),
+        LinearSymplecticAttentionQ::<Q, 2, 2>::from_packed(&[q(1, 1)]),
         Err(Error::PackedLength {
             kind: "symmetric",
             n: 2,
@@ -86,12 +86,11 @@ fn linear_mixes_time_not_coordinates() {
     );
 }
 
-fn linear_symplecticity<Sd: Side, const M: usize, const N: usize, const T: usize>(
+fn linear_symplecticity<Side: PhaseSide, const M: usize, const N: usize, const T: usize>(
     rng: &mut SmallRng,
 ) -> f64 {
     let layer =
-        geomattn::symplectic::linear::LinearSymplecticAttention::<f64, M, N, T, Sd>::glorot(rng)
-            .map_scalar(|x| x * 3.0);
+        geomattn::LinearSymplecticAttention::<f64, N, T, Side>::glorot(rng).map_scalar(|x| x * 3.0);
     let lifted = layer.map_scalar(Dual64::from);
     let z = random_matrix::<M, T>(rng) * 2.0;
     symplecticity_error(&jacobian(|z| lifted.forward(z), &z), N, T)
@@ -184,25 +183,31 @@ fn as_array<const N: usize>(a: &SMatrix<f64, N, N>) -> [[f64; N]; N] {
     core::array::from_fn(|i| core::array::from_fn(|j| a[(i, j)]))
 }
 
-fn check_against_loops<Sd: Side, Sm: Softmax, const M: usize, const N: usize, const T: usize>(
+fn check_against_loops<
+    Side: PhaseSide,
+    Sm: Softmax,
+    const M: usize,
+    const N: usize,
+    const T: usize,
+>(
     rng: &mut SmallRng,
 ) {
     let column_wise = Sm::NAME == "VectorSoftmax";
     let z = random_matrix::<M, T>(rng) * 1.5;
-    let dense = SymplecticAttention::<f64, M, N, Sd, DenseA<f64, N>, Sm>::arbitrary(
+    let dense = SymplecticAttention::<f64, N, Side, Sm, DenseA<f64, N>>::arbitrary(
         random_matrix::<N, N>(rng) * 2.0,
     );
     let a = as_array(dense.weight().a());
-    let expected = reference(&a, &z, Sd::UPDATES_Q, column_wise, Kick::Dense);
+    let expected = reference(&a, &z, Side::UPDATES_Q, column_wise, Kick::Dense);
     assert!((dense.forward(&z) - expected).amax() < 1e-13);
 
-    let exact = SymplecticAttention::<f64, M, N, Sd, SymmetricA<f64, N>, Sm>::glorot(rng)
+    let exact = SymplecticAttention::<f64, N, Side, Sm, SymmetricA<f64, N>>::glorot(rng)
         .map_scalar(|x| 2.0 * x);
     let a = as_array(exact.weight().a().matrix());
-    let expected = reference(&a, &z, Sd::UPDATES_Q, column_wise, Kick::SymmetrisedS);
+    let expected = reference(&a, &z, Side::UPDATES_Q, column_wise, Kick::SymmetrisedS);
     assert!((exact.forward(&z) - expected).amax() < 1e-13);
     let gml = exact.with_mode::<GmlCompatible>();
-    let expected = reference(&a, &z, Sd::UPDATES_Q, column_wise, Kick::TwiceAxs);
+    let expected = reference(&a, &z, Side::UPDATES_Q, column_wise, Kick::TwiceAxs);
     assert!((gml.forward(&z) - expected).amax() < 1e-13);
 }
 
@@ -221,7 +226,7 @@ fn matches_an_explicit_loop_implementation() {
 fn hand_computed_case() {
     // n = 1, T = 2, A = (1), P layer: q = (1, 0) drives, C = q qᵀ = [1 0; 0 0].
     // MatrixSoftmax: S = [e 1; 1 1]/(e + 3), symmetric, kick_t = 2 Σ_u q_u S[u,t] = 2 S[0,t].
-    let layer = SymplecticAttentionP::<f64, 2, 1>::arbitrary(Matrix1::new(1.0));
+    let layer = SymplecticAttentionP::<f64, 1>::arbitrary(Matrix1::new(1.0));
     let z = SMatrix::<f64, 2, 2>::new(1.0, 0.0, 0.5, -0.5);
     let e = std::f64::consts::E;
     let out = layer.forward(&z);
@@ -235,7 +240,7 @@ fn hand_computed_case() {
     assert!((out[(1, 1)] - (-0.5 + 0.5 + 1.0 / (e + 1.0))).abs() < 1e-15);
     // GML's symmetric kick 2 A q S with VectorSoftmax: t = 1 gives 2·S[0,1] = 1 instead.
     let a = Symmetric::<f64, 1>::from_packed(&[1.0]).unwrap();
-    let gml = SymplecticAttentionP::<f64, 2, 1, SymmetricA<f64, 1, GmlCompatible>, VectorSoftmax>::symmetric_gml(a);
+    let gml = SymplecticAttentionP::<f64, 1, VectorSoftmax>::symmetric_gml(a);
     let out = gml.forward(&z);
     assert!((out[(1, 0)] - (0.5 + 2.0 * e / (e + 1.0))).abs() < 1e-15);
     assert!((out[(1, 1)] - (-0.5 + 1.0)).abs() < 1e-15);
@@ -244,12 +249,11 @@ fn hand_computed_case() {
 #[test]
 fn dense_weight_from_julia_column_major() {
     let layer =
-        SymplecticAttentionQ::<f64, 4, 2>::arbitrary_from_column_major(&[1.0, 2.0, 3.0, 4.0])
-            .unwrap();
+        SymplecticAttentionQ::<f64, 2>::arbitrary_from_column_major(&[1.0, 2.0, 3.0, 4.0]).unwrap();
     assert_eq!(layer.weight().a()[(1, 0)], 2.0);
     assert_eq!(layer.weight().a()[(0, 1)], 3.0);
     assert_eq!(
-        SymplecticAttentionQ::<f64, 4, 2>::arbitrary_from_column_major(&[1.0; 3]),
+        SymplecticAttentionQ::<f64, 2>::arbitrary_from_column_major(&[1.0; 3]),
         Err(Error::WeightLength {
             name: "A",
             expected: 4,
@@ -263,8 +267,9 @@ fn matrix_softmax_makes_both_symmetric_formulas_agree() {
     let mut rng = SmallRng::seed_from_u64(8);
     let mut vector_gap: f64 = 0.0;
     for _ in 0..20 {
-        let exact = SymplecticAttentionQ::<f64, 6, 3, SymmetricA<f64, 3>>::glorot(&mut rng)
-            .map_scalar(|x| 2.0 * x);
+        let exact =
+            SymplecticAttentionQ::<f64, 3, MatrixSoftmax, SymmetricA<f64, 3>>::glorot(&mut rng)
+                .map_scalar(|x| 2.0 * x);
         let gml = exact.with_mode::<GmlCompatible>();
         let z = random_matrix::<6, 4>(&mut rng) * 2.0;
         assert!((exact.forward(&z) - gml.forward(&z)).amax() < 1e-14);
@@ -288,13 +293,13 @@ where
     symplecticity_error(&jacobian(|z| layer.forward(z), z), n, T)
 }
 
-fn gradient_modes<Sd: Side, Sm: Softmax, const M: usize, const N: usize, const T: usize>(
+fn gradient_modes<Side: PhaseSide, Sm: Softmax, const M: usize, const N: usize, const T: usize>(
     rng: &mut SmallRng,
 ) -> f64 {
     let z = random_matrix::<M, T>(rng) * 2.0;
-    let dense = SymplecticAttention::<f64, M, N, Sd, DenseA<f64, N>, Sm>::glorot(rng)
+    let dense = SymplecticAttention::<f64, N, Side, Sm, DenseA<f64, N>>::glorot(rng)
         .map_scalar(|x| 2.0 * x);
-    let exact = SymplecticAttention::<f64, M, N, Sd, SymmetricA<f64, N>, Sm>::glorot(rng)
+    let exact = SymplecticAttention::<f64, N, Side, Sm, SymmetricA<f64, N>>::glorot(rng)
         .map_scalar(|x| 2.0 * x);
     let lifted_dense = dense.map_scalar(Dual64::from);
     let lifted_exact = exact.map_scalar(Dual64::from);
@@ -326,33 +331,23 @@ fn gml_symmetric_mode_is_symplectic_only_with_matrix_softmax() {
         -0.3, 0.9, 0.8,
     );
     let lift = |a: &Symmetric<f64, 2>| a.map_scalar(Dual64::from);
-    let matrix =
-        SymplecticAttentionQ::<Dual64, 4, 2, SymmetricA<Dual64, 2, GmlCompatible>>::symmetric_gml(
-            lift(&a),
-        );
+    let matrix = SymplecticAttentionQ::<Dual64, 2>::symmetric_gml(lift(&a));
     assert!(error_at(&matrix, &z, 2) < TOLERANCE);
     let vector = matrix.with_softmax::<VectorSoftmax>();
     let violation = error_at(&vector, &z, 2);
     assert!(violation > 1e-2, "{violation}");
     // The structure-preserving default on the same weight and input.
-    let exact = vector.with_mode::<geomattn::symplectic::attention::GradientExact>();
+    let exact = vector.with_mode::<geomattn::GradientExact>();
     assert!(error_at(&exact, &z, 2) < TOLERANCE);
     // The P layer the same way round.
-    let p_vector = SymplecticAttentionP::<
-        Dual64,
-        4,
-        2,
-        SymmetricA<Dual64, 2, GmlCompatible>,
-        VectorSoftmax,
-    >::symmetric_gml(lift(&a));
+    let p_vector = SymplecticAttentionP::<Dual64, 2, VectorSoftmax>::symmetric_gml(lift(&a));
     assert!(error_at(&p_vector, &z, 2) > 1e-2);
 }
 
 #[test]
 fn batch_entry_points_agree_with_forward() {
     let mut rng = SmallRng::seed_from_u64(2);
-    let layer =
-        SymplecticAttentionQ::<f64, 4, 2, SymmetricA<f64, 2>, VectorSoftmax>::glorot(&mut rng);
+    let layer = SymplecticAttentionQ::<f64, 2, VectorSoftmax, SymmetricA<f64, 2>>::glorot(&mut rng);
     let batch: Vec<SMatrix<f64, 4, 3>> = (0..4).map(|_| random_matrix(&mut rng)).collect();
     let mut outs = vec![SMatrix::zeros(); 4];
     layer.forward_batch(&batch, &mut outs).unwrap();
@@ -367,6 +362,6 @@ fn batch_entry_points_agree_with_forward() {
     }
     // One layer, any sequence length.
     let z = Matrix2x3::new(1.0, 0.0, 0.0, 0.0, 0.0, 0.0);
-    let short = SymplecticAttentionQ::<f64, 2, 1>::arbitrary(Matrix1::new(1.0));
+    let short = SymplecticAttentionQ::<f64, 1>::arbitrary(Matrix1::new(1.0));
     assert_eq!(short.forward(&z).row(1), z.row(1));
 }

@@ -1,16 +1,16 @@
 //! Softmaxes, multi-head attention, symplectic and linear symplectic attention: what each keeps
 //! (normalisation, orthonormal weights, `Jᵀ𝕁J = 𝕁`) and time per sequence.
 
-use geomattn::mha::{MultiHeadAttention, stiefel_error};
+use geomattn::LinearSymplecticAttention;
 use geomattn::nalgebra::SMatrix;
-use geomattn::symplectic::attention::{
+use geomattn::{
     DenseA, GmlCompatible, GradientExact, SymmetricA, SymmetricMode, SymplecticAttention,
 };
-use geomattn::symplectic::linear::LinearSymplecticAttention;
-use geomattn::symplectic::{Side, UpdateP, UpdateQ};
 use geomattn::{
     MatrixSoftmax, OneMatrixSoftmax, OneVectorSoftmax, SequenceLayer, Softmax, VectorSoftmax,
 };
+use geomattn::{MultiHeadAttention, stiefel_error};
+use geomattn::{PhaseSide, UpdateP, UpdateQ};
 use geomattn_tests::symplectic::symplecticity_error;
 use geomattn_tests::{jacobian, random_matrix};
 use num_dual::Dual64;
@@ -142,15 +142,15 @@ where
 
 /// One row per weight (dense, symmetric gradient-exact, symmetric GML) for the given side and
 /// softmax.
-fn symplectic_rows<Sd: Side, Sm: Softmax, const M: usize, const N: usize, const T: usize>(
+fn symplectic_rows<Side: PhaseSide, Sm: Softmax, const M: usize, const N: usize, const T: usize>(
     table: &mut Table,
 ) {
     let mut rng = SmallRng::seed_from_u64((10 * M + T) as u64);
     let batch: Vec<SMatrix<f64, M, T>> = (0..BATCH)
         .map(|_| random_matrix::<M, T>(&mut rng) * 2.0)
         .collect();
-    let side = if Sd::UPDATES_Q { "Q" } else { "P" };
-    let dense = SymplecticAttention::<f64, M, N, Sd, DenseA<f64, N>, Sm>::glorot(&mut rng)
+    let side = if Side::UPDATES_Q { "Q" } else { "P" };
+    let dense = SymplecticAttention::<f64, N, Side, Sm, DenseA<f64, N>>::glorot(&mut rng)
         .map_scalar(|x| 2.0 * x);
     let error = worst_symplecticity(&dense.map_scalar(Dual64::from), &batch, N);
     let time = batch_time(&dense, &batch);
@@ -161,14 +161,14 @@ fn symplectic_rows<Sd: Side, Sm: Softmax, const M: usize, const N: usize, const 
         sci(error),
         nanos(time),
     ]);
-    let exact = SymplecticAttention::<f64, M, N, Sd, SymmetricA<f64, N>, Sm>::glorot(&mut rng)
+    let exact = SymplecticAttention::<f64, N, Side, Sm, SymmetricA<f64, N>>::glorot(&mut rng)
         .map_scalar(|x| 2.0 * x);
-    symmetric_row::<Sd, Sm, GradientExact, M, N, T>(table, exact, &batch, "gradient-exact");
-    symmetric_row::<Sd, Sm, GmlCompatible, M, N, T>(table, exact.with_mode(), &batch, "GML 2ApS");
+    symmetric_row::<Side, Sm, GradientExact, M, N, T>(table, exact, &batch, "gradient-exact");
+    symmetric_row::<Side, Sm, GmlCompatible, M, N, T>(table, exact.with_mode(), &batch, "GML 2ApS");
 }
 
 fn symmetric_row<
-    Sd: Side,
+    Side: PhaseSide,
     Sm: Softmax,
     Mode: SymmetricMode,
     const M: usize,
@@ -176,11 +176,11 @@ fn symmetric_row<
     const T: usize,
 >(
     table: &mut Table,
-    layer: SymplecticAttention<f64, M, N, Sd, SymmetricA<f64, N, Mode>, Sm>,
+    layer: SymplecticAttention<f64, N, Side, Sm, SymmetricA<f64, N, Mode>>,
     batch: &[SMatrix<f64, M, T>],
     mode: &str,
 ) {
-    let side = if Sd::UPDATES_Q { "Q" } else { "P" };
+    let side = if Side::UPDATES_Q { "Q" } else { "P" };
     let error = worst_symplecticity(&layer.map_scalar(Dual64::from), batch, N);
     table.row(vec![
         format!("SymplecticAttention{side} symmetric A {mode}, {}", Sm::NAME),
@@ -191,12 +191,12 @@ fn symmetric_row<
     ]);
 }
 
-fn linear_row<Sd: Side, const M: usize, const N: usize, const T: usize>(table: &mut Table) {
+fn linear_row<Side: PhaseSide, const M: usize, const N: usize, const T: usize>(table: &mut Table) {
     let mut rng = SmallRng::seed_from_u64((1000 + M * 10 + T) as u64);
     let batch: Vec<SMatrix<f64, M, T>> = (0..BATCH).map(|_| random_matrix(&mut rng)).collect();
-    let layer = LinearSymplecticAttention::<f64, M, N, T, Sd>::glorot(&mut rng);
+    let layer = LinearSymplecticAttention::<f64, N, T, Side>::glorot(&mut rng);
     let error = worst_symplecticity(&layer.map_scalar(Dual64::from), &batch, N);
-    let side = if Sd::UPDATES_Q { "Q" } else { "P" };
+    let side = if Side::UPDATES_Q { "Q" } else { "P" };
     table.row(vec![
         format!("LinearSymplecticAttention{side}"),
         format!("M={M}, T={T}"),

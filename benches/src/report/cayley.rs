@@ -2,7 +2,7 @@
 //! against nalgebra's generic inverse: agreement, orthogonality, time per call and ratio.
 
 use geomattn::nalgebra::{Const, DimMin, SMatrix};
-use geomattn::{Cayley, Generated, NalgebraInverse};
+use geomattn::{Generated, NalgebraInverse, OrthogonalMap};
 use geomattn_tests::{orthogonality_error, random_skew};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -40,8 +40,8 @@ where
 {
     let mut rng = SmallRng::seed_from_u64(T as u64);
     let batch: Vec<SMatrix<f64, T, T>> = (0..BATCH).map(|_| random_skew(&mut rng, 1.0)).collect();
-    let generated = <Generated as Cayley<f64, T>>::cayley;
-    let generic = <NalgebraInverse as Cayley<f64, T>>::cayley;
+    let generated = <Generated as OrthogonalMap<f64, T>>::map;
+    let generic = <NalgebraInverse as OrthogonalMap<f64, T>>::map;
     let agreement = batch
         .iter()
         .map(|c| (generated(c) - generic(c)).amax())

@@ -2,15 +2,15 @@
 //! rigid body integrated with the implicit midpoint rule: error of one prediction, error of a
 //! rollout to 60 states, and time per prediction.
 
+use geomattn::MultiHeadAttention;
 use geomattn::SequenceLayer;
-use geomattn::activation::Tanh;
-use geomattn::architectures::{
+use geomattn::Tanh;
+use geomattn::gml::{FromGml, Settings, load_file, rigid_body};
+use geomattn::nalgebra::{SMatrix, Vector3};
+use geomattn::{
     StandardTransformerIntegrator, VolumePreservingFeedForward, VolumePreservingTransformer,
     iterate,
 };
-use geomattn::gml::{FromGml, Settings, load_file, rigid_body};
-use geomattn::mha::MultiHeadAttention;
-use geomattn::nalgebra::{SMatrix, Vector3};
 use std::hint::black_box;
 
 use super::{Table, nanos, sci, time_per_call};

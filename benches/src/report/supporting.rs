@@ -6,13 +6,12 @@
 //! `max ‖σᵀσ − I‖` and `max |det σ − 1|` over the batch for the orthonormal activations. ResNet
 //! and the softmax layers keep no structure; their `det J` is shown for contrast.
 
-use geomattn::activation::Tanh;
+use geomattn::Tanh;
 use geomattn::nalgebra::{DMatrix, SMatrix};
-use geomattn::orthonormal::{CayleyMap, Exp, OrthogonalMap, OrthonormalAttention, ScalingSquaring};
-use geomattn::self_attention::{Additive, Bilinear, LowRank, SoftmaxAttention};
 use geomattn::{
-    Dense, GradientLayerP, GradientLayerQ, ResNetLayer, SequenceLayer, VolumePreservingLowerLayer,
-    VolumePreservingUpperLayer,
+    Additive, Bilinear, ColumnLayer, DefaultCayley, Dense, Exp, GradientLayerP, GradientLayerQ,
+    LowRank, OrthogonalMap, OrthonormalAttention, ResNetLayer, ScalingSquaring, SequenceLayer,
+    SoftmaxAttention, VolumePreservingLowerLayer, VolumePreservingUpperLayer,
 };
 use geomattn_tests::{jacobian, orthogonality_error, random_matrix};
 use num_dual::Dual64;
@@ -87,7 +86,7 @@ pub fn table() -> Table {
         &batch,
     );
 
-    let cayley = OrthonormalAttention::<f64, D, CayleyMap>::glorot(&mut rng, false);
+    let cayley = OrthonormalAttention::<f64, D, DefaultCayley>::glorot(&mut rng, false);
     orthonormal_rows(&mut table, "OrthonormalAttention (Cayley)", &cayley, &batch);
     let exp = cayley.with_map::<Exp>();
     orthonormal_rows(&mut table, "OrthonormalAttention (exp)", &exp, &batch);
@@ -135,7 +134,9 @@ pub fn table() -> Table {
     let dense = Dense::<f64, D, 3, Tanh>::glorot(&mut rng, true);
     let mut outs = vec![SMatrix::<f64, 3, T>::zeros(); BATCH];
     let time = time_per_call(3, 5, || {
-        dense.forward_batch(black_box(&batch), &mut outs).unwrap()
+        dense
+            .apply_columns_batch(black_box(&batch), &mut outs)
+            .unwrap()
     });
     table.row(vec![
         "Dense (6 → 3, tanh)".into(),

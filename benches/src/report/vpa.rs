@@ -43,14 +43,17 @@ fn row<const D: usize, const T: usize>(table: &mut Table) {
     let mut out = batch.clone();
 
     let skew = SkewVpa::<f64, D, T>::glorot(&mut rng);
-    let skew_generic = skew.with_kernel::<NalgebraInverse>();
+    let skew_generic = skew.with_map::<NalgebraInverse>();
     let lifted = skew.map_scalar(Dual64::from);
     let det = jacobian(|z| lifted.forward(z), &batch[0]).determinant();
     let orthogonality = batch
         .iter()
         .map(|z| {
             let c = skew.correlation(z);
-            orthogonality_error(&<geomattn::DefaultCayley as geomattn::Cayley<f64, T>>::cayley(&c))
+            orthogonality_error(&<geomattn::DefaultCayley as geomattn::OrthogonalMap<
+                f64,
+                T,
+            >>::map(&c))
         })
         .fold(0.0, f64::max);
     let agreement = batch
@@ -77,7 +80,7 @@ fn row<const D: usize, const T: usize>(table: &mut Table) {
     ]);
 
     let arbitrary = ArbitraryVpa::<f64, D, T>::glorot(&mut rng);
-    let arbitrary_generic = arbitrary.with_kernel::<NalgebraInverse>();
+    let arbitrary_generic = arbitrary.with_map::<NalgebraInverse>();
     let lifted = arbitrary.map_scalar(Dual64::from);
     let det = jacobian(|z| lifted.forward(z), &batch[0]).determinant();
     let agreement = batch
@@ -98,7 +101,10 @@ fn row<const D: usize, const T: usize>(table: &mut Table) {
         .iter()
         .map(|z| {
             let c = arbitrary.correlation(z);
-            orthogonality_error(&<geomattn::DefaultCayley as geomattn::Cayley<f64, T>>::cayley(&c))
+            orthogonality_error(&<geomattn::DefaultCayley as geomattn::OrthogonalMap<
+                f64,
+                T,
+            >>::map(&c))
         })
         .fold(0.0, f64::max);
     table.row(vec![

@@ -1,7 +1,7 @@
 //! Softmaxes, multi-head attention, symplectic and linear symplectic attention.
 
 use geomattn::nalgebra::SMatrix;
-use geomattn::symplectic::attention::{GmlCompatible, SymmetricA};
+use geomattn::{GmlCompatible, SymmetricA};
 use geomattn::{
     LinearSymplecticAttentionP, LinearSymplecticAttentionQ, MatrixSoftmax, MultiHeadAttention,
     OneVectorSoftmax, SequenceLayer, Softmax, SymplecticAttentionP, SymplecticAttentionQ,
@@ -43,7 +43,7 @@ pub fn check(probe: &mut Probe) {
         SequenceLayer::<f64, 6, 4>::forward_flat(&mha, black_box(&flat), &mut flat_out).unwrap();
     });
 
-    let dense = SymplecticAttentionQ::<f64, 6, 3>::glorot(&mut rng);
+    let dense = SymplecticAttentionQ::<f64, 3>::glorot(&mut rng);
     probe.run("SymplecticAttentionQ dense forward", || {
         black_box(dense.forward(black_box(&z)));
     });
@@ -53,19 +53,19 @@ pub fn check(probe: &mut Probe) {
         black_box(w);
     });
     let gml =
-        SymplecticAttentionP::<f64, 6, 3, SymmetricA<f64, 3, GmlCompatible>, VectorSoftmax>::glorot(
+        SymplecticAttentionP::<f64, 3, VectorSoftmax, SymmetricA<f64, 3, GmlCompatible>>::glorot(
             &mut rng,
         );
     probe.run("SymplecticAttentionP GML symmetric forward_flat", || {
         SequenceLayer::<f64, 6, 4>::forward_flat(&gml, black_box(&flat), &mut flat_out).unwrap();
     });
-    let exact = gml.with_mode::<geomattn::symplectic::attention::GradientExact>();
+    let exact = gml.with_mode::<geomattn::GradientExact>();
     probe.run("SymplecticAttentionP gradient-exact forward_batch", || {
         exact.forward_batch(black_box(&zs), &mut outs).unwrap();
     });
 
-    let linear_q = LinearSymplecticAttentionQ::<f64, 6, 3, 4>::glorot(&mut rng);
-    let linear_p = LinearSymplecticAttentionP::<f32, 2, 1, 7>::glorot(&mut rng);
+    let linear_q = LinearSymplecticAttentionQ::<f64, 3, 4>::glorot(&mut rng);
+    let linear_p = LinearSymplecticAttentionP::<f32, 1, 7>::glorot(&mut rng);
     probe.run("LinearSymplecticAttentionQ forward_batch", || {
         linear_q.forward_batch(black_box(&zs), &mut outs).unwrap();
     });

@@ -1,13 +1,13 @@
 //! The supporting layers, the older orthonormal attention and softmax self-attention.
 
-use geomattn::activation::{Identity, Tanh};
 use geomattn::nalgebra::{SMatrix, SVector};
-use geomattn::orthonormal::{Exp, OrthonormalAttention, ScalingSquaring};
-use geomattn::self_attention::{Additive, Bilinear, LowRank, SoftmaxAttention};
+use geomattn::{Additive, Bilinear, LowRank, SoftmaxAttention};
 use geomattn::{
     ColumnLayer, Dense, GradientLayerP, GradientLayerQ, ResNetLayer, SequenceLayer,
     VolumePreservingLowerLayer, VolumePreservingUpperLayer,
 };
+use geomattn::{Exp, OrthonormalAttention, ScalingSquaring};
+use geomattn::{Identity, Tanh};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::hint::black_box;
@@ -76,7 +76,9 @@ pub fn check(probe: &mut Probe) {
     let zs = [z; 4];
     let mut outs = [SMatrix::<f64, 3, 5>::zeros(); 4];
     probe.run("Dense", || {
-        black_box(dense.forward(black_box(&z)));
-        dense.forward_batch(black_box(&zs), &mut outs).unwrap();
+        black_box(dense.apply_columns(black_box(&z)));
+        dense
+            .apply_columns_batch(black_box(&zs), &mut outs)
+            .unwrap();
     });
 }

@@ -36,11 +36,11 @@ pub fn check(probe: &mut Probe) {
     probe.run("VPA arbitrary forward (f32)", || {
         black_box(arbitrary.forward(black_box(&z32)));
     });
-    let baseline = skew.with_kernel::<NalgebraInverse>();
+    let baseline = skew.with_map::<NalgebraInverse>();
     probe.run("VPA skew with nalgebra's inverse", || {
         black_box(baseline.forward(black_box(&z)));
     });
-    let lu = skew.with_kernel::<LuSolve>();
+    let lu = skew.with_map::<LuSolve>();
     probe.run("VPA skew with LU", || {
         black_box(lu.forward(black_box(&z)));
     });
