@@ -48,7 +48,7 @@ impl<S> Field for S where
 
 /// `2` in any field, built from `1 + 1` so that no conversion from a float is needed.
 #[inline(always)]
-pub fn two<S: Field>() -> S {
+pub(crate) fn two<S: Field>() -> S {
     S::one() + S::one()
 }
 

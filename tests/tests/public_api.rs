@@ -1,0 +1,86 @@
+//! The public face has one policy: every public item the runtime's modules declare is re-exported
+//! at the crate root (`geomattn::Name`), except the optional loader, which keeps its namespace
+//! (`geomattn::gml`). This test reads the runtime's sources and fails on any item that is public in
+//! a module but missing from the root's `pub use` lists.
+
+use std::path::{Path, PathBuf};
+
+/// Every `.rs` file under `dir`, recursively.
+fn sources(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("runtime sources are readable") {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            files.extend(sources(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// The names of the items declared `pub` at the top level of a module (not in `impl` blocks).
+fn public_items(source: &str) -> Vec<String> {
+    let kinds = [
+        "pub struct ",
+        "pub enum ",
+        "pub trait ",
+        "pub type ",
+        "pub fn ",
+        "pub const ",
+    ];
+    source
+        .lines()
+        .filter_map(|line| kinds.iter().find_map(|kind| line.strip_prefix(kind)))
+        .map(|rest| {
+            rest.chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn every_public_item_is_reexported_at_the_root() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime/src");
+    let root = std::fs::read_to_string(src.join("lib.rs")).expect("lib.rs is readable");
+    let reexports: String = root
+        .split("pub use ")
+        .skip(1)
+        .map(|item| item.split(';').next().unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for file in sources(&src) {
+        let relative = file.strip_prefix(&src).expect("under src");
+        if relative.starts_with("gml") || relative == Path::new("lib.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).expect("a source file is readable");
+        for name in public_items(&text) {
+            checked += 1;
+            let listed = reexports
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|word| word == name);
+            if !listed {
+                missing.push(format!("{} ({})", name, relative.display()));
+            }
+        }
+    }
+    assert!(
+        checked > 50,
+        "only {checked} public items found: the scan is broken"
+    );
+    assert!(
+        missing.is_empty(),
+        "public items not re-exported at the crate root: {missing:?}"
+    );
+}
+
+#[test]
+fn the_scan_finds_declarations_and_skips_methods() {
+    let source =
+        "pub struct A;\npub(crate) fn b() {}\nimpl A {\n    pub fn c() {}\n}\npub trait D<S> {}\n";
+    assert_eq!(public_items(source), ["A", "D"]);
+}
