@@ -57,6 +57,10 @@ pub enum Error {
         /// Columns that were given.
         found_cols: usize,
     },
+    /// A checked forward pass met a NaN or an infinity (see
+    /// [`SequenceLayer::forward_checked`](crate::SequenceLayer::forward_checked)).
+    #[error("{0}")]
+    NonFinite(NonFinite),
     /// A weight that must lie on the Stiefel manifold (orthonormal columns, `WᵀW = I`) does not,
     /// within the tolerance the constructor documents.
     #[error("weight `{name}` of head {head} does not have orthonormal columns")]
@@ -67,3 +71,38 @@ pub enum Error {
         head: usize,
     },
 }
+
+/// Where a checked forward pass first met a NaN or an infinity: in the input, or in the output of
+/// a layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NonFinite {
+    /// The sequence of a batch (0-based), for the batch and flat entry points.
+    pub sequence: Option<usize>,
+    /// The block of a network (0-based), for architectures made of blocks.
+    pub block: Option<usize>,
+    /// The layer whose output is not finite (its type's name), or `"input"`.
+    pub layer: &'static str,
+    /// The first time step (column, 0-based) with a non-finite entry.
+    pub step: usize,
+}
+
+impl core::fmt::Display for NonFinite {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "non-finite value at time step {}", self.step)?;
+        if let Some(sequence) = self.sequence {
+            write!(f, " of sequence {sequence}")?;
+        }
+        if self.layer == INPUT {
+            write!(f, " in the input")
+        } else {
+            write!(f, " in the output of {}", self.layer)?;
+            match self.block {
+                Some(block) => write!(f, " (block {block})"),
+                None => Ok(()),
+            }
+        }
+    }
+}
+
+/// The `layer` of a [`NonFinite`] found in the input itself.
+pub(crate) const INPUT: &str = "input";

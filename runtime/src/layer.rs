@@ -8,17 +8,107 @@
 //! layer that changes the dimension ([`crate::Dense`], GML's up and down projections) maps
 //! sequences with [`ColumnLayer::apply_columns`].
 
-use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut, SVector};
+use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut, SVector};
 
+use crate::error::{INPUT, NonFinite};
 use crate::{Error, Field};
 
 /// A map `R^{D×T} → R^{D×T}` applied to one sequence (one column per time step) at a time.
 ///
 /// Implementors write [`forward_into`](Self::forward_into); the one-sequence, batched and
-/// flat-buffer forms are provided on top of it and allocate nothing.
+/// flat-buffer forms are provided on top of it and allocate nothing. Each has a checked variant
+/// (`forward_checked`, …) that returns [`Error::NonFinite`] naming the layer and the time step
+/// where a NaN or an infinity first appears, so a real-time caller can reject bad input without
+/// scanning outputs; the unchecked forms stay the fast path.
+///
+/// ```
+/// use geomattn::{Error, SequenceLayer, SkewSymmetric, SkewVpa, nalgebra::Matrix2x3};
+/// let layer = SkewVpa::<f64, 2, 3>::skew_sym(SkewSymmetric::from_packed(&[0.5])?);
+/// let mut z = Matrix2x3::new(1.0, 0.0, 2.0,
+///                            0.0, 1.0, 1.0);
+/// assert!(layer.forward_checked(&z).is_ok());
+/// z[(1, 2)] = f64::NAN;
+/// let Err(Error::NonFinite(found)) = layer.forward_checked(&z) else { panic!() };
+/// assert_eq!((found.layer, found.step), ("input", 2));
+/// assert_eq!(found.to_string(), "non-finite value at time step 2 in the input");
+/// # Ok::<(), Error>(())
+/// ```
 pub trait SequenceLayer<S: Field, const D: usize, const T: usize> {
     /// Writes the layer's output for the sequence `z` into `out`.
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, out: SMatrixViewMut<'_, S, D, T>);
+
+    /// The layer's name in errors: its type's name without path and parameters.
+    fn layer_name(&self) -> &'static str {
+        short_type_name::<Self>()
+    }
+
+    /// [`forward_into`](Self::forward_into), checking the input and the output for NaN and
+    /// infinities. Networks made of blocks check after every layer.
+    ///
+    /// # Errors
+    /// [`Error::NonFinite`] for the first non-finite value, in the input or in the output.
+    fn forward_checked_into(
+        &self,
+        z: SMatrixView<'_, S, D, T>,
+        mut out: SMatrixViewMut<'_, S, D, T>,
+    ) -> Result<(), Error>
+    where
+        S: RealField,
+    {
+        check_finite(&z, INPUT, None)?;
+        self.forward_into(z, out.as_view_mut());
+        check_finite(&out.as_view(), self.layer_name(), None)
+    }
+
+    /// The output for one sequence, checked (see [`forward_checked_into`](Self::forward_checked_into)).
+    ///
+    /// # Errors
+    /// [`Error::NonFinite`] for the first non-finite value.
+    fn forward_checked(&self, z: &SMatrix<S, D, T>) -> Result<SMatrix<S, D, T>, Error>
+    where
+        S: RealField,
+    {
+        let mut out = SMatrix::<S, D, T>::zeros();
+        self.forward_checked_into(z.as_view(), out.as_view_mut())?;
+        Ok(out)
+    }
+
+    /// [`forward_batch`](Self::forward_batch), checked; the error names the sequence.
+    ///
+    /// # Errors
+    /// [`Error::BatchShape`] as the unchecked form, [`Error::NonFinite`] for the first
+    /// non-finite value (the sequences before it are written).
+    fn forward_batch_checked(
+        &self,
+        inputs: &[SMatrix<S, D, T>],
+        outputs: &mut [SMatrix<S, D, T>],
+    ) -> Result<(), Error>
+    where
+        S: RealField,
+    {
+        check_batch_lengths(inputs, outputs)?;
+        for (k, (z, out)) in inputs.iter().zip(outputs.iter_mut()).enumerate() {
+            self.forward_checked_into(z.as_view(), out.as_view_mut())
+                .map_err(|e| in_sequence(e, k))?;
+        }
+        Ok(())
+    }
+
+    /// [`forward_flat`](Self::forward_flat), checked; the error names the sequence.
+    ///
+    /// # Errors
+    /// As [`forward_flat`](Self::forward_flat), and [`Error::NonFinite`] for the first
+    /// non-finite value (the sequences before it are written).
+    fn forward_flat_checked(&self, input: &[S], output: &mut [S]) -> Result<(), Error>
+    where
+        S: RealField,
+    {
+        for (k, (z, out)) in flat_sequences::<S, D, T>(input, output)?.enumerate() {
+            self.forward_checked_into(z, out)
+                .map_err(|e| in_sequence(e, k))?;
+        }
+        Ok(())
+    }
 
     /// The output for one sequence.
     fn forward(&self, z: &SMatrix<S, D, T>) -> SMatrix<S, D, T> {
@@ -67,33 +157,83 @@ pub trait SequenceLayer<S: Field, const D: usize, const T: usize> {
     /// [`Error::BatchShape`] if the buffers differ in length or are not a whole number of
     /// `D·T` sequences.
     fn forward_flat(&self, input: &[S], output: &mut [S]) -> Result<(), Error> {
-        let per_item = D * T;
-        let shape_error = |detail| Error::BatchShape {
-            detail,
-            input: input.len(),
-            output: output.len(),
-            per_item,
-        };
-        if input.len() != output.len() {
-            return Err(shape_error("input and output buffers differ in length"));
-        }
-        if per_item == 0 {
-            return Ok(());
-        }
-        if !input.len().is_multiple_of(per_item) {
-            return Err(shape_error("buffer length is not a multiple of d·T"));
-        }
-        for (z, out) in input
-            .chunks_exact(per_item)
-            .zip(output.chunks_exact_mut(per_item))
-        {
-            self.forward_into(
-                SMatrixView::<S, D, T>::from_slice(z),
-                SMatrixViewMut::<S, D, T>::from_slice(out),
-            );
+        for (z, out) in flat_sequences::<S, D, T>(input, output)? {
+            self.forward_into(z, out);
         }
         Ok(())
     }
+}
+
+/// The sequences of two flat `(D, T, B)` buffers, viewed in place, after checking that they have
+/// the same length, a whole number of sequences.
+fn flat_sequences<'a, S: Field, const D: usize, const T: usize>(
+    input: &'a [S],
+    output: &'a mut [S],
+) -> Result<impl Iterator<Item = (SMatrixView<'a, S, D, T>, SMatrixViewMut<'a, S, D, T>)>, Error> {
+    let per_item = D * T;
+    let shape_error = |detail| Error::BatchShape {
+        detail,
+        input: input.len(),
+        output: output.len(),
+        per_item,
+    };
+    if input.len() != output.len() {
+        return Err(shape_error("input and output buffers differ in length"));
+    }
+    if per_item != 0 && !input.len().is_multiple_of(per_item) {
+        return Err(shape_error("buffer length is not a multiple of d·T"));
+    }
+    // `max(1)`: a zero-sized sequence has no items (chunks of an empty slice), and chunks must
+    // not be empty.
+    let chunk = per_item.max(1);
+    Ok(input
+        .chunks_exact(chunk)
+        .zip(output.chunks_exact_mut(chunk))
+        .filter(move |_| per_item != 0)
+        .map(|(z, out)| {
+            (
+                SMatrixView::<S, D, T>::from_slice(z),
+                SMatrixViewMut::<S, D, T>::from_slice(out),
+            )
+        }))
+}
+
+/// `Err(NonFinite)` at the first time step of `m` with a NaN or an infinity.
+pub(crate) fn check_finite<S: RealField, const D: usize, const T: usize>(
+    m: &SMatrixView<'_, S, D, T>,
+    layer: &'static str,
+    block: Option<usize>,
+) -> Result<(), Error> {
+    match m
+        .column_iter()
+        .position(|c| c.iter().any(|x| !x.is_finite()))
+    {
+        None => Ok(()),
+        Some(step) => Err(Error::NonFinite(NonFinite {
+            sequence: None,
+            block,
+            layer,
+            step,
+        })),
+    }
+}
+
+/// The error of one sequence of a batch, with its index.
+fn in_sequence(error: Error, sequence: usize) -> Error {
+    match error {
+        Error::NonFinite(found) => Error::NonFinite(NonFinite {
+            sequence: Some(sequence),
+            ..found
+        }),
+        other => other,
+    }
+}
+
+/// `geomattn::vpa::VolumePreservingAttention<f64, …>` → `VolumePreservingAttention`.
+fn short_type_name<T: ?Sized>() -> &'static str {
+    let full = core::any::type_name::<T>();
+    let path = full.split('<').next().unwrap_or(full);
+    path.rsplit("::").next().unwrap_or(path)
 }
 
 /// A map `R^IN → R^OUT` of one time step, applied to every column of a sequence independently.

@@ -42,7 +42,7 @@ pub use correlation::{
     Additive, ArbitraryWeight, Bilinear, Correlation, LowRank, SkewCorrelation, SkewWeight,
     lower_correlation, skew_from_lower, tensor_mat_skew_sym_assign,
 };
-pub use error::Error;
+pub use error::{Error, NonFinite};
 pub use exp::{Exp, ScalingSquaring};
 pub use feedforward::{
     Dense, GradientLayer, GradientLayerP, GradientLayerQ, ResNetLayer, StrictlyTriangular,

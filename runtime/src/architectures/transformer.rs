@@ -1,10 +1,14 @@
 //! The transformer skeleton shared by GML's integrators: `L` blocks of an attention layer followed
 //! by a per-time-step feed-forward part.
 
-use nalgebra::{SMatrixView, SMatrixViewMut};
+use nalgebra::{RealField, SMatrixView, SMatrixViewMut};
 
 use super::{ResNetStack, VolumePreservingFeedForward};
-use crate::{ArbitraryWeight, DefaultCayley, Field, SequenceLayer, VolumePreservingAttention};
+use crate::error::INPUT;
+use crate::layer::check_finite;
+use crate::{
+    ArbitraryWeight, DefaultCayley, Error, Field, SequenceLayer, VolumePreservingAttention,
+};
 
 /// `L` blocks, each an attention layer `Att` then a feed-forward part `Ff`, applied in order.
 ///
@@ -79,5 +83,27 @@ where
             feedforward.forward_into(attention.forward(&x).as_view(), x.as_view_mut());
         }
         out.copy_from(&x);
+    }
+
+    /// Checks the input, then the output of every layer: the error names the first layer (and its
+    /// block) whose output is not finite.
+    fn forward_checked_into(
+        &self,
+        z: SMatrixView<'_, S, D, T>,
+        mut out: SMatrixViewMut<'_, S, D, T>,
+    ) -> Result<(), Error>
+    where
+        S: RealField,
+    {
+        check_finite(&z, INPUT, None)?;
+        let mut x = z.into_owned();
+        for (block, (attention, feedforward)) in self.blocks.iter().enumerate() {
+            let y = attention.forward(&x);
+            check_finite(&y.as_view(), attention.layer_name(), Some(block))?;
+            feedforward.forward_into(y.as_view(), x.as_view_mut());
+            check_finite(&x.as_view(), feedforward.layer_name(), Some(block))?;
+        }
+        out.copy_from(&x);
+        Ok(())
     }
 }

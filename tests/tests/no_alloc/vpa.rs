@@ -36,6 +36,22 @@ pub fn check(probe: &mut Probe) {
     probe.run("VPA arbitrary forward (f32)", || {
         black_box(arbitrary.forward(black_box(&z32)));
     });
+    probe.run("VPA skew forward_checked", || {
+        black_box(skew.forward_checked(black_box(&z)).unwrap());
+    });
+    probe.run("VPA skew forward_batch_checked", || {
+        skew.forward_batch_checked(black_box(&zs), &mut outs)
+            .unwrap();
+    });
+    probe.run("VPA skew forward_flat_checked", || {
+        skew.forward_flat_checked(black_box(&flat), &mut flat_out)
+            .unwrap();
+    });
+    let mut bad = z;
+    bad[(2, 3)] = f64::NAN;
+    probe.run("VPA skew forward_checked on NaN input (the error)", || {
+        black_box(skew.forward_checked(black_box(&bad)).unwrap_err());
+    });
     let baseline = skew.with_map::<NalgebraInverse>();
     probe.run("VPA skew with nalgebra's inverse", || {
         black_box(baseline.forward(black_box(&z)));
