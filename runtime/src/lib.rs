@@ -37,7 +37,7 @@ pub use architectures::{
     LinearPair, ResNetStack, StandardTransformerIntegrator, Transformer,
     VolumePreservingFeedForward, VolumePreservingTransformer, VpffBlock, iterate,
 };
-pub use cayley::{Elimination, Generated, LuSolve, NalgebraInverse};
+pub use cayley::{Elimination, Generated, GramSchmidt, LuSolve, NalgebraInverse};
 pub use correlation::{
     Additive, ArbitraryWeight, Bilinear, Correlation, LowRank, SkewCorrelation, SkewWeight,
     lower_correlation, skew_from_lower, tensor_mat_skew_sym_assign,

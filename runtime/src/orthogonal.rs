@@ -8,7 +8,8 @@
 //! | map | function | scalar | method |
 //! |---|---|---|---|
 //! | [`Generated`] (= [`DefaultCayley`]) | Cayley | any [`Field`] | straight-line code from `geomattn-macros` for small `T`, else [`Elimination`] |
-//! | [`Elimination`] | Cayley | any [`Field`] | pivot-free Gauss–Jordan on `I + C`, loops over `T` |
+//! | [`GramSchmidt`] | Cayley | any [`Field`] | square-root-free modified Gram–Schmidt on `I + C`, loops over `T`: accurate for every finite `C` |
+//! | [`Elimination`] | Cayley | any [`Field`] | pivot-free Gauss–Jordan on `I + C`, loops over `T` (loses accuracy like `ε‖C‖²`) |
 //! | [`NalgebraInverse`] | Cayley | `RealField` | `(I − C)·(I + C).try_inverse()`: the generic baseline |
 //! | [`LuSolve`] | Cayley | `RealField` | LU with partial pivoting, then a solve |
 //! | [`Exp`] | exponential | `RealField` | closed forms for `T ≤ 3`, else [`ScalingSquaring`] |
@@ -31,7 +32,7 @@ use nalgebra::SMatrix;
 
 use crate::Field;
 #[cfg(doc)]
-use crate::{Elimination, Exp, Generated, LuSolve, NalgebraInverse, ScalingSquaring};
+use crate::{Elimination, Exp, Generated, GramSchmidt, LuSolve, NalgebraInverse, ScalingSquaring};
 
 /// A map from skew-symmetric `T×T` matrices over the scalar `S` to orthogonal ones.
 ///

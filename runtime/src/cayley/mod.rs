@@ -1,4 +1,4 @@
-//! The Cayley transform `Cay(C) = (I − C)(I + C)⁻¹` of a skew-symmetric `C` (no factor ½): four
+//! The Cayley transform `Cay(C) = (I − C)(I + C)⁻¹` of a skew-symmetric `C` (no factor ½): five
 //! kernels implementing [`crate::OrthogonalMap`] (the table in [`crate::orthogonal`]).
 //!
 //! Why no pivoting is needed: for skew `C`, `(I + C)ᵀ(I + C) = I + CᵀC`, so every leading block
@@ -18,8 +18,10 @@
 mod baselines;
 mod elimination;
 mod generated;
+mod gram_schmidt;
 
 pub use baselines::{LuSolve, NalgebraInverse};
 pub use elimination::Elimination;
 pub(crate) use elimination::solve_without_pivoting;
 pub use generated::Generated;
+pub use gram_schmidt::GramSchmidt;
