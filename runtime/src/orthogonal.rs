@@ -19,6 +19,15 @@
 //! `orthonormal_activation_cayley`) is orthogonal with determinant 1, as is `exp(C)`. Every map
 //! reads only the strict upper triangle of its argument (the lower one is its negative).
 //!
+//! ## Range
+//!
+//! The maps that need `RealField` (nalgebra's inverse, LU, the exponentials) answer while one
+//! rounding of `C` changes the result by less than 1/64, that is `ε‖C‖_F ≤ 1/64`
+//! (`‖C‖_F ≤ 1.3·10⁵` in `f32`, `7·10¹³` in `f64`), and return NaN beyond it, which the checked
+//! forward passes (`SequenceLayer::forward_checked`) report as `Error::NonFinite`: no silent wrong
+//! answer. [`GramSchmidt`] stays finite until `‖C‖²` overflows, with an error that grows like
+//! `ε‖C‖`, as LU's does.
+//!
 //! ```
 //! use geomattn::{Elimination, Exp, OrthogonalMap, nalgebra::Matrix2};
 //! let c = Matrix2::new(0.0, -0.5, 0.5, 0.0);
@@ -28,7 +37,7 @@
 //! assert!((exp.transpose() * exp - Matrix2::identity()).amax() < 1e-15);
 //! ```
 
-use nalgebra::SMatrix;
+use nalgebra::{RealField, SMatrix};
 
 use crate::Field;
 #[cfg(doc)]
@@ -47,3 +56,24 @@ pub trait OrthogonalMap<S: Field, const T: usize> {
 
 /// The map layers use unless told otherwise: the Cayley transform by [`crate::Generated`].
 pub type DefaultCayley = crate::Generated;
+
+/// `ε‖C‖_F ≤ 1/64` (see the [module docs](self)); false for a NaN or infinite `C`.
+pub(crate) fn in_meaningful_range<S: RealField + Copy, const T: usize>(
+    c: &SMatrix<S, T, T>,
+) -> bool {
+    let mut upper_squares = S::zero();
+    for j in 0..T {
+        for i in 0..j {
+            upper_squares += c[(i, j)] * c[(i, j)];
+        }
+    }
+    let norm = (upper_squares + upper_squares).sqrt();
+    let bound = S::one() / (nalgebra::convert::<f64, S>(64.0) * S::default_epsilon());
+    // `!(>)` would accept NaN; `≤` rejects it.
+    norm <= bound
+}
+
+/// The answer outside the meaningful range: a matrix of NaN.
+pub(crate) fn not_a_number<S: RealField + Copy, const T: usize>() -> SMatrix<S, T, T> {
+    SMatrix::from_element(S::zero() / S::zero())
+}

@@ -3,14 +3,23 @@
 
 use nalgebra::{Const, DimMin, RealField, SMatrix};
 
+use crate::orthogonal::{in_meaningful_range, not_a_number};
 use crate::{Field, OrthogonalMap};
 
 /// `(I − C)·(I + C).try_inverse()`: nalgebra's generic inverse (closed forms up to `T = 4`, LU
 /// with partial pivoting above). Kept by name as the baseline of the benchmarks.
+///
+/// In exact arithmetic `I + C` is never singular (`det(I + C) ≥ 1`); in floating point the `1`s
+/// are lost against a large `C`, and for odd `T` (where `C` itself is singular) the inversion then
+/// fails or returns garbage. So, like every `RealField` map, it answers in the meaningful range
+/// `ε‖C‖_F ≤ 1/64` and returns NaN beyond (see [`crate::orthogonal`]); the test suite checks it
+/// finite and orthogonal to within a few dozen times LU's error up to `‖C‖_F = 10⁴` (`f32`) and
+/// `10⁸` (`f64`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NalgebraInverse;
 
-/// `(I + C).lu().solve(I − C)`: LU with partial pivoting and a solve.
+/// `(I + C).lu().solve(I − C)`: LU with partial pivoting and a solve; the same range as
+/// [`NalgebraInverse`] (NaN beyond `ε‖C‖_F ≤ 1/64`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LuSolve;
 
@@ -27,16 +36,13 @@ fn plus_minus<S: Field, const T: usize>(
     (identity + skew, identity - skew)
 }
 
-/// A matrix of NaN: what a failed inversion returns (impossible for finite skew `C`, since
-/// `det(I + C) ≥ 1`; it happens only for non-finite input, which then propagates).
-fn not_a_number<S: RealField + Copy, const T: usize>() -> SMatrix<S, T, T> {
-    SMatrix::from_element(S::zero() / S::zero())
-}
-
 impl<S: Field + RealField, const T: usize> OrthogonalMap<S, T> for NalgebraInverse {
     const NAME: &'static str = "Cayley (nalgebra inverse)";
 
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
+        if !in_meaningful_range(c) {
+            return not_a_number();
+        }
         let (plus, minus) = plus_minus(c);
         plus.try_inverse()
             .map_or_else(not_a_number, |inverse| minus * inverse)
@@ -50,6 +56,9 @@ where
     const NAME: &'static str = "Cayley (LU)";
 
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
+        if !in_meaningful_range(c) {
+            return not_a_number();
+        }
         let (plus, minus) = plus_minus(c);
         plus.lu().solve(&minus).unwrap_or_else(not_a_number)
     }
