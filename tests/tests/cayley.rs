@@ -3,7 +3,7 @@
 
 use geomattn::nalgebra::{Const, DMatrix, DimMin, SMatrix};
 use geomattn::{Cayley, Elimination, LuSolve, NalgebraInverse, SkewSymmetric};
-use geomattn_tests::{Q, orthogonality_error, q, q_matrix, random_skew};
+use geomattn_testkit::{Q, orthogonality_error, q, q_matrix, random_skew};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;

@@ -4,7 +4,7 @@
 use geomattn::nalgebra::{Const, DimMin, SMatrix};
 use geomattn::{Cayley, Generated, LuSolve, SkewSymmetric};
 use geomattn_macros::cayley;
-use geomattn_tests::{Q, orthogonality_error, q, q_matrix, random_skew};
+use geomattn_testkit::{Q, orthogonality_error, q, q_matrix, random_skew};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 

@@ -24,7 +24,7 @@ use geomattn::architectures::{
 use geomattn::gml::{FromGml, Settings, load_file, rigid_body};
 use geomattn::mha::MultiHeadAttention;
 use geomattn::nalgebra::{Matrix3, SMatrix, Vector3};
-use geomattn_tests::jacobian;
+use geomattn_testkit::jacobian;
 use num_dual::Dual64;
 
 fn fixture(name: &str) -> String {

@@ -6,7 +6,7 @@
 use geomattn::SequenceLayer;
 use geomattn::nalgebra::{Const, DimMin, Matrix2, SMatrix};
 use geomattn::orthonormal::{CayleyMap, Exp, OrthogonalMap, OrthonormalAttention, ScalingSquaring};
-use geomattn_tests::{Q, orthogonality_error, q, q_matrix, random_matrix, random_skew};
+use geomattn_testkit::{Q, orthogonality_error, q, q_matrix, random_matrix, random_skew};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;

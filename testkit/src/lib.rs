@@ -1,10 +1,18 @@
-//! Helpers shared by the integration tests: exact rationals, exact Jacobians through dual
-//! numbers, and random skew-symmetric matrices.
+//! Shared test material of geomattn, in one crate so that the integration tests (`tests/`), the
+//! codegen tests and the command-line report all use the same definitions:
+//!
+//! - exact rationals ([`Q`], [`q`], [`q_matrix`]), for the exact vectors: every layer that needs
+//!   only `+ − × ÷` is generic over [`geomattn::Field`] and runs on them unchanged;
+//! - exact Jacobians through dual numbers ([`jacobian`]);
+//! - seeded random matrices ([`random_skew`], [`random_matrix`]) and [`orthogonality_error`];
+//! - the symplectic structure of a sequence's phase space ([`symplectic`]).
 //!
 //! Dual numbers come from `num-dual` (a maintained forward-mode AD crate) rather than a
 //! hand-written type: every layer is generic over [`geomattn::Field`], so running it on
 //! `Dual64` gives Jacobian columns that are exact up to floating-point rounding, with no
 //! finite-difference step to tune.
+//!
+//! Nothing here is part of geomattn's API; the crate is not published.
 
 pub mod symplectic;
 
