@@ -5,7 +5,11 @@
 //!   only `+ − × ÷` is generic over [`geomattn::Field`] and runs on them unchanged;
 //! - exact Jacobians through dual numbers ([`jacobian`]);
 //! - seeded random matrices ([`random_skew`], [`random_matrix`]) and [`orthogonality_error`];
-//! - the symplectic structure of a sequence's phase space ([`symplectic`]).
+//! - the symplectic structure of a sequence's phase space ([`symplectic`]);
+//! - the exact Cayley vectors of CONVENTIONS.md, one definition each ([`conventions`]), and one
+//!   exact reference Cayley transform, generic over the field ([`exact`]), for the runtime's
+//!   kernels (on [`Q`] in nalgebra matrices) and the codegen's programs (on `BigRational` in
+//!   `Vec`s) alike.
 //!
 //! Dual numbers come from `num-dual` (a maintained forward-mode AD crate) rather than a
 //! hand-written type: every layer is generic over [`geomattn::Field`], so running it on
@@ -14,6 +18,8 @@
 //!
 //! Nothing here is part of geomattn's API; the crate is not published.
 
+pub mod conventions;
+pub mod exact;
 pub mod symplectic;
 
 use geomattn::nalgebra::{DMatrix, SMatrix};
