@@ -9,7 +9,9 @@
 //! - the exact Cayley vectors of CONVENTIONS.md, one definition each ([`conventions`]), and one
 //!   exact reference Cayley transform, generic over the field ([`exact`]), for the runtime's
 //!   kernels (on [`Q`] in nalgebra matrices) and the codegen's programs (on `BigRational` in
-//!   `Vec`s) alike.
+//!   `Vec`s) alike;
+//! - the ground truth of GML's rigid-body networks, the free rigid body integrated with the
+//!   implicit midpoint rule ([`rigid_body`]), and the GML fixture files ([`fixture`]).
 //!
 //! Dual numbers come from `num-dual` (a maintained forward-mode AD crate) rather than a
 //! hand-written type: every layer is generic over [`geomattn::Field`], so running it on
@@ -20,11 +22,13 @@
 
 pub mod conventions;
 pub mod exact;
+pub mod rigid_body;
 pub mod symplectic;
 
 use geomattn::nalgebra::{DMatrix, SMatrix};
 use num_dual::Dual64;
 use rand::Rng;
+use std::path::{Path, PathBuf};
 
 /// Exact rationals for the exact test vectors.
 pub type Q = num_rational::Ratio<i128>;
@@ -92,4 +96,24 @@ pub fn unit(rng: &mut impl Rng) -> f64 {
 /// `‖QᵀQ − I‖_max`: how far `Q` is from orthogonal.
 pub fn orthogonality_error<const T: usize>(q: &SMatrix<f64, T, T>) -> f64 {
     (q.transpose() * q - SMatrix::<f64, T, T>::identity()).amax()
+}
+
+/// The path of the GML fixture `name` (GML 0.4.8 networks in HDF5).
+///
+/// The rigid-body networks ship with the repository, in `fixtures/gml/`, and are served from
+/// there; a file that is not there (the MNIST networks, about 3 MB, used by one test only) is
+/// read from the shared fixtures beside the repository, `../shared/fixtures/gml/`.
+///
+/// ```
+/// let path = geomattn_testkit::fixture("transformer_rigid_body_nn_vpt.h5");
+/// assert!(path.ends_with("fixtures/gml/transformer_rigid_body_nn_vpt.h5") && path.is_file());
+/// ```
+pub fn fixture(name: &str) -> PathBuf {
+    let repository = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let shipped = repository.join("fixtures/gml").join(name);
+    if shipped.is_file() {
+        shipped
+    } else {
+        repository.join("../shared/fixtures/gml").join(name)
+    }
 }
