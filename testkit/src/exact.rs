@@ -15,42 +15,17 @@
 //! assert_eq!(exact::cayley(&c), expected);
 //! ```
 
-use core::ops::{Add, Div, Mul, Neg, Sub};
 use geomattn::nalgebra::{SMatrix, Scalar};
-use num_traits::{One, Zero};
-
-/// A field with exact arithmetic (equality is meaningful): `Ratio<i128>`, `BigRational`, ….
-pub trait ExactField:
-    Clone
-    + PartialEq
-    + Zero
-    + One
-    + Add<Output = Self>
-    + Sub<Output = Self>
-    + Mul<Output = Self>
-    + Div<Output = Self>
-    + Neg<Output = Self>
-{
-}
-
-impl<F> ExactField for F where
-    F: Clone
-        + PartialEq
-        + Zero
-        + One
-        + Add<Output = F>
-        + Sub<Output = F>
-        + Mul<Output = F>
-        + Div<Output = F>
-        + Neg<Output = F>
-{
-}
+use num_traits::Num;
 
 /// `Cay(C) = (I − C)(I + C)⁻¹` of the square matrix `c`, given and returned row by row.
 ///
+/// Any exact field will do (`F: Num` is `+ − × ÷` with `0`, `1` and equality): `Ratio<i128>`,
+/// `BigRational`, ….
+///
 /// # Panics
 /// If `c` is not square or `I + C` is singular.
-pub fn cayley<F: ExactField>(c: &[Vec<F>]) -> Vec<Vec<F>> {
+pub fn cayley<F: Num + Clone>(c: &[Vec<F>]) -> Vec<Vec<F>> {
     let t = c.len();
     assert!(c.iter().all(|row| row.len() == t), "C is not square");
     let identity = |i: usize, j: usize| if i == j { F::one() } else { F::zero() };
@@ -93,9 +68,7 @@ pub fn cayley<F: ExactField>(c: &[Vec<F>]) -> Vec<Vec<F>> {
 }
 
 /// [`cayley`] on an nalgebra matrix.
-pub fn cayley_matrix<F: ExactField + Scalar, const T: usize>(
-    c: &SMatrix<F, T, T>,
-) -> SMatrix<F, T, T> {
+pub fn cayley_matrix<F: Num + Scalar, const T: usize>(c: &SMatrix<F, T, T>) -> SMatrix<F, T, T> {
     let rows: Vec<Vec<F>> = (0..T)
         .map(|i| (0..T).map(|j| c[(i, j)].clone()).collect())
         .collect();
