@@ -1,3 +1,4 @@
-//! Measurements of geomattn: the report printed by the `report` binary (the project's main job)
-//! and the benchmarks under `benches/`.
-pub mod report;
+//! Benchmarks of geomattn, under `benches/`: divan timings of the Cayley kernels
+//! (`benches/cayley.rs`) and their callgrind instruction counts (`benches/cayley_callgrind.rs`,
+//! feature `callgrind`). The library itself is empty; the report (the main job) is the
+//! `geomattn report` command of `geomattn-cli`.

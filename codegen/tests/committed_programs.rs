@@ -2,8 +2,10 @@
 
 use geomattn_codegen::committed::{SYMBOLIC_SIZES, symbolic};
 use geomattn_codegen::{Op, Program};
+use geomattn_testkit::conventions::{CAYLEY_T2, CAYLEY_T4, CAYLEY_T5, CayleyVector};
+use geomattn_testkit::exact;
 use num_rational::BigRational;
-use num_traits::{One, Zero};
+use num_traits::Zero;
 
 fn q(n: i64, d: i64) -> BigRational {
     BigRational::new(n.into(), d.into())
@@ -13,55 +15,23 @@ fn program(t: usize) -> Program {
     symbolic(t).unwrap_or_else(|| panic!("no committed program for T = {t}"))
 }
 
-/// `I + s·C` as a dense row-major matrix, `C` skew with the given strict upper entries.
-fn identity_plus(t: usize, upper: &[BigRational], sign: i64) -> Vec<Vec<BigRational>> {
-    let sign = BigRational::from_integer(sign.into());
-    let mut m = vec![vec![BigRational::zero(); t]; t];
-    for (i, row) in m.iter_mut().enumerate() {
-        row[i] = BigRational::one();
-    }
-    for j in 0..t {
-        for i in 0..j {
-            let c = &upper[Program::input_index(i, j)] * &sign;
-            m[j][i] = -c.clone();
-            m[i][j] = c;
-        }
-    }
-    m
+/// `Cay(C)` column-major, `C` skew with the given strict upper entries (in the order of the
+/// program's inputs), by the testkit's exact reference.
+fn cayley_reference(t: usize, upper: &[BigRational]) -> Vec<BigRational> {
+    column_major(&exact::cayley(&skew(t, upper)))
 }
 
-/// `(I − C)(I + C)⁻¹` column-major, by Gauss–Jordan elimination with pivot search.
-fn cayley_reference(t: usize, upper: &[BigRational]) -> Vec<BigRational> {
-    let mut a = identity_plus(t, upper, 1);
-    let mut inv = identity_plus(t, &vec![BigRational::zero(); upper.len()], 1);
-    for k in 0..t {
-        let pivot = (k..t)
-            .find(|&r| !a[r][k].is_zero())
-            .expect("I + C is invertible");
-        a.swap(k, pivot);
-        inv.swap(k, pivot);
-        let p = a[k][k].clone();
-        for col in 0..t {
-            a[k][col] = &a[k][col] / &p;
-            inv[k][col] = &inv[k][col] / &p;
-        }
-        for r in (0..t).filter(|&r| r != k) {
-            let f = a[r][k].clone();
-            for col in 0..t {
-                a[r][col] = &a[r][col] - &(&f * &a[k][col]);
-                inv[r][col] = &inv[r][col] - &(&f * &inv[k][col]);
-            }
+/// The skew matrix, row by row, with the given strict upper entries.
+fn skew(t: usize, upper: &[BigRational]) -> Vec<Vec<BigRational>> {
+    let mut c = vec![vec![BigRational::zero(); t]; t];
+    for j in 0..t {
+        for i in 0..j {
+            let x = upper[Program::input_index(i, j)].clone();
+            c[j][i] = -x.clone();
+            c[i][j] = x;
         }
     }
-    let minus = identity_plus(t, upper, -1);
-    (0..t * t)
-        .map(|k| {
-            let (row, col) = (k % t, k / t);
-            (0..t).fold(BigRational::zero(), |acc, m| {
-                acc + &minus[row][m] * &inv[m][col]
-            })
-        })
-        .collect()
+    c
 }
 
 /// A small deterministic generator (xorshift64*), so failures reproduce.
@@ -83,12 +53,16 @@ impl Rng {
     }
 }
 
-/// `Cay(C)` for the packed skew matrix `SkewSym(1..=n, T)/scale` of CONVENTIONS.md: its input `k`
-/// (column-major strict upper triangle) is `−(k+1)/scale`.
-fn conventions_inputs(t: usize, scale: i64) -> Vec<BigRational> {
-    (0..t * (t - 1) / 2)
-        .map(|k| q(-(k as i64 + 1), scale))
-        .collect()
+/// The program's inputs for a CONVENTIONS.md vector: the strict upper triangle of its `C`.
+fn conventions_inputs<const T: usize>(vector: &CayleyVector<T>) -> Vec<BigRational> {
+    let c = vector.input(q);
+    let mut upper = vec![BigRational::zero(); T * (T - 1) / 2];
+    for j in 0..T {
+        for i in 0..j {
+            upper[Program::input_index(i, j)] = c[i][j].clone();
+        }
+    }
+    upper
 }
 
 /// Column-major from rows.
@@ -99,68 +73,15 @@ fn column_major(rows: &[Vec<BigRational>]) -> Vec<BigRational> {
 
 #[test]
 fn reproduces_the_conventions_vectors() {
-    let out = program(2).eval(&[q(-1, 2)]);
-    assert_eq!(out, vec![q(3, 5), q(-4, 5), q(4, 5), q(3, 5)]);
-
-    let rows4 = [
-        [229, -63, -255, 333],
-        [-405, 103, -111, 213],
-        [-123, -465, -23, -21],
-        [-27, 39, -393, -275],
-    ];
-    let rows4: Vec<Vec<_>> = rows4
-        .iter()
-        .map(|row| row.iter().map(|&n| q(n, 482)).collect())
-        .collect();
+    let out = program(2).eval(&conventions_inputs(&CAYLEY_T2));
+    assert_eq!(out, column_major(&CAYLEY_T2.expected(q)));
     assert_eq!(
-        program(4).eval(&conventions_inputs(4, 3)),
-        column_major(&rows4)
+        program(4).eval(&conventions_inputs(&CAYLEY_T4)),
+        column_major(&CAYLEY_T4.expected(q))
     );
-
-    let rows5 = [
-        [
-            (3367, 6222),
-            (-421, 2074),
-            (-881, 6222),
-            (-2857, 6222),
-            (684, 1037),
-        ],
-        [
-            (-4553, 6222),
-            (743, 2074),
-            (-263, 6222),
-            (-1771, 6222),
-            (522, 1037),
-        ],
-        [
-            (-2461, 6222),
-            (-1871, 2074),
-            (947, 6222),
-            (13, 6222),
-            (84, 1037),
-        ],
-        [
-            (-239, 2074),
-            (-267, 2074),
-            (-2009, 2074),
-            (-67, 2074),
-            (-182, 1037),
-        ],
-        [
-            (-46, 1037),
-            (-8, 1037),
-            (134, 1037),
-            (-872, 1037),
-            (-543, 1037),
-        ],
-    ];
-    let rows5: Vec<Vec<_>> = rows5
-        .iter()
-        .map(|row| row.iter().map(|&(n, d)| q(n, d)).collect())
-        .collect();
     assert_eq!(
-        program(5).eval(&conventions_inputs(5, 5)),
-        column_major(&rows5)
+        program(5).eval(&conventions_inputs(&CAYLEY_T5)),
+        column_major(&CAYLEY_T5.expected(q))
     );
 }
 

@@ -3,86 +3,47 @@
 
 use geomattn::nalgebra::{Const, DMatrix, DimMin, SMatrix};
 use geomattn::{Elimination, LuSolve, NalgebraInverse, OrthogonalMap, SkewSymmetric};
-use geomattn_tests::{Q, orthogonality_error, q, q_matrix, random_skew};
+use geomattn_testkit::conventions::{CAYLEY_T2, CAYLEY_T4, CAYLEY_T5, CayleyVector};
+use geomattn_testkit::{Q, orthogonality_error, random_skew};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-fn skew_one_to<const N: usize>(len: usize, denominator: i128) -> SMatrix<Q, N, N> {
-    let packed: Vec<Q> = (1..=len as i128).map(|k| q(k, denominator)).collect();
-    *SkewSymmetric::<Q, N>::from_packed(&packed)
-        .unwrap()
-        .matrix()
-}
-
 #[test]
 fn t2_vector_is_exact() {
-    let c = q_matrix([[0, -1], [1, 0]], 2);
-    let expected = q_matrix([[3, 4], [-4, 3]], 5);
-    assert_eq!(<Elimination as OrthogonalMap<Q, 2>>::map(&c), expected);
+    let c = CAYLEY_T2.input_q();
+    assert_eq!(
+        <Elimination as OrthogonalMap<Q, 2>>::map(&c),
+        CAYLEY_T2.expected_q()
+    );
+}
+
+/// The vector's `C`, unpacked by the runtime (`SkewSymmetric::from_packed`) and checked against
+/// the testkit's own unpacking of CONVENTIONS.md.
+fn unpacked<const T: usize>(vector: &CayleyVector<T>) -> SMatrix<Q, T, T> {
+    let c = *SkewSymmetric::<Q, T>::from_packed(&vector.packed_q())
+        .unwrap()
+        .matrix();
+    assert_eq!(c, vector.input_q());
+    c
 }
 
 #[test]
 fn t4_vector_is_exact() {
-    let c = skew_one_to::<4>(6, 3);
-    let expected = q_matrix(
-        [
-            [229, -63, -255, 333],
-            [-405, 103, -111, 213],
-            [-123, -465, -23, -21],
-            [-27, 39, -393, -275],
-        ],
-        482,
+    let c = unpacked(&CAYLEY_T4);
+    assert_eq!(
+        <Elimination as OrthogonalMap<Q, 4>>::map(&c),
+        CAYLEY_T4.expected_q()
     );
-    assert_eq!(<Elimination as OrthogonalMap<Q, 4>>::map(&c), expected);
-}
-
-/// CONVENTIONS.md gives T = 5 with mixed denominators; all divide 6222.
-pub fn t5_expected() -> SMatrix<Q, 5, 5> {
-    let rows = [
-        [
-            q(3367, 6222),
-            q(-421, 2074),
-            q(-881, 6222),
-            q(-2857, 6222),
-            q(684, 1037),
-        ],
-        [
-            q(-4553, 6222),
-            q(743, 2074),
-            q(-263, 6222),
-            q(-1771, 6222),
-            q(522, 1037),
-        ],
-        [
-            q(-2461, 6222),
-            q(-1871, 2074),
-            q(947, 6222),
-            q(13, 6222),
-            q(84, 1037),
-        ],
-        [
-            q(-239, 2074),
-            q(-267, 2074),
-            q(-2009, 2074),
-            q(-67, 2074),
-            q(-182, 1037),
-        ],
-        [
-            q(-46, 1037),
-            q(-8, 1037),
-            q(134, 1037),
-            q(-872, 1037),
-            q(-543, 1037),
-        ],
-    ];
-    SMatrix::from_fn(|i, j| rows[i][j])
 }
 
 #[test]
 fn t5_vector_is_exact() {
-    let c = skew_one_to::<5>(10, 5);
-    assert_eq!(<Elimination as OrthogonalMap<Q, 5>>::map(&c), t5_expected());
+    let c = unpacked(&CAYLEY_T5);
+    assert_eq!(
+        <Elimination as OrthogonalMap<Q, 5>>::map(&c),
+        CAYLEY_T5.expected_q()
+    );
 }
 
 /// A kernel reads only the strict upper triangle: garbage below the diagonal changes nothing.

@@ -2,89 +2,29 @@
 //! `geomattn_macros::cayley!`): exact in rational arithmetic, and accurate in f64 and f32.
 
 use geomattn::nalgebra::{Const, DimMin, SMatrix};
-use geomattn::{Generated, LuSolve, OrthogonalMap, SkewSymmetric};
+use geomattn::{Generated, LuSolve, OrthogonalMap};
 use geomattn_macros::cayley;
-use geomattn_tests::{Q, orthogonality_error, q, q_matrix, random_skew};
+use geomattn_testkit::conventions::{CAYLEY_T2, CAYLEY_T4, CAYLEY_T5};
+use geomattn_testkit::{Q, exact, orthogonality_error, q, random_skew};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-fn skew_one_to<const N: usize>(denominator: i128) -> SMatrix<Q, N, N> {
-    let packed: Vec<Q> = (1..=(N * (N - 1) / 2) as i128)
-        .map(|k| q(k, denominator))
-        .collect();
-    *SkewSymmetric::<Q, N>::from_packed(&packed)
-        .unwrap()
-        .matrix()
-}
-
-/// The T = 5 vector of CONVENTIONS.md (mixed denominators, all dividing 6222).
-fn t5_expected() -> SMatrix<Q, 5, 5> {
-    let rows = [
-        [
-            (3367, 6222),
-            (-421, 2074),
-            (-881, 6222),
-            (-2857, 6222),
-            (684, 1037),
-        ],
-        [
-            (-4553, 6222),
-            (743, 2074),
-            (-263, 6222),
-            (-1771, 6222),
-            (522, 1037),
-        ],
-        [
-            (-2461, 6222),
-            (-1871, 2074),
-            (947, 6222),
-            (13, 6222),
-            (84, 1037),
-        ],
-        [
-            (-239, 2074),
-            (-267, 2074),
-            (-2009, 2074),
-            (-67, 2074),
-            (-182, 1037),
-        ],
-        [
-            (-46, 1037),
-            (-8, 1037),
-            (134, 1037),
-            (-872, 1037),
-            (-543, 1037),
-        ],
-    ];
-    SMatrix::from_fn(|i, j| q(rows[i][j].0, rows[i][j].1))
-}
-
 #[test]
 fn conventions_vectors_are_exact() {
-    let c2 = q_matrix([[0, -1], [1, 0]], 2);
-    let e2 = q_matrix([[3, 4], [-4, 3]], 5);
+    let (c2, e2) = (CAYLEY_T2.input_q(), CAYLEY_T2.expected_q());
     assert_eq!(<Generated as OrthogonalMap<Q, 2>>::map(&c2), e2);
     assert_eq!(cayley!(2, strategy = elimination)(&c2), e2);
     assert_eq!(cayley!(2, strategy = symbolic)(&c2), e2);
 
-    let c4 = skew_one_to::<4>(3);
-    let e4 = q_matrix(
-        [
-            [229, -63, -255, 333],
-            [-405, 103, -111, 213],
-            [-123, -465, -23, -21],
-            [-27, 39, -393, -275],
-        ],
-        482,
-    );
+    let (c4, e4) = (CAYLEY_T4.input_q(), CAYLEY_T4.expected_q());
     assert_eq!(<Generated as OrthogonalMap<Q, 4>>::map(&c4), e4);
     assert_eq!(cayley!(4, strategy = elimination)(&c4), e4);
     assert_eq!(cayley!(4, strategy = symbolic)(&c4), e4);
 
-    let c5 = skew_one_to::<5>(5);
-    assert_eq!(<Generated as OrthogonalMap<Q, 5>>::map(&c5), t5_expected());
-    assert_eq!(cayley!(5, strategy = elimination)(&c5), t5_expected());
-    assert_eq!(cayley!(5, strategy = symbolic)(&c5), t5_expected());
+    let (c5, e5) = (CAYLEY_T5.input_q(), CAYLEY_T5.expected_q());
+    assert_eq!(<Generated as OrthogonalMap<Q, 5>>::map(&c5), e5);
+    assert_eq!(cayley!(5, strategy = elimination)(&c5), e5);
+    assert_eq!(cayley!(5, strategy = symbolic)(&c5), e5);
 }
 
 /// A random skew `C` with entries `n/d`, `|n| ≤ 3`, `d ∈ {1, 2, 3}` (small, so that i128 holds
@@ -105,7 +45,8 @@ fn random_rational_skew<const T: usize>(rng: &mut SmallRng) -> SMatrix<Q, T, T> 
     })
 }
 
-/// `(I + C)·Q = I − C` exactly: `Q` is the exact `(I + C)⁻¹(I − C)`, since `I + C` is invertible.
+/// `(I + C)·Q = I − C` exactly: `Q` is the exact `(I + C)⁻¹(I − C)`, since `I + C` is invertible;
+/// and `Q` is what the testkit's exact reference (Gauss–Jordan with pivot search) computes.
 fn assert_exact<const T: usize>(
     kernel: impl Fn(&SMatrix<Q, T, T>) -> SMatrix<Q, T, T>,
     what: &str,
@@ -120,6 +61,7 @@ fn assert_exact<const T: usize>(
             identity - c,
             "{what}, T = {T}, C = {c}"
         );
+        assert_eq!(cay, exact::cayley_matrix(&c), "{what}, T = {T}, C = {c}");
     }
 }
 

@@ -12,7 +12,7 @@ use rand::rngs::SmallRng;
 
 /// A skew `T×T` matrix with Frobenius norm `norm` (entries drawn, then rescaled), in `S`.
 fn skew<S: RealField + Copy, const T: usize>(rng: &mut SmallRng, norm: f64) -> SMatrix<S, T, T> {
-    let c = geomattn_tests::random_skew::<T>(rng, 1.0);
+    let c = geomattn_testkit::random_skew::<T>(rng, 1.0);
     let scaled = c * (norm / c.norm());
     scaled.map(|x| nalgebra_convert(x))
 }
@@ -30,7 +30,7 @@ fn orthogonality<S: RealField + Copy, const T: usize>(q: &SMatrix<S, T, T>) -> f
     if q.iter().any(|x| !x.is_finite()) {
         return f64::INFINITY;
     }
-    geomattn_tests::orthogonality_error(&q)
+    geomattn_testkit::orthogonality_error(&q)
 }
 
 /// The worst orthogonality error of `Map` and of LU over `samples` matrices of norm `norm`.

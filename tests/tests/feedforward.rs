@@ -8,7 +8,7 @@ use geomattn::{
     ColumnLayer, Dense, Error, GradientLayerP, GradientLayerQ, ResNetLayer, SequenceLayer,
     StrictlyLower, StrictlyUpper, VolumePreservingLowerLayer, VolumePreservingUpperLayer,
 };
-use geomattn_tests::{Q, jacobian, q, random_matrix};
+use geomattn_testkit::{Q, jacobian, q, random_matrix};
 use num_dual::Dual64;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;

@@ -18,21 +18,14 @@
 use geomattn::MultiHeadAttention;
 use geomattn::SequenceLayer;
 use geomattn::Tanh;
-use geomattn::gml::{FromGml, Settings, load_file, rigid_body};
+use geomattn::gml::{FromGml, Settings, load_file};
 use geomattn::nalgebra::{Matrix3, SMatrix, Vector3};
 use geomattn::{
     StandardTransformerIntegrator, VolumePreservingFeedForward, VolumePreservingTransformer,
     iterate,
 };
-use geomattn_tests::jacobian;
+use geomattn_testkit::{fixture, jacobian, rigid_body};
 use num_dual::Dual64;
-
-fn fixture(name: &str) -> String {
-    format!(
-        "{}/../../shared/fixtures/gml/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
 
 /// `VolumePreservingTransformer(3, 3; n_blocks = 2, n_linear = 1, L = 3, activation = tanh,
 /// skew_sym = false)`.

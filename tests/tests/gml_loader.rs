@@ -6,6 +6,7 @@ use geomattn::Tanh;
 use geomattn::VolumePreservingFeedForward;
 use geomattn::gml::{GmlFile, LoadError, Settings, load, load_file};
 use geomattn::{ArbitraryVpa, Error};
+use geomattn_testkit::fixture;
 use hdf5_pure::{AttrValue, FileBuilder, GroupBuilder};
 
 /// `VolumePreservingFeedForward(3, 0, 1, tanh)`: a lower layer without bias, an upper one with.
@@ -259,13 +260,6 @@ fn dense_weights_are_transposed_and_checked() {
             ..
         })
     ));
-}
-
-fn fixture(name: &str) -> String {
-    format!(
-        "{}/../../shared/fixtures/gml/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
 }
 
 #[test]

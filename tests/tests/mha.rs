@@ -4,7 +4,7 @@
 use geomattn::nalgebra::{Matrix4x2, SMatrix};
 use geomattn::{Error, SequenceLayer};
 use geomattn::{Head, MultiHeadAttention, project_to_stiefel, stiefel_error};
-use geomattn_tests::random_matrix;
+use geomattn_testkit::random_matrix;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 

@@ -6,7 +6,8 @@
 use geomattn::SequenceLayer;
 use geomattn::nalgebra::{Const, DimMin, Matrix2, SMatrix};
 use geomattn::{DefaultCayley, Exp, OrthogonalMap, OrthonormalAttention, ScalingSquaring};
-use geomattn_tests::{Q, orthogonality_error, q, q_matrix, random_matrix, random_skew};
+use geomattn_testkit::conventions::CAYLEY_T2;
+use geomattn_testkit::{Q, orthogonality_error, q, q_matrix, random_matrix, random_skew};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -102,8 +103,8 @@ fn exp_is_a_rotation_by_a_known_angle() {
     let pade = <ScalingSquaring as OrthogonalMap<f64, 2>>::map(&c);
     assert!((exp - expected).amax() < 2e-16);
     assert!((pade - expected).amax() < 1e-15);
-    let cayley = <DefaultCayley as OrthogonalMap<Q, 2>>::map(&q_matrix([[0, -1], [1, 0]], 2));
-    assert_eq!(cayley, q_matrix([[3, 4], [-4, 3]], 5));
+    let cayley = <DefaultCayley as OrthogonalMap<Q, 2>>::map(&CAYLEY_T2.input_q());
+    assert_eq!(cayley, CAYLEY_T2.expected_q());
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use geomattn::{Error, SkewSymmetric, StrictlyLower, StrictlyUpper, Symmetric, init};
 use geomattn::{Lower, Packed, PackedLayout, Skew, Sym, Upper};
-use geomattn_tests::{Q, q};
+use geomattn_testkit::{Q, q};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;

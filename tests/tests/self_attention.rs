@@ -4,7 +4,7 @@
 use geomattn::nalgebra::{Matrix2x3, SMatrix, SVector};
 use geomattn::{Additive, Bilinear, Correlation, LowRank, SoftmaxAttention};
 use geomattn::{MatrixSoftmax, SequenceLayer};
-use geomattn_tests::random_matrix;
+use geomattn_testkit::random_matrix;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 

@@ -9,8 +9,8 @@ use geomattn::{
     Softmax, Symmetric, SymplecticAttentionP, SymplecticAttentionQ, VectorSoftmax,
 };
 use geomattn::{PhaseSide, UpdateP, UpdateQ};
-use geomattn_tests::symplectic::{structure_matrix, symplecticity_error};
-use geomattn_tests::{Q, jacobian, q, q_matrix, random_matrix};
+use geomattn_testkit::symplectic::{structure_matrix, symplecticity_error};
+use geomattn_testkit::{Q, jacobian, q, q_matrix, random_matrix};
 use num_dual::Dual64;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;

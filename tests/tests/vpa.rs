@@ -4,7 +4,7 @@
 use geomattn::nalgebra::{Matrix2, Matrix3, Matrix3x2, Matrix4x3, SMatrix};
 use geomattn::tensor_mat_skew_sym_assign;
 use geomattn::{ArbitraryVpa, Error, SequenceLayer, SkewSymmetric, SkewVpa};
-use geomattn_tests::{Q, jacobian, q, q_matrix, random_matrix};
+use geomattn_testkit::{Q, jacobian, q, q_matrix, random_matrix};
 use num_dual::Dual64;
 use proptest::prelude::*;
 use rand::SeedableRng;

@@ -9,16 +9,25 @@
 //! ```
 //! use geomattn::activation::Tanh;
 //! use geomattn::architectures::VolumePreservingTransformer;
-//! use geomattn::gml::{load_file, rigid_body};
+//! use geomattn::gml::load_file;
 //! use geomattn::{SequenceLayer, nalgebra::Matrix3};
 //! // VolumePreservingTransformer(3, 3; n_blocks = 2, n_linear = 1, L = 3, activation = tanh).
 //! type Vpt = VolumePreservingTransformer<f64, 3, 3, 2, 1, 3, Tanh>;
 //! let net: Vpt = load_file(concat!(env!("CARGO_MANIFEST_DIR"),
-//!     "/../../shared/fixtures/gml/transformer_rigid_body_nn_vpt.h5"), Default::default())?;
-//! let mut states = [Default::default(); 6];
-//! rigid_body::trajectory(&rigid_body::initial_state(1.1), rigid_body::H, &mut states);
-//! let window = Matrix3::from_columns(&states[..3]);
-//! let next = Matrix3::from_columns(&states[3..]);
+//!     "/../fixtures/gml/transformer_rigid_body_nn_vpt.h5"), Default::default())?;
+//! // Six consecutive states (columns) of the free rigid body the network was trained on, from
+//! // z₀ = (0, sin 1.1, cos 1.1) by the implicit midpoint rule with h = 0.2: a window of three,
+//! // and the three that follow it.
+//! let window = Matrix3::new(
+//!     0.0, 0.04046329031380565, 0.08107694675590625,
+//!     0.8912073600614354, 0.8893683167853655, 0.8838006653296618,
+//!     0.4535961214255773, 0.4553973201890261, 0.46078510465029915,
+//! );
+//! let next = Matrix3::new(
+//!     0.12197579964946596, 0.16326299733692023, 0.20499275809231762,
+//!     0.8743536854313704, 0.8607792667280054, 0.8427375017685413,
+//!     0.4697100563884637, 0.4820832372855981, 0.49776648364732484,
+//! );
 //! assert!((net.forward(&window) - next).amax() < 3e-3);
 //! # Ok::<(), geomattn::gml::LoadError>(())
 //! ```
@@ -26,7 +35,6 @@
 mod error;
 mod file;
 mod networks;
-pub mod rigid_body;
 
 pub use error::LoadError;
 pub use file::{GmlFile, GmlType, Node};

@@ -80,7 +80,7 @@ impl Layers {
 /// use geomattn::architectures::VolumePreservingFeedForward;
 /// use geomattn::gml::{GmlFile, load};
 /// let path = concat!(env!("CARGO_MANIFEST_DIR"),
-///                    "/../../shared/fixtures/gml/transformer_rigid_body_nn_vpff.h5");
+///                    "/../fixtures/gml/transformer_rigid_body_nn_vpff.h5");
 /// let file = GmlFile::open(path)?;
 /// let net: VolumePreservingFeedForward<f64, 3, 6, 1, Tanh> = load(&file)?;
 /// // The same file cannot be read as a network with another number of blocks.

@@ -3,7 +3,7 @@
 use geomattn::nalgebra::SMatrix;
 use geomattn::{Elimination, Generated, OrthogonalMap};
 use geomattn_macros::cayley;
-use geomattn_tests::Q;
+use geomattn_testkit::Q;
 use std::hint::black_box;
 
 use crate::Probe;

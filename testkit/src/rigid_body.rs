@@ -15,13 +15,13 @@
 //! rule conserves them exactly too, up to the solver's rounding.
 //!
 //! ```
-//! use geomattn::gml::rigid_body::{H, initial_state, step};
+//! use geomattn_testkit::rigid_body::{H, initial_state, step};
 //! let z0 = initial_state(1.1);
 //! let z1 = step(&z0, H);
 //! assert!((z1.norm() - z0.norm()).abs() < 1e-15);
 //! ```
 
-use nalgebra::{Matrix3, Vector3};
+use geomattn::nalgebra::{Matrix3, Vector3};
 
 /// The time step GML's training data were integrated with.
 pub const H: f64 = 0.2;

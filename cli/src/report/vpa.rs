@@ -3,7 +3,7 @@
 
 use geomattn::nalgebra::SMatrix;
 use geomattn::{ArbitraryVpa, NalgebraInverse, SequenceLayer, SkewVpa};
-use geomattn_tests::{jacobian, orthogonality_error, random_matrix};
+use geomattn_testkit::{jacobian, orthogonality_error, random_matrix};
 use num_dual::Dual64;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;

@@ -5,12 +5,13 @@
 use geomattn::MultiHeadAttention;
 use geomattn::SequenceLayer;
 use geomattn::Tanh;
-use geomattn::gml::{FromGml, Settings, load_file, rigid_body};
+use geomattn::gml::{FromGml, Settings, load_file};
 use geomattn::nalgebra::{SMatrix, Vector3};
 use geomattn::{
     StandardTransformerIntegrator, VolumePreservingFeedForward, VolumePreservingTransformer,
     iterate,
 };
+use geomattn_testkit::{fixture, rigid_body};
 use std::hint::black_box;
 
 use super::{Table, nanos, sci, time_per_call};
@@ -52,10 +53,7 @@ fn row<N, const T: usize, const P: usize>(table: &mut Table, name: &str, file: &
 where
     N: FromGml + SequenceLayer<f64, 3, T>,
 {
-    let path = format!(
-        "{}/../../shared/fixtures/gml/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = fixture(file);
     let settings = Settings {
         add_connection: false,
     };

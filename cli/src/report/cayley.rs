@@ -3,7 +3,7 @@
 
 use geomattn::nalgebra::{Const, DimMin, SMatrix};
 use geomattn::{Generated, NalgebraInverse, OrthogonalMap};
-use geomattn_tests::{orthogonality_error, random_skew};
+use geomattn_testkit::{orthogonality_error, random_skew};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::hint::black_box;

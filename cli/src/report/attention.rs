@@ -11,8 +11,8 @@ use geomattn::{
 };
 use geomattn::{MultiHeadAttention, stiefel_error};
 use geomattn::{PhaseSide, UpdateP, UpdateQ};
-use geomattn_tests::symplectic::symplecticity_error;
-use geomattn_tests::{jacobian, random_matrix};
+use geomattn_testkit::symplectic::symplecticity_error;
+use geomattn_testkit::{jacobian, random_matrix};
 use num_dual::Dual64;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;

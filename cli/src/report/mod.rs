@@ -1,5 +1,5 @@
-//! The report: one table per layer family, each row measured on seeded Glorot weights and a
-//! seeded random batch.
+//! `geomattn report`, the main job: one table per layer family, each row measured on seeded
+//! Glorot weights and a seeded random batch.
 
 pub mod attention;
 pub mod cayley;
@@ -12,6 +12,16 @@ pub use table::Table;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+
+/// Prints the report: every table, in order.
+pub fn run() {
+    println!("# geomattn report\n");
+    println!("{}", cayley::table());
+    println!("{}", vpa::table());
+    println!("{}", attention::table());
+    println!("{}", gml::table());
+    println!("{}", supporting::table());
+}
 
 /// Sequences per timed batch.
 pub const BATCH: usize = 2048;

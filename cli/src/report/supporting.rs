@@ -13,7 +13,7 @@ use geomattn::{
     LowRank, OrthogonalMap, OrthonormalAttention, ResNetLayer, ScalingSquaring, SequenceLayer,
     SoftmaxAttention, VolumePreservingLowerLayer, VolumePreservingUpperLayer,
 };
-use geomattn_tests::{jacobian, orthogonality_error, random_matrix};
+use geomattn_testkit::{jacobian, orthogonality_error, random_matrix};
 use num_dual::Dual64;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;

@@ -1,16 +1,34 @@
-//! Helpers shared by the integration tests: exact rationals, exact Jacobians through dual
-//! numbers, and random skew-symmetric matrices.
+//! Shared test material of geomattn, in one crate so that the integration tests (`tests/`), the
+//! codegen tests and the command-line report all use the same definitions:
+//!
+//! - exact rationals ([`Q`], [`q`], [`q_matrix`]), for the exact vectors: every layer that needs
+//!   only `+ − × ÷` is generic over [`geomattn::Field`] and runs on them unchanged;
+//! - exact Jacobians through dual numbers ([`jacobian`]);
+//! - seeded random matrices ([`random_skew`], [`random_matrix`]) and [`orthogonality_error`];
+//! - the symplectic structure of a sequence's phase space ([`symplectic`]);
+//! - the exact Cayley vectors of CONVENTIONS.md, one definition each ([`conventions`]), and one
+//!   exact reference Cayley transform, generic over the field ([`exact`]), for the runtime's
+//!   kernels (on [`Q`] in nalgebra matrices) and the codegen's programs (on `BigRational` in
+//!   `Vec`s) alike;
+//! - the ground truth of GML's rigid-body networks, the free rigid body integrated with the
+//!   implicit midpoint rule ([`rigid_body`]), and the GML fixture files ([`fixture`]).
 //!
 //! Dual numbers come from `num-dual` (a maintained forward-mode AD crate) rather than a
 //! hand-written type: every layer is generic over [`geomattn::Field`], so running it on
 //! `Dual64` gives Jacobian columns that are exact up to floating-point rounding, with no
 //! finite-difference step to tune.
+//!
+//! Nothing here is part of geomattn's API; the crate is not published.
 
+pub mod conventions;
+pub mod exact;
+pub mod rigid_body;
 pub mod symplectic;
 
 use geomattn::nalgebra::{DMatrix, SMatrix};
 use num_dual::Dual64;
 use rand::Rng;
+use std::path::{Path, PathBuf};
 
 /// Exact rationals for the exact test vectors.
 pub type Q = num_rational::Ratio<i128>;
@@ -78,4 +96,24 @@ pub fn unit(rng: &mut impl Rng) -> f64 {
 /// `‖QᵀQ − I‖_max`: how far `Q` is from orthogonal.
 pub fn orthogonality_error<const T: usize>(q: &SMatrix<f64, T, T>) -> f64 {
     (q.transpose() * q - SMatrix::<f64, T, T>::identity()).amax()
+}
+
+/// The path of the GML fixture `name` (GML 0.4.8 networks in HDF5).
+///
+/// The rigid-body networks ship with the repository, in `fixtures/gml/`, and are served from
+/// there; a file that is not there (the MNIST networks, about 3 MB, used by one test only) is
+/// read from the shared fixtures beside the repository, `../shared/fixtures/gml/`.
+///
+/// ```
+/// let path = geomattn_testkit::fixture("transformer_rigid_body_nn_vpt.h5");
+/// assert!(path.ends_with("fixtures/gml/transformer_rigid_body_nn_vpt.h5") && path.is_file());
+/// ```
+pub fn fixture(name: &str) -> PathBuf {
+    let repository = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let shipped = repository.join("fixtures/gml").join(name);
+    if shipped.is_file() {
+        shipped
+    } else {
+        repository.join("../shared/fixtures/gml").join(name)
+    }
 }
