@@ -22,16 +22,9 @@ use crate::{Op, Program, Value};
 
 /// A constant of the program that does not fit the `i64` numerator and denominator of
 /// `geomattn::__private::ratio`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the constant {0} does not fit in i64/i64")]
 pub struct ConstantTooLarge(pub BigRational);
-
-impl core::fmt::Display for ConstantTooLarge {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "the constant {} does not fit in i64/i64", self.0)
-    }
-}
-
-impl std::error::Error for ConstantTooLarge {}
 
 /// The item `fn name<S: ::geomattn::Field>(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T>`, marked
 /// `#[inline]`, computing `Cay(C)` by `program`.

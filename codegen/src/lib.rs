@@ -20,4 +20,4 @@ pub mod program;
 #[cfg(feature = "symbolica")]
 pub mod symbolic;
 
-pub use program::{Arithmetic, Op, OpCounts, ParseError, Program, Value};
+pub use program::{Arithmetic, LineProblem, Op, OpCounts, ParseError, Program, Value};
