@@ -4,9 +4,9 @@
 //! `cargo bench -p geomattn-benches --bench cayley`; `cargo test --benches` runs each once.
 
 use divan::Bencher;
+use geomattn::cayley;
 use geomattn::nalgebra::SMatrix;
 use geomattn::{Cayley, Elimination, Generated, LuSolve, NalgebraInverse};
-use geomattn_macros::cayley;
 
 fn main() {
     divan::main();

@@ -1,9 +1,9 @@
 //! The generated Cayley transforms (`geomattn::Generated` and each strategy of
-//! `geomattn_macros::cayley!`): exact in rational arithmetic, and accurate in f64 and f32.
+//! `geomattn::cayley!`): exact in rational arithmetic, and accurate in f64 and f32.
 
+use geomattn::cayley;
 use geomattn::nalgebra::{Const, DimMin, SMatrix};
 use geomattn::{Cayley, Generated, LuSolve, SkewSymmetric};
-use geomattn_macros::cayley;
 use geomattn_tests::{Q, orthogonality_error, q, q_matrix, random_skew};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
