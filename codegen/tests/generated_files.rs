@@ -1,5 +1,7 @@
 //! The committed generated files are what the code generates today, byte for byte:
 //!
+//! - `codegen/gen/cayley_T.rs`: what `geomattn::cayley!(T)` expands to (default strategy) for
+//!   each size the runtime's `Generated` unrolls, pretty-printed;
 //! - `runtime/src/cayley/sizes.md`: the size table in the docs of `geomattn::cayley!` and
 //!   `Generated`, from [`sizes::SIZES`].
 //!
@@ -9,6 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
+use geomattn_codegen::emit;
 use geomattn_codegen::sizes::{SIZES, Strategy};
 
 const BLESS: &str = "GEOMATTN_BLESS=1 cargo test -p geomattn-codegen --test generated_files";
@@ -35,6 +38,28 @@ fn assert_all_current(complaints: Vec<String>) {
         "{}\nregenerate with `{BLESS}` and review the diff",
         complaints.join("\n")
     );
+}
+
+/// `gen/cayley_T.rs`: the function `cayley_T`, paths under `::geomattn`, pretty-printed.
+fn expansion(t: usize, strategy: Strategy) -> String {
+    let program = strategy.program(t).expect("the default exists");
+    let name = proc_macro2::Ident::new(&format!("cayley_{t}"), proc_macro2::Span::call_site());
+    let krate: syn::Path = syn::parse_quote!(::geomattn);
+    let item = emit::function(&program, &name, &krate).expect("constants fit");
+    let file: syn::File = syn::parse2(item).expect("the emitted code parses");
+    let counts = program.counts();
+    format!(
+        "// @generated: what `geomattn::cayley!({t})` expands to (strategy `{strategy}`, the \
+         default at T = {t}),\n\
+         // named `cayley_{t}`. DO NOT EDIT: regenerate with `{BLESS}`.\n\
+         // Operations: {} add/sub, {} mul, {} neg, {} div; {} in all.\n\n{}",
+        counts.add,
+        counts.mul,
+        counts.neg,
+        counts.div,
+        counts.total(),
+        prettyplease::unparse(&file)
+    )
 }
 
 /// The operation count of `strategy` at `t`, or `–`.
@@ -69,6 +94,24 @@ fn size_table() -> String {
         ));
     }
     md
+}
+
+#[test]
+fn committed_expansions_are_current() {
+    let mut complaints = Vec::new();
+    let mut expected_files = Vec::new();
+    for row in SIZES.iter().filter(|row| row.unrolled) {
+        let path = format!("codegen/gen/cayley_{}.rs", row.t);
+        complaints.extend(check(&path, &expansion(row.t, row.default)));
+        expected_files.push(format!("cayley_{}.rs", row.t));
+    }
+    let mut found: Vec<_> = std::fs::read_dir(workspace().join("codegen/gen"))
+        .expect("codegen/gen exists")
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    found.sort_by_key(|name| (name.len(), name.clone()));
+    assert_eq!(found, expected_files, "stale files in codegen/gen");
+    assert_all_current(complaints);
 }
 
 #[test]
