@@ -4,9 +4,9 @@
 //! `cargo bench -p geomattn-benches --bench cayley`; `cargo test --benches` runs each once.
 
 use divan::Bencher;
+use geomattn::cayley;
 use geomattn::nalgebra::SMatrix;
 use geomattn::{Elimination, Generated, LuSolve, NalgebraInverse, OrthogonalMap};
-use geomattn_macros::cayley;
 
 fn main() {
     divan::main();

@@ -1,11 +1,33 @@
 //! Building a [`Program`] from expressions with signs carried for free, constants folded and
-//! common subexpressions shared.
+//! common subexpressions shared: the one place where programs are simplified, used by the
+//! elimination generator ([`crate::elimination`]) and by the translation of Symbolica's
+//! evaluator (feature `symbolica`).
 //!
 //! An [`Expr`] is an operand with a sign: negating one costs nothing, and the sign is folded into
 //! the next addition (`a + (−b)` is the step `a − b`) or multiplication (`(−a)·b = −(a·b)`).
 //! Constants are folded (`x·1`, `x·0`, `x + 0`, `c₁ + c₂`, …); identical steps (up to the order of
 //! the operands of `+` and `·`) are emitted once; steps no output needs are dropped by
 //! [`Builder::finish`]. A sign that survives to an output costs one negation there.
+//!
+//! ```
+//! use geomattn_codegen::builder::{Builder, Expr};
+//!
+//! // T = 2: with c = C[0,1], Cay(C) = [(1 − c²)/d, −2c/d; 2c/d, (1 − c²)/d], d = 1 + c².
+//! let mut b = Builder::new();
+//! let c = Expr::input(0);
+//! let c2 = b.mul(&c, &c);
+//! let d = b.add(&Expr::int(1), &c2);
+//! let s = b.div(&Expr::int(1), &d);
+//! let numerator = b.sub(&Expr::int(1), &c2);
+//! let diagonal = b.mul(&numerator, &s);
+//! let twice = b.mul(&Expr::int(2), &c);
+//! let lower = b.mul(&twice, &s);
+//! let program = b.finish(2, &[diagonal.clone(), lower.clone(), lower.neg(), diagonal]);
+//! // c², 1 + c², 1/d, 1 − c², (1 − c²)/d, 2c, 2c/d and one negation for the output −2c/d.
+//! assert_eq!(program.counts().total(), 8);
+//! let q = |n: i64, d: i64| num_rational::BigRational::new(n.into(), d.into());
+//! assert_eq!(program.eval(&[q(-1, 2)]), [q(3, 5), q(-4, 5), q(4, 5), q(3, 5)]);
+//! ```
 
 use std::collections::HashMap;
 
@@ -42,14 +64,16 @@ impl Expr {
         Self::constant(BigRational::from_integer(n.into()))
     }
 
-    fn constant(c: BigRational) -> Self {
+    /// The constant `c`.
+    pub fn constant(c: BigRational) -> Self {
         Self {
             value: Value::Const(c),
             negated: false,
         }
     }
 
-    fn as_const(&self) -> Option<&BigRational> {
+    /// The value, if `self` is a constant.
+    pub fn as_const(&self) -> Option<&BigRational> {
         match &self.value {
             Value::Const(c) => Some(c),
             _ => None,
@@ -308,5 +332,78 @@ mod tests {
         let r = |n: i64| BigRational::from_integer(n.into());
         let values = program.eval(&[r(2), r(9), r(3)]);
         assert_eq!(values[..4], [r(7), r(5), r(-6), r(3)]);
+    }
+
+    /// The program computing `outputs`, padded with zeros to the four of `T = 2`.
+    fn program(b: Builder, outputs: &[Expr]) -> Program {
+        let mut outputs = outputs.to_vec();
+        outputs.resize(4, Expr::int(0));
+        b.finish(2, &outputs)
+    }
+
+    #[test]
+    fn shares_steps_up_to_operand_order() {
+        let mut b = Builder::new();
+        let (x, y) = (Expr::input(0), Expr::input(0).neg());
+        let s1 = b.add(&x, &Expr::constant(BigRational::new(1.into(), 3.into())));
+        let s2 = b.add(&Expr::constant(BigRational::new(1.into(), 3.into())), &x);
+        assert_eq!(s1, s2);
+        let p1 = b.mul(&s1, &x);
+        let p2 = b.mul(&x, &s2);
+        assert_eq!(p1, p2);
+        assert_eq!(b.mul(&y, &s1), p1.neg(), "a sign is not a new step");
+        let program = program(b, &[p1]);
+        assert_eq!(program.steps().len(), 2);
+    }
+
+    #[test]
+    fn folds_negations_into_additions_and_outputs() {
+        let mut b = Builder::new();
+        let (x, y) = (Expr::input(0), Expr::input(0));
+        let minus = b.add(&x, &y.neg());
+        let both = b.add(&x.neg(), &y.neg());
+        assert_eq!(b.sub(&x.neg(), &y), both);
+        let product = b.mul(&x.neg(), &y.neg());
+        assert_eq!(b.mul(&x, &y), product, "(−x)(−y) is x·y");
+        let program = program(b, &[minus, both, product]);
+        let text = program.to_text(&[]);
+        assert!(text.contains("t0 = i0 - i0\n"), "{text}");
+        assert!(text.contains("t1 = i0 + i0\n"), "{text}");
+        assert!(text.contains("neg t1\n"), "{text}");
+        assert_eq!(program.counts().neg, 1, "{text}");
+    }
+
+    #[test]
+    fn folds_constants_into_constant_terms() {
+        let mut b = Builder::new();
+        let x = Expr::input(0);
+        let two_minus_x = b.sub(&Expr::int(2), &x);
+        let one_minus_x = b.sub(&two_minus_x, &Expr::int(1));
+        let back = b.add(&one_minus_x, &x.neg().neg());
+        let program = program(b, &[one_minus_x, back]);
+        let text = program.to_text(&[]);
+        assert_eq!(program.steps().len(), 2, "{text}");
+        assert!(
+            text.contains("t0 = 1 - i0\n"),
+            "the unused 2 − x is pruned: {text}"
+        );
+    }
+
+    #[test]
+    fn divides_by_reciprocals_and_constants_by_products() {
+        let mut b = Builder::new();
+        let x = Expr::input(0);
+        let recip = b.div(&Expr::int(-1), &x);
+        let quotient = b.div(&Expr::int(3), &x);
+        let half = b.div(&x, &Expr::int(2));
+        let zero = b.div(&Expr::int(0), &x);
+        assert_eq!(zero, Expr::int(0));
+        let program = program(b, &[recip, quotient, half]);
+        assert_eq!(
+            program.to_text(&[]),
+            "size 2\nt0 = recip i0\nt1 = 3 / i0\nt2 = i0 * 1/2\nt3 = neg t0\n\
+             out 0 = t3\nout 1 = t1\nout 2 = t2\nout 3 = 0\n",
+            "the sign of −1/x costs a negation at the output only"
+        );
     }
 }

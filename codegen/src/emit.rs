@@ -1,40 +1,34 @@
-//! Emission of a [`Program`] as a branch-free Rust function generic over `geomattn::Field`.
+//! Emission of a [`Program`] as a branch-free Rust function generic over geomattn's `Field`.
 //!
 //! The function reads the strict upper triangle of its argument, runs the steps as straight-line
 //! assignments to immutable bindings declared up front (one per step: a reciprocal stays one
-//! division), and returns the matrix
-//! built from the outputs. Constants never go through a float: each distinct constant is bound
-//! once, as `geomattn::__private::ratio::<S>(numerator, denominator)`, which builds it from
-//! `S::one()` by additions (and one division for a fraction), so `f32`, `f64`, exact rationals,
-//! dual numbers and SIMD lanes all run the same code.
+//! division), and returns the matrix built from the outputs. Constants never go through a float:
+//! each distinct constant is bound once, as `ratio::<S>(numerator, denominator)`, which builds it
+//! from `S::one()` by additions (and one division for a fraction), so `f32`, `f64`, exact
+//! rationals, dual numbers and SIMD lanes all run the same code.
 //!
-//! Paths start with `::geomattn`, so the code compiles in any crate that depends on `geomattn`
-//! (the runtime names itself with `extern crate self as geomattn`).
+//! Every path starts with the path of the `geomattn` crate the caller passes (`$crate` from
+//! `geomattn::cayley!`, `crate` inside geomattn, `::geomattn` in the committed `gen/` files) and
+//! goes through its hidden `__private` module (`Field`, `SMatrix`, `ArrayStorage`, `ratio`), so
+//! the code compiles whatever name the user's crate gives the dependency.
 
 use std::collections::BTreeMap;
 
 use num_rational::BigRational;
 use num_traits::ToPrimitive;
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::{Op, Program, Value};
 
 /// A constant of the program that does not fit the `i64` numerator and denominator of
 /// `geomattn::__private::ratio`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the constant {0} does not fit in i64/i64")]
 pub struct ConstantTooLarge(pub BigRational);
 
-impl core::fmt::Display for ConstantTooLarge {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "the constant {} does not fit in i64/i64", self.0)
-    }
-}
-
-impl std::error::Error for ConstantTooLarge {}
-
-/// The item `fn name<S: ::geomattn::Field>(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T>`, marked
-/// `#[inline]`, computing `Cay(C)` by `program`.
+/// The item `fn name<S: Field>(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T>`, marked `#[inline]`,
+/// computing `Cay(C)` by `program`, with every path under `krate::__private`.
 ///
 /// # Errors
 /// [`ConstantTooLarge`] if a constant of the program does not fit in `i64/i64`.
@@ -42,12 +36,17 @@ impl std::error::Error for ConstantTooLarge {}
 /// ```
 /// let program = geomattn_codegen::elimination::program(2);
 /// let name = proc_macro2::Ident::new("cayley_2", proc_macro2::Span::call_site());
-/// let code = geomattn_codegen::emit::function(&program, &name).unwrap().to_string();
-/// assert!(code.starts_with("# [inline] fn cayley_2 < S : :: geomattn :: Field >"));
+/// let krate: syn::Path = syn::parse_quote!(::ga);
+/// let code = geomattn_codegen::emit::function(&program, &name, &krate).unwrap().to_string();
+/// assert!(code.starts_with("# [inline] fn cayley_2 < S : :: ga :: __private :: Field >"));
 /// assert_eq!(code.matches(" / ").count(), 1, "one reciprocal");
 /// ```
-pub fn function(program: &Program, name: &Ident) -> Result<TokenStream, ConstantTooLarge> {
-    let t = program.size();
+pub fn function(
+    program: &Program,
+    name: &Ident,
+    krate: &syn::Path,
+) -> Result<TokenStream, ConstantTooLarge> {
+    let t = Literal::usize_unsuffixed(program.size());
     let mut constants = Constants::default();
     let mut inputs = vec![false; program.input_count()];
     let mut operand = |v: &Value| -> Result<TokenStream, ConstantTooLarge> {
@@ -104,7 +103,7 @@ pub fn function(program: &Program, name: &Ident) -> Result<TokenStream, Constant
         .map(&mut operand)
         .collect::<Result<Vec<_>, _>>()?;
     let columns = outputs
-        .chunks(t.max(1))
+        .chunks(program.size().max(1))
         .map(|column| quote!([#(#column),*]));
     let reads = inputs
         .iter()
@@ -112,23 +111,25 @@ pub fn function(program: &Program, name: &Ident) -> Result<TokenStream, Constant
         .filter(|(_, used)| **used)
         .map(|(k, _)| {
             let (i, j) = input_position(k);
+            let (i, j) = (Literal::usize_unsuffixed(i), Literal::usize_unsuffixed(j));
             let id = format_ident!("i{k}");
             quote!(let #id: S = c[(#i, #j)];)
         });
     let unused = (!inputs.contains(&true)).then(|| quote!(let _ = c;));
-    let constants = constants.bindings();
+    let private = quote!(#krate::__private);
+    let constants = constants.bindings(&private);
     Ok(quote! {
         #[inline]
-        fn #name<S: ::geomattn::Field>(
-            c: &::geomattn::nalgebra::SMatrix<S, #t, #t>,
-        ) -> ::geomattn::nalgebra::SMatrix<S, #t, #t> {
+        fn #name<S: #private::Field>(
+            c: &#private::SMatrix<S, #t, #t>,
+        ) -> #private::SMatrix<S, #t, #t> {
             #unused
             #(#reads)*
             #(#constants)*
             #(#declarations)*
             #(#steps)*
-            ::geomattn::nalgebra::SMatrix::<S, #t, #t>::from_array_storage(
-                ::geomattn::nalgebra::ArrayStorage([#(#columns),*]),
+            #private::SMatrix::<S, #t, #t>::from_array_storage(
+                #private::ArrayStorage([#(#columns),*]),
             )
         }
     })
@@ -169,16 +170,21 @@ impl Constants {
             .clone())
     }
 
-    fn bindings(&self) -> impl Iterator<Item = TokenStream> + '_ {
-        self.0
-            .iter()
-            .map(|((n, d), id)| quote!(let #id: S = ::geomattn::__private::ratio::<S>(#n, #d);))
+    fn bindings<'a>(&'a self, private: &'a TokenStream) -> impl Iterator<Item = TokenStream> + 'a {
+        self.0.iter().map(move |((n, d), id)| {
+            let (n, d) = (Literal::i64_unsuffixed(*n), Literal::i64_unsuffixed(*d));
+            quote!(let #id: S = #private::ratio::<S>(#n, #d);)
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn krate() -> syn::Path {
+        syn::parse_quote!(::geomattn)
+    }
 
     #[test]
     fn input_positions_invert_the_numbering() {
@@ -193,19 +199,16 @@ mod tests {
     fn emits_every_step_and_reads_only_the_upper_triangle() {
         let program = crate::elimination::program(3);
         let name = Ident::new("f", Span::call_site());
-        let code = function(&program, &name).unwrap().to_string();
+        let code = function(&program, &name, &krate()).unwrap().to_string();
         assert_eq!(
             code.matches(" = ").count(),
             program.steps().len() + 5,
             "steps, 3 reads, 2 constants"
         );
         for (i, j) in [(0, 1), (0, 2), (1, 2)] {
-            assert!(
-                code.contains(&format!("c [({i}usize , {j}usize)]")),
-                "{code}"
-            );
+            assert!(code.contains(&format!("c [({i} , {j})]")), "{code}");
         }
-        assert!(!code.contains("c [(1usize , 0usize)]"));
+        assert!(!code.contains("c [(1 , 0)]"));
         assert_eq!(
             code.matches("ratio").count(),
             2,
@@ -221,7 +224,7 @@ mod tests {
         let program = Program::new(2, steps, vec![s.clone(), s.clone(), s.clone(), s]).unwrap();
         let name = Ident::new("f", Span::call_site());
         assert_eq!(
-            function(&program, &name).unwrap_err(),
+            function(&program, &name, &krate()).unwrap_err(),
             ConstantTooLarge(huge)
         );
     }

@@ -1,78 +1,25 @@
-//! The `cayley!` macro of `geomattn-macros`, minus the proc-macro shim: parsing its arguments,
-//! choosing a strategy, and emitting the function, with every error a [`syn::Error`] spanned on
-//! the offending token.
+//! The `cayley!` macro of geomattn, minus the proc-macro shim: parsing its arguments, choosing a
+//! strategy from the table ([`crate::sizes`]), and emitting the function, with every error a
+//! [`syn::Error`] spanned on the offending token.
 //!
-//! Syntax: `cayley!(T)` or `cayley!(T, strategy = elimination | symbolic)`, `T` an integer
-//! literal in `1..=MAX_SIZE`. The expansion is a block expression whose value is a generic
-//! function `fn<S: geomattn::Field>(&SMatrix<S, T, T>) -> SMatrix<S, T, T>`, so it can be called
-//! in place (`cayley!(5)(&c)`) or wrapped in a named function.
+//! `geomattn::cayley!(args)` forwards to `geomattn_macros::cayley_with_crate!($crate; args)`, so
+//! the input here starts with the path of the `geomattn` crate. Syntax of `args`: `T` or
+//! `T, strategy = elimination | symbolic`, `T` an integer literal in `1..=`[`sizes::MAX`]. The
+//! expansion is a block expression whose value is a generic function
+//! `fn<S: Field>(&SMatrix<S, T, T>) -> SMatrix<S, T, T>`, so it can be called in place
+//! (`cayley!(5)(&c)`) or wrapped in a named function.
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 use syn::parse::{Parse, ParseStream};
-use syn::{Expr, ExprLit, Lit, Token};
+use syn::{Expr, ExprLit, Lit, Path, Token};
 
-use crate::{Program, committed, elimination, emit};
-
-/// The largest `T` the macro unrolls: the elimination program has about `0.9 T³` steps (3 148 at
-/// `T = 12`), and the runtime's loop kernel is the better choice long before that.
-pub const MAX_SIZE: usize = 12;
-
-/// How a program is obtained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Strategy {
-    /// [`crate::elimination::program`], any `T`.
-    Elimination,
-    /// [`crate::committed::symbolic`]: the closed forms derived with Symbolica, `T` in
-    /// [`crate::committed::SYMBOLIC_SIZES`].
-    Symbolic,
-}
-
-impl Strategy {
-    /// The strategy `cayley!(T)` uses when none is named: symbolic for `T ≤ 4` (fastest at
-    /// `T = 2, 3`, within 10 % at `T = 4`, and far more accurate for large `‖C‖`), elimination
-    /// beyond (the closed forms grow about 4.5-fold per size, elimination like `T³`).
-    pub fn default_for(t: usize) -> Self {
-        if (2..=4).contains(&t) && committed::SYMBOLIC_SIZES.contains(&t) {
-            Strategy::Symbolic
-        } else {
-            Strategy::Elimination
-        }
-    }
-
-    /// The program for `T = t`, or why there is none.
-    ///
-    /// # Errors
-    /// A message for the user when this strategy has no program of size `t`.
-    pub fn program(self, t: usize) -> Result<Program, String> {
-        match self {
-            Strategy::Elimination => Ok(elimination::program(t)),
-            Strategy::Symbolic => committed::symbolic(t).ok_or_else(|| {
-                let sizes = committed::SYMBOLIC_SIZES;
-                format!(
-                    "no symbolic program for T = {t} (committed: {}..={}): use `strategy = elimination`",
-                    sizes.start(),
-                    sizes.end()
-                )
-            }),
-        }
-    }
-
-    fn parse(name: &Ident) -> syn::Result<Self> {
-        match name.to_string().as_str() {
-            "elimination" => Ok(Strategy::Elimination),
-            "symbolic" => Ok(Strategy::Symbolic),
-            other => Err(syn::Error::new(
-                name.span(),
-                format!("unknown strategy `{other}`: expected `elimination` or `symbolic`"),
-            )),
-        }
-    }
-}
+use crate::emit;
+use crate::sizes::{self, Strategy};
 
 /// The arguments of `cayley!`.
-#[derive(Debug)]
 pub struct CayleyArgs {
+    krate: Path,
     size: usize,
     size_span: Span,
     strategy: Option<Ident>,
@@ -80,6 +27,8 @@ pub struct CayleyArgs {
 
 impl Parse for CayleyArgs {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let krate = Path::parse_mod_style(input)?;
+        input.parse::<Token![;]>()?;
         let mut size_expr: Expr = input.parse()?;
         // A literal forwarded by a `macro_rules!` arrives in an invisible group.
         while let Expr::Group(group) = size_expr {
@@ -99,10 +48,10 @@ impl Parse for CayleyArgs {
             }
         };
         let size: usize = literal.base10_parse()?;
-        if size == 0 || size > MAX_SIZE {
+        if sizes::get(size).is_none() {
             return Err(syn::Error::new(
                 literal.span(),
-                format!("the size must be in 1..={MAX_SIZE}, not {size}"),
+                format!("the size must be in 1..={}, not {size}", sizes::MAX),
             ));
         }
         let mut strategy = None;
@@ -119,6 +68,7 @@ impl Parse for CayleyArgs {
             input.parse::<Option<Token![,]>>()?;
         }
         Ok(Self {
+            krate,
             size,
             size_span: literal.span(),
             strategy,
@@ -133,25 +83,41 @@ impl Parse for CayleyArgs {
 /// (spanned on its name), or a constant the emitter cannot write (spanned on the size).
 ///
 /// ```
-/// let args = syn::parse_str("4, strategy = elimination").unwrap();
-/// let code = geomattn_codegen::expand::cayley(&args).unwrap().to_string();
-/// assert!(code.contains("SMatrix < S , 4usize , 4usize >"));
-/// let bad: geomattn_codegen::expand::CayleyArgs = syn::parse_str("4, strategy = magic").unwrap();
-/// assert!(geomattn_codegen::expand::cayley(&bad).is_err());
+/// use geomattn_codegen::expand::{CayleyArgs, cayley};
+///
+/// let args: CayleyArgs = syn::parse_str("::geomattn; 4, strategy = elimination").unwrap();
+/// let code = cayley(&args).unwrap().to_string();
+/// assert!(code.contains(":: geomattn :: __private :: SMatrix < S , 4 , 4 >"));
+/// let bad: CayleyArgs = syn::parse_str("crate; 4, strategy = magic").unwrap();
+/// assert!(cayley(&bad).is_err());
 /// ```
 pub fn cayley(args: &CayleyArgs) -> syn::Result<TokenStream> {
     let strategy = match &args.strategy {
-        Some(name) => Strategy::parse(name)?,
-        None => Strategy::default_for(args.size),
+        Some(name) => parse_strategy(name)?,
+        None => {
+            sizes::get(args.size)
+                .expect("checked by the parser")
+                .default
+        }
     };
     let span = args.strategy.as_ref().map_or(args.size_span, Ident::span);
     let program = strategy
         .program(args.size)
-        .map_err(|message| syn::Error::new(span, message))?;
+        .map_err(|error| syn::Error::new(span, error))?;
     let name = Ident::new("cayley", Span::call_site());
-    let function = emit::function(&program, &name)
-        .map_err(|error| syn::Error::new(args.size_span, error.to_string()))?;
+    let function = emit::function(&program, &name, &args.krate)
+        .map_err(|error| syn::Error::new(args.size_span, error))?;
     Ok(quote!({ #function #name }))
+}
+
+fn parse_strategy(name: &Ident) -> syn::Result<Strategy> {
+    Strategy::from_name(&name.to_string()).ok_or_else(|| {
+        let known: Vec<_> = Strategy::ALL.iter().map(|s| format!("`{s}`")).collect();
+        syn::Error::new(
+            name.span(),
+            format!("unknown strategy `{name}`: expected {}", known.join(" or ")),
+        )
+    })
 }
 
 #[cfg(test)]
@@ -159,10 +125,23 @@ mod tests {
     use super::*;
 
     fn error(input: &str) -> String {
-        match syn::parse_str::<CayleyArgs>(input).and_then(|args| cayley(&args)) {
+        let input = format!("crate; {input}");
+        match syn::parse_str::<CayleyArgs>(&input).and_then(|args| cayley(&args)) {
             Ok(_) => panic!("`{input}` was accepted"),
             Err(error) => error.to_string(),
         }
+    }
+
+    #[test]
+    fn takes_the_crate_path_first() {
+        for krate in ["crate", "::geomattn", "ga", "self::ga"] {
+            let args: CayleyArgs = syn::parse_str(&format!("{krate}; 3")).unwrap();
+            let code = cayley(&args).unwrap().to_string();
+            let path: Path = syn::parse_str(krate).unwrap();
+            let expected = quote!(#path::__private::ratio).to_string();
+            assert!(code.contains(&expected), "{krate}: {code}");
+        }
+        assert!(syn::parse_str::<CayleyArgs>("3").is_err());
     }
 
     #[test]
@@ -176,8 +155,9 @@ mod tests {
             "2, strategy = symbolic",
             "8, strategy = symbolic",
         ] {
-            let args: CayleyArgs = syn::parse_str(input).unwrap();
-            assert!(cayley(&args).is_ok(), "{input}");
+            let args: CayleyArgs = syn::parse_str(&format!("::ga; {input}")).unwrap();
+            let code = cayley(&args).unwrap().to_string();
+            assert!(code.contains(":: ga :: __private :: Field"), "{input}");
         }
     }
 
@@ -190,6 +170,7 @@ mod tests {
         assert!(error("5, strategy = magic").contains("unknown strategy `magic`"));
         assert!(error("5, method = elimination").contains("unknown option `method`"));
         assert!(error("9, strategy = symbolic").contains("no symbolic program for T = 9"));
+        assert!(error("1, strategy = symbolic").contains("use `strategy = elimination`"));
         assert!(error("5 6").contains("expected"));
     }
 }

@@ -13,11 +13,13 @@
 //! geomattn's licence. Using the committed programs needs neither Symbolica nor its licence.
 pub mod builder;
 pub mod committed;
+pub mod dispatch;
 pub mod elimination;
 pub mod emit;
 pub mod expand;
 pub mod program;
+pub mod sizes;
 #[cfg(feature = "symbolica")]
 pub mod symbolic;
 
-pub use program::{Arithmetic, Op, OpCounts, ParseError, Program, Value};
+pub use program::{Arithmetic, LineProblem, Op, OpCounts, ParseError, Program, Value};

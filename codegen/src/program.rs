@@ -245,45 +245,54 @@ impl Program {
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            let bad = |what: &str| ParseError(format!("line {}: {what}: `{line}`", number + 1));
+            let bad = |problem: LineProblem| ParseError::Line {
+                line: number + 1,
+                problem,
+                text: line.to_owned(),
+            };
             if let Some(rest) = line.strip_prefix("size ") {
-                size = Some(rest.trim().parse().map_err(|_| bad("bad size"))?);
+                size = Some(rest.trim().parse().map_err(|_| bad(LineProblem::Size))?);
             } else if let Some(rest) = line.strip_prefix("out ") {
                 let (index, value) = rest
                     .split_once(" = ")
-                    .ok_or_else(|| bad("expected `out k = v`"))?;
-                let index: usize = index.parse().map_err(|_| bad("bad output index"))?;
+                    .ok_or_else(|| bad(LineProblem::OutputForm))?;
+                let index: usize = index.parse().map_err(|_| bad(LineProblem::Index))?;
                 if index != outputs.len() {
-                    return Err(bad("outputs must be listed in order"));
+                    return Err(bad(LineProblem::OutOfOrder {
+                        kind: "output",
+                        expected: outputs.len(),
+                    }));
                 }
-                outputs.push(parse_value(value).ok_or_else(|| bad("bad operand"))?);
+                outputs.push(parse_value(value).ok_or_else(|| bad(LineProblem::Operand))?);
             } else if let Some(rest) = line.strip_prefix('t') {
                 let (index, op) = rest
                     .split_once(" = ")
-                    .ok_or_else(|| bad("expected `tk = op`"))?;
-                let index: usize = index.parse().map_err(|_| bad("bad step index"))?;
+                    .ok_or_else(|| bad(LineProblem::StepForm))?;
+                let index: usize = index.parse().map_err(|_| bad(LineProblem::Index))?;
                 if index != steps.len() {
-                    return Err(bad("steps must be numbered in order"));
+                    return Err(bad(LineProblem::OutOfOrder {
+                        kind: "step",
+                        expected: steps.len(),
+                    }));
                 }
-                steps.push(parse_op(op).ok_or_else(|| bad("bad operation"))?);
+                steps.push(parse_op(op).ok_or_else(|| bad(LineProblem::Operation))?);
             } else {
-                return Err(bad("unknown line"));
+                return Err(bad(LineProblem::Unknown));
             }
         }
-        let size = size.ok_or_else(|| ParseError("no `size` line".into()))?;
+        let size = size.ok_or(ParseError::NoSize)?;
         Self::new(size, steps, outputs)
     }
 
     fn validate(&self) -> Result<(), ParseError> {
         let inputs = self.input_count();
         let check = |value: &Value, defined: usize| match value {
-            Value::Input(k) if *k >= inputs => Err(ParseError(format!(
-                "input i{k} does not exist (T = {} has {inputs} inputs)",
-                self.size
-            ))),
-            Value::Step(k) if *k >= defined => {
-                Err(ParseError(format!("t{k} is used before it is defined")))
-            }
+            Value::Input(k) if *k >= inputs => Err(ParseError::NoSuchInput {
+                input: *k,
+                size: self.size,
+                inputs,
+            }),
+            Value::Step(k) if *k >= defined => Err(ParseError::UsedBeforeDefined { step: *k }),
             _ => Ok(()),
         };
         for (k, op) in self.steps.iter().enumerate() {
@@ -292,12 +301,11 @@ impl Program {
             }
         }
         if self.outputs.len() != self.size * self.size {
-            return Err(ParseError(format!(
-                "{} outputs, T = {} needs {}",
-                self.outputs.len(),
-                self.size,
-                self.size * self.size
-            )));
+            return Err(ParseError::OutputCount {
+                found: self.outputs.len(),
+                size: self.size,
+                expected: self.size * self.size,
+            });
         }
         for output in &self.outputs {
             check(output, self.steps.len())?;
@@ -318,16 +326,85 @@ impl Op {
 }
 
 /// A program text that does not parse, or a program that is inconsistent.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParseError(pub String);
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// A line of the text form that does not parse.
+    #[error("line {line}: {problem}: `{text}`")]
+    Line {
+        /// The line number, from 1.
+        line: usize,
+        /// What is wrong with it.
+        problem: LineProblem,
+        /// The line, trimmed.
+        text: String,
+    },
+    /// The text has no `size T` line.
+    #[error("no `size` line")]
+    NoSize,
+    /// An operand names an input beyond the `T(T−1)/2` of the program.
+    #[error("input i{input} does not exist (T = {size} has {inputs} inputs)")]
+    NoSuchInput {
+        /// The input named.
+        input: usize,
+        /// The program's `T`.
+        size: usize,
+        /// How many inputs it has.
+        inputs: usize,
+    },
+    /// An operand names a step that is not defined before it.
+    #[error("t{step} is used before it is defined")]
+    UsedBeforeDefined {
+        /// The step named.
+        step: usize,
+    },
+    /// There are not `T²` outputs.
+    #[error("{found} outputs, T = {size} needs {expected}")]
+    OutputCount {
+        /// How many outputs there are.
+        found: usize,
+        /// The program's `T`.
+        size: usize,
+        /// `T²`.
+        expected: usize,
+    },
 }
 
-impl std::error::Error for ParseError {}
+/// What is wrong with a line of the text form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum LineProblem {
+    /// `size` is not followed by an integer.
+    #[error("expected `size T` with T an integer")]
+    Size,
+    /// An `out` line without ` = `.
+    #[error("expected `out k = v`")]
+    OutputForm,
+    /// A `t` line without ` = `.
+    #[error("expected `tk = op`")]
+    StepForm,
+    /// The index of an output or step is not an integer.
+    #[error("the index is not an integer")]
+    Index,
+    /// An output or step out of order.
+    #[error("expected {kind} {expected} next ({kind}s are numbered in order)")]
+    OutOfOrder {
+        /// `output` or `step`.
+        kind: &'static str,
+        /// The index expected.
+        expected: usize,
+    },
+    /// An operand that is not `iK`, `tK` or a rational constant.
+    #[error("bad operand: expected `iK`, `tK`, an integer or `n/d` with d ≠ 0")]
+    Operand,
+    /// An operation that does not parse.
+    #[error(
+        "bad operation: expected `a + b`, `a - b`, `a * b`, `a / b`, `neg a` or `recip a`, \
+         with operands `iK`, `tK`, an integer or `n/d` with d ≠ 0"
+    )]
+    Operation,
+    /// A line that is neither a comment, `size`, a step nor an output.
+    #[error("unknown line: expected `size T`, `tk = op` or `out k = v`")]
+    Unknown,
+}
 
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -457,8 +534,28 @@ mod tests {
             "size 2\nt0 = i0 / 1/0\n",
             "t0 = i0 * i0\n",
         ];
-        for text in errors {
-            assert!(Program::parse(text).is_err(), "accepted:\n{text}");
+        let messages = [
+            "input i1 does not exist (T = 2 has 1 inputs)",
+            "t1 is used before it is defined",
+            "1 outputs, T = 2 needs 4",
+            "line 2: bad operation",
+            "line 2: bad operation",
+            "no `size` line",
+        ];
+        for (text, message) in errors.iter().zip(messages) {
+            let error = Program::parse(text).expect_err(text).to_string();
+            assert!(error.starts_with(message), "{error}\nfor:\n{text}");
         }
+        assert_eq!(
+            Program::parse("size 2\nt1 = i0 * i0\n"),
+            Err(ParseError::Line {
+                line: 2,
+                problem: LineProblem::OutOfOrder {
+                    kind: "step",
+                    expected: 0
+                },
+                text: "t1 = i0 * i0".into()
+            })
+        );
     }
 }

@@ -1,4 +1,5 @@
-//! Compile errors of `cayley!`, each spanned on the offending token.
+//! Compile errors of `geomattn::cayley!` (which forwards to `cayley_with_crate!`), each spanned
+//! on the offending token of the caller.
 
 #[test]
 fn ui() {

@@ -2,9 +2,6 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
-// The code `geomattn-macros` emits names `::geomattn`, here as in any other crate.
-extern crate self as geomattn;
-
 #[cfg(feature = "hdf5")]
 extern crate std;
 
@@ -19,6 +16,7 @@ pub mod feedforward;
 pub mod gml;
 pub mod init;
 mod layer;
+mod macros;
 pub mod mha;
 pub mod orthogonal;
 pub mod orthonormal;
@@ -70,10 +68,12 @@ pub use symplectic::linear::{
 pub use symplectic::{PhaseSide, UpdateP, UpdateQ};
 pub use vpa::{ArbitraryVpa, SkewVpa, VolumePreservingAttention};
 
-/// What the code emitted by `geomattn-macros` calls; not a public API.
+/// What `cayley!` and the code `geomattn-macros` emits name; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::scalar::ratio;
+    pub use crate::scalar::{Field, ratio};
+    pub use geomattn_macros::cayley_with_crate;
+    pub use nalgebra::{ArrayStorage, SMatrix};
 }
 
 /// The linear-algebra crate the layers are written on, re-exported so that users name the same

@@ -1,9 +1,9 @@
 //! The generated Cayley transforms (`geomattn::Generated` and each strategy of
-//! `geomattn_macros::cayley!`): exact in rational arithmetic, and accurate in f64 and f32.
+//! `geomattn::cayley!`): exact in rational arithmetic, and accurate in f64 and f32.
 
+use geomattn::cayley;
 use geomattn::nalgebra::{Const, DimMin, SMatrix};
 use geomattn::{Generated, LuSolve, OrthogonalMap};
-use geomattn_macros::cayley;
 use geomattn_testkit::conventions::{CAYLEY_T2, CAYLEY_T4, CAYLEY_T5};
 use geomattn_testkit::{Q, exact, orthogonality_error, q, random_skew};
 use rand::SeedableRng;

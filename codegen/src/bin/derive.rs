@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use geomattn_codegen::committed::SYMBOLIC_SIZES;
+use geomattn_codegen::sizes::{Strategy, having};
 use geomattn_codegen::symbolic::{SYMBOLICA_VERSION, derive};
 
 const COMMAND: &str = "cargo run --release -p geomattn-codegen --features symbolica --bin derive";
@@ -23,7 +23,7 @@ fn main() -> ExitCode {
         }
     };
     let directory = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("programs");
-    for t in SYMBOLIC_SIZES {
+    for t in having(Strategy::Symbolic) {
         let start = Instant::now();
         let program = match derive(t) {
             Ok(program) => program,

@@ -3,19 +3,18 @@
 //! The instruction list assigns to storage slots (parameters, constants, temporaries and outputs,
 //! the output slots doubling as scratch space); n-ary `Add` and `Mul` are split into binary steps,
 //! `Pow` with a positive exponent into multiplications, and `Assign` only renames. Each slot is
-//! tracked to the [`Value`] it holds last, so the SSA form follows from the instruction order.
+//! tracked to the [`Expr`] it holds last, so the SSA form follows from the instruction order.
 
 use std::collections::HashMap;
 
 use num_rational::BigRational;
-use num_traits::{One, Zero};
+use num_traits::Zero;
 use symbolica::domains::float::Complex;
 use symbolica::domains::rational::Rational;
 use symbolica::evaluate::{ExportedInstructions, Instruction, Slot};
 
 use super::DeriveError;
-use super::ssa::Ssa;
-use crate::Value;
+use crate::builder::{Builder, Expr};
 
 /// The exact rational value of a Symbolica constant, which must be real.
 fn constant(c: &Complex<Rational>) -> Result<BigRational, DeriveError> {
@@ -27,31 +26,37 @@ fn constant(c: &Complex<Rational>) -> Result<BigRational, DeriveError> {
     };
     match (exact(&c.re), exact(&c.im)) {
         (Some(re), Some(im)) if im.is_zero() => Ok(re),
-        _ => Err(DeriveError(format!("constant {c} is not a real rational"))),
+        _ => Err(DeriveError::NonRealConstant {
+            constant: c.to_string(),
+        }),
     }
 }
 
-/// Appends the instructions to `ssa` and returns the values of the outputs.
+/// Appends the instructions to `b` and returns the values of the outputs.
 pub(super) fn translate(
     exported: &ExportedInstructions<Complex<Rational>>,
-    ssa: &mut Ssa,
-) -> Result<Vec<Value>, DeriveError> {
+    b: &mut Builder,
+) -> Result<Vec<Expr>, DeriveError> {
     if !exported.sub_evaluators.is_empty() {
-        return Err(DeriveError("unexpected sub-evaluators".into()));
+        return Err(DeriveError::SubEvaluators {
+            count: exported.sub_evaluators.len(),
+        });
     }
     let constants = exported
         .constants
         .iter()
         .map(constant)
         .collect::<Result<Vec<_>, _>>()?;
-    let mut slots: HashMap<Slot, Value> = HashMap::new();
-    let read = |slots: &HashMap<Slot, Value>, slot: &Slot| match slot {
-        Slot::Param(k) => Ok(Value::Input(*k)),
-        Slot::Const(k) => Ok(Value::Const(constants[*k].clone())),
+    let mut slots: HashMap<Slot, Expr> = HashMap::new();
+    let read = |slots: &HashMap<Slot, Expr>, slot: &Slot| match slot {
+        Slot::Param(k) => Ok(Expr::input(*k)),
+        Slot::Const(k) => Ok(Expr::constant(constants[*k].clone())),
         other => slots
             .get(other)
             .cloned()
-            .ok_or_else(|| DeriveError(format!("slot {other} read before it is written"))),
+            .ok_or_else(|| DeriveError::UnwrittenSlot {
+                slot: other.to_string(),
+            }),
     };
     for instruction in &exported.instructions {
         let (target, value) = match instruction {
@@ -61,14 +66,18 @@ pub(super) fn translate(
                     .map(|a| read(&slots, a))
                     .collect::<Result<Vec<_>, _>>()?;
                 let is_add = matches!(instruction, Instruction::Add(..));
-                (target, fold(ssa, args, is_add))
+                (target, fold(b, args, is_add))
             }
             Instruction::Pow(target, base, exponent, _) => {
                 let base = read(&slots, base)?;
-                (target, power(ssa, base, *exponent)?)
+                (target, power(b, &base, *exponent)?)
             }
             Instruction::Assign(target, source) => (target, read(&slots, source)?),
-            other => return Err(DeriveError(format!("unsupported instruction {other}"))),
+            other => {
+                return Err(DeriveError::UnsupportedInstruction {
+                    instruction: other.to_string(),
+                });
+            }
         };
         slots.insert(*target, value);
     }
@@ -79,51 +88,46 @@ pub(super) fn translate(
 
 /// The sum (`is_add`) or product of `args`: the constants combined first, then a chain of binary
 /// steps over the other operands, in order.
-fn fold(ssa: &mut Ssa, args: Vec<Value>, is_add: bool) -> Value {
+fn fold(b: &mut Builder, args: Vec<Expr>, is_add: bool) -> Expr {
     let (constants, others): (Vec<_>, Vec<_>) =
-        args.into_iter().partition(|v| matches!(v, Value::Const(_)));
-    let combine = |ssa: &mut Ssa, a: Value, b: Value| {
-        if is_add { ssa.add(a, b) } else { ssa.mul(a, b) }
-    };
-    let neutral = if is_add {
-        BigRational::zero()
-    } else {
-        BigRational::one()
+        args.into_iter().partition(|e| e.as_const().is_some());
+    let combine = |b: &mut Builder, x: &Expr, y: &Expr| {
+        if is_add { b.add(x, y) } else { b.mul(x, y) }
     };
     let constant = constants
-        .into_iter()
-        .fold(Value::Const(neutral), |acc, c| combine(ssa, acc, c));
+        .iter()
+        .fold(Expr::int(i64::from(!is_add)), |acc, c| combine(b, &acc, c));
     let mut others = others.into_iter();
     match others.next() {
         None => constant,
         Some(first) => {
-            let chain = others.fold(first, |acc, v| combine(ssa, acc, v));
-            combine(ssa, chain, constant)
+            let chain = others.fold(first, |acc, e| combine(b, &acc, &e));
+            combine(b, &chain, &constant)
         }
     }
 }
 
 /// `base^exponent` by repeated squaring; `−1` is the reciprocal.
-fn power(ssa: &mut Ssa, base: Value, exponent: i64) -> Result<Value, DeriveError> {
+fn power(b: &mut Builder, base: &Expr, exponent: i64) -> Result<Expr, DeriveError> {
     if exponent == -1 {
-        return Ok(ssa.recip(base));
+        return Ok(b.div(&Expr::int(1), base));
     }
     if exponent < 1 {
-        return Err(DeriveError(format!("unsupported exponent {exponent}")));
+        return Err(DeriveError::UnsupportedExponent { exponent });
     }
-    let (mut result, mut square, mut e) = (None, base, exponent);
+    let (mut result, mut square, mut e) = (None, base.clone(), exponent);
     loop {
         if e & 1 == 1 {
             result = Some(match result {
                 None => square.clone(),
-                Some(r) => ssa.mul(r, square.clone()),
+                Some(r) => b.mul(&r, &square),
             });
         }
         e >>= 1;
         if e == 0 {
             break;
         }
-        square = ssa.mul(square.clone(), square);
+        square = b.mul(&square, &square);
     }
     Ok(result.expect("exponent ≥ 1"))
 }

@@ -1,5 +1,5 @@
 fn transform<const T: usize>(c: &geomattn::nalgebra::SMatrix<f64, T, T>) {
-    let _ = geomattn_macros::cayley!(T)(c);
+    let _ = geomattn::cayley!(T)(c);
 }
 
 fn main() {}

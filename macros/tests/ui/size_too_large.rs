@@ -1,3 +1,3 @@
 fn main() {
-    let _ = geomattn_macros::cayley!(13, strategy = elimination);
+    let _ = geomattn::cayley!(13, strategy = elimination);
 }

@@ -1,3 +1,3 @@
 fn main() {
-    let _ = geomattn_macros::cayley!(9, strategy = symbolic);
+    let _ = geomattn::cayley!(9, strategy = symbolic);
 }

@@ -1,3 +1,3 @@
 fn main() {
-    let _ = geomattn_macros::cayley!(4, method = elimination);
+    let _ = geomattn::cayley!(4, method = elimination);
 }

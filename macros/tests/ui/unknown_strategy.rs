@@ -1,3 +1,3 @@
 fn main() {
-    let _ = geomattn_macros::cayley!(4, strategy = cholesky);
+    let _ = geomattn::cayley!(4, strategy = cholesky);
 }

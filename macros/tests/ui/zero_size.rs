@@ -1,3 +1,3 @@
 fn main() {
-    let _ = geomattn_macros::cayley!(0);
+    let _ = geomattn::cayley!(0);
 }

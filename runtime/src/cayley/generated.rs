@@ -1,23 +1,24 @@
-//! The kernel [`Generated`]: straight-line code emitted by `geomattn-macros` for `T = 1 … 8`,
-//! the [`Elimination`] loops for other `T`.
+//! The kernel [`Generated`]: straight-line code emitted by `geomattn-macros` for the sizes its
+//! table unrolls, the [`Elimination`] loops for other `T`.
 
-use geomattn_macros::cayley;
 use nalgebra::SMatrix;
 
 use super::Elimination;
 use crate::{Field, OrthogonalMap};
 
-/// Unrolled, branch-free Cayley transforms for `T ≤ 8` (each from the strategy the macro
-/// `geomattn_macros::cayley!` chooses for that size: the symbolic closed forms for `T = 2 … 4`,
-/// unrolled elimination for `T = 5 … 8`; its docs give the measurements), the [`Elimination`]
-/// loops beyond.
+/// Unrolled, branch-free Cayley transforms for the sizes marked unrolled in the table below, each
+/// from the strategy [`cayley!`](crate::cayley!) uses by default for that size (whose docs give
+/// the measurements), and the [`Elimination`] loops beyond.
+///
+#[doc = include_str!("sizes.md")]
 ///
 /// Against nalgebra's generic inverse (f64, one call; callgrind instructions and divan time):
 /// see `benches/benches/cayley*.rs` and the report; at `T ≥ 4` about 3× fewer instructions.
 ///
-/// One blanket implementation covers every `T`: `T` is a constant, so the dispatch below is
-/// resolved at compile time and the copies between `SMatrix<S, T, T>` and the `SMatrix<S, N, N>`
-/// of the function for `N = T` compile away. Works for every [`Field`], exact rationals included.
+/// One blanket implementation covers every `T`: `T` is a constant, so the dispatch (a `match`
+/// emitted from the table by `geomattn-macros`) is resolved at compile time, and the copies
+/// between `SMatrix<S, T, T>` and the `SMatrix<S, N, N>` of the function for `N = T` compile away.
+/// Works for every [`Field`], exact rationals included.
 ///
 /// ```
 /// use geomattn::{Generated, OrthogonalMap, nalgebra::Matrix2};
@@ -33,17 +34,13 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for Generated {
 
     #[inline]
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
-        match T {
-            1 => via::<S, T, 1>(c, cayley!(1)),
-            2 => via::<S, T, 2>(c, cayley!(2)),
-            3 => via::<S, T, 3>(c, cayley!(3)),
-            4 => via::<S, T, 4>(c, cayley!(4)),
-            5 => via::<S, T, 5>(c, cayley!(5)),
-            6 => via::<S, T, 6>(c, cayley!(6)),
-            7 => via::<S, T, 7>(c, cayley!(7)),
-            8 => via::<S, T, 8>(c, cayley!(8)),
-            _ => <Elimination as OrthogonalMap<S, T>>::map(c),
-        }
+        geomattn_macros::__unrolled_match!(
+            crate,
+            T,
+            via,
+            c,
+            <Elimination as OrthogonalMap<S, T>>::map(c)
+        )
     }
 }
 

@@ -1,8 +1,8 @@
 //! The Cayley kernels, generated and baseline, in f64, f32 and exact rationals.
 
+use geomattn::cayley;
 use geomattn::nalgebra::SMatrix;
 use geomattn::{Elimination, Generated, OrthogonalMap};
-use geomattn_macros::cayley;
 use geomattn_testkit::Q;
 use std::hint::black_box;
 
