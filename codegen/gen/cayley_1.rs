@@ -1,4 +1,4 @@
-// @generated: what `geomattn::cayley!(1)` expands to (strategy `elimination`, the default at T = 1),
+// @generated: what `geomattn::cayley!(1)` expands to (strategy `gram_schmidt`, the default at T = 1),
 // named `cayley_1`. DO NOT EDIT: regenerate with `GEOMATTN_BLESS=1 cargo test -p geomattn-codegen --test generated_files`.
 // Operations: 0 add/sub, 0 mul, 0 neg, 0 div; 0 in all.
 

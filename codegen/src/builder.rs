@@ -130,6 +130,10 @@ impl Builder {
             (None, Some(y)) => return self.add_constant(a, y.clone()),
             _ => {}
         }
+        if a.value == b.value && a.negated != b.negated {
+            // x − x: e.g. (C₀ⱼ + Cⱼ₀) for skew C, which Gram–Schmidt's first products meet.
+            return Expr::int(0);
+        }
         self.signed_add(unsigned(a), unsigned(b))
     }
 
@@ -314,6 +318,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_value_minus_itself_is_zero() {
+        let mut b = Builder::new();
+        let (x, y) = (Expr::input(0), Expr::input(1));
+        assert_eq!(b.sub(&x, &x), Expr::int(0));
+        assert_eq!(b.add(&x.neg(), &x), Expr::int(0));
+        let xy = b.mul(&x, &y);
+        let yx = b.mul(&y, &x);
+        assert_eq!(b.sub(&xy, &yx), Expr::int(0));
+        // x + x is not folded to zero.
+        assert_ne!(b.add(&x, &x), Expr::int(0));
+    }
+
+    #[test]
     fn folds_signs_constants_and_repeats() {
         let mut b = Builder::new();
         let (x, y) = (Expr::input(0), Expr::input(2));
@@ -335,10 +352,16 @@ mod tests {
     }
 
     /// The program computing `outputs`, padded with zeros to the four of `T = 2`.
+    /// A size-2 program with the given first outputs, the rest zero.
     fn program(b: Builder, outputs: &[Expr]) -> Program {
+        sized(2, b, outputs)
+    }
+
+    /// A program of size `t` (inputs `i0 …`) with the given first outputs, the rest zero.
+    fn sized(t: usize, b: Builder, outputs: &[Expr]) -> Program {
         let mut outputs = outputs.to_vec();
-        outputs.resize(4, Expr::int(0));
-        b.finish(2, &outputs)
+        outputs.resize(t * t, Expr::int(0));
+        b.finish(t, &outputs)
     }
 
     #[test]
@@ -359,16 +382,16 @@ mod tests {
     #[test]
     fn folds_negations_into_additions_and_outputs() {
         let mut b = Builder::new();
-        let (x, y) = (Expr::input(0), Expr::input(0));
+        let (x, y) = (Expr::input(0), Expr::input(1));
         let minus = b.add(&x, &y.neg());
         let both = b.add(&x.neg(), &y.neg());
         assert_eq!(b.sub(&x.neg(), &y), both);
         let product = b.mul(&x.neg(), &y.neg());
         assert_eq!(b.mul(&x, &y), product, "(−x)(−y) is x·y");
-        let program = program(b, &[minus, both, product]);
+        let program = sized(3, b, &[minus, both, product]);
         let text = program.to_text(&[]);
-        assert!(text.contains("t0 = i0 - i0\n"), "{text}");
-        assert!(text.contains("t1 = i0 + i0\n"), "{text}");
+        assert!(text.contains("t0 = i0 - i1\n"), "{text}");
+        assert!(text.contains("t1 = i0 + i1\n"), "{text}");
         assert!(text.contains("neg t1\n"), "{text}");
         assert_eq!(program.counts().neg, 1, "{text}");
     }

@@ -170,7 +170,7 @@ mod tests {
         assert!(error("5, strategy = magic").contains("unknown strategy `magic`"));
         assert!(error("5, method = elimination").contains("unknown option `method`"));
         assert!(error("9, strategy = symbolic").contains("no symbolic program for T = 9"));
-        assert!(error("1, strategy = symbolic").contains("use `strategy = elimination`"));
+        assert!(error("1, strategy = symbolic").contains("use `strategy = gram_schmidt`"));
         assert!(error("5 6").contains("expected"));
     }
 }

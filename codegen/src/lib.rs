@@ -17,6 +17,7 @@ pub mod dispatch;
 pub mod elimination;
 pub mod emit;
 pub mod expand;
+pub mod gram_schmidt;
 pub mod program;
 pub mod sizes;
 #[cfg(feature = "symbolica")]

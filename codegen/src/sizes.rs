@@ -12,13 +12,14 @@
 //!
 //! assert_eq!(sizes::MAX, 12);
 //! assert_eq!(sizes::get(3).unwrap().default, Strategy::Symbolic);
+//! assert_eq!(sizes::get(5).unwrap().default, Strategy::GramSchmidt);
 //! assert_eq!(sizes::having(Strategy::Symbolic).collect::<Vec<_>>(), (2..=8).collect::<Vec<_>>());
 //! assert!(sizes::get(13).is_none());
 //! ```
 
 use core::fmt;
 
-use crate::{Program, committed, elimination};
+use crate::{Program, committed, elimination, gram_schmidt};
 
 /// How a program is obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +28,9 @@ pub enum Strategy {
     Elimination,
     /// [`crate::committed::symbolic`]: the closed forms derived with Symbolica.
     Symbolic,
+    /// [`crate::gram_schmidt::program`]: an unrolled square-root-free Gram–Schmidt QR, accurate
+    /// at every `‖C‖`.
+    GramSchmidt,
 }
 
 /// What exists for one size `T`.
@@ -34,12 +38,13 @@ pub enum Strategy {
 pub struct Size {
     /// The size `T`.
     pub t: usize,
-    /// Whether a committed symbolic program exists (elimination exists for every size).
+    /// Whether a committed symbolic program exists (elimination and Gram–Schmidt exist for every
+    /// size).
     pub symbolic: bool,
     /// The strategy `cayley!(T)` uses when none is named.
     pub default: Strategy,
     /// Whether the runtime's `Generated` kernel runs the default program for this `T` (beyond,
-    /// it runs the `Elimination` loops).
+    /// it runs the `GramSchmidt` loops).
     pub unrolled: bool,
 }
 
@@ -52,27 +57,28 @@ const fn size(t: usize, symbolic: bool, default: Strategy, unrolled: bool) -> Si
     }
 }
 
-use Strategy::{Elimination, Symbolic};
+use Strategy::{GramSchmidt, Symbolic};
 
-/// The table, `T = 1 ..= MAX` in order. Defaults from the benchmarks and the accuracy test:
-/// symbolic for `T ≤ 4` (fastest at `T = 2, 3`, within 10 % at `T = 4`, and far more accurate
-/// for large `‖C‖`), elimination beyond (the closed forms grow about 4.5-fold per size,
-/// elimination like `T³`). The symbolic programs stop at `T = 8` (about 1 MB of text), and
-/// unrolling stops at `T = 12` (the elimination program has about `0.9 T³` steps, 3 148 at
-/// `T = 12`; the runtime's loops are the better choice long before that).
+/// The table, `T = 1 ..= MAX` in order. Defaults from the benchmarks and the accuracy sweep
+/// (`tests/tests/cayley_robust.rs`): symbolic for `2 ≤ T ≤ 4` (the fewest operations, and as
+/// orthogonal as LU at every `‖C‖`), Gram–Schmidt beyond (about `3T³` operations, within a few
+/// times LU's orthogonality error at every `‖C‖`, where the closed forms grow about 4.5-fold per
+/// size and pivot-free elimination loses `ε‖C‖²` and breaks down in `f32`). The symbolic programs
+/// stop at `T = 8` (about 1 MB of text); `Generated` unrolls up to `T = 8` and runs the
+/// `GramSchmidt` loops beyond; `cayley!` unrolls up to `T = 12`.
 pub const SIZES: [Size; 12] = [
-    size(1, false, Elimination, true),
+    size(1, false, GramSchmidt, true),
     size(2, true, Symbolic, true),
     size(3, true, Symbolic, true),
     size(4, true, Symbolic, true),
-    size(5, true, Elimination, true),
-    size(6, true, Elimination, true),
-    size(7, true, Elimination, true),
-    size(8, true, Elimination, true),
-    size(9, false, Elimination, false),
-    size(10, false, Elimination, false),
-    size(11, false, Elimination, false),
-    size(12, false, Elimination, false),
+    size(5, true, GramSchmidt, true),
+    size(6, true, GramSchmidt, true),
+    size(7, true, GramSchmidt, true),
+    size(8, true, GramSchmidt, true),
+    size(9, false, GramSchmidt, false),
+    size(10, false, GramSchmidt, false),
+    size(11, false, GramSchmidt, false),
+    size(12, false, GramSchmidt, false),
 ];
 
 /// The largest `T` in the table: `cayley!` accepts `1..=MAX`.
@@ -92,7 +98,7 @@ impl Size {
     /// Whether `strategy` has a program of this size.
     pub fn has(&self, strategy: Strategy) -> bool {
         match strategy {
-            Strategy::Elimination => true,
+            Strategy::Elimination | Strategy::GramSchmidt => true,
             Strategy::Symbolic => self.symbolic,
         }
     }
@@ -105,13 +111,18 @@ impl Size {
 
 impl Strategy {
     /// Every strategy.
-    pub const ALL: [Strategy; 2] = [Strategy::Elimination, Strategy::Symbolic];
+    pub const ALL: [Strategy; 3] = [
+        Strategy::Elimination,
+        Strategy::Symbolic,
+        Strategy::GramSchmidt,
+    ];
 
     /// The name `cayley!` knows it by.
     pub fn name(self) -> &'static str {
         match self {
             Strategy::Elimination => "elimination",
             Strategy::Symbolic => "symbolic",
+            Strategy::GramSchmidt => "gram_schmidt",
         }
     }
 
@@ -140,6 +151,7 @@ impl Strategy {
         Ok(match self {
             Strategy::Elimination => elimination::program(t),
             Strategy::Symbolic => committed::symbolic(t).expect("the table lists committed sizes"),
+            Strategy::GramSchmidt => gram_schmidt::program(t),
         })
     }
 }
@@ -236,7 +248,7 @@ mod tests {
         }
         assert_eq!(
             Strategy::Symbolic.program(9).unwrap_err().to_string(),
-            "no symbolic program for T = 9 (symbolic: T in 2..=8): use `strategy = elimination`"
+            "no symbolic program for T = 9 (symbolic: T in 2..=8): use `strategy = gram_schmidt`"
         );
         assert_eq!(
             Strategy::Elimination.program(13),

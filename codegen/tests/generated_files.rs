@@ -74,7 +74,7 @@ fn size_table() -> String {
     let mut md = format!(
         "<!-- @generated from geomattn_codegen::sizes::SIZES; DO NOT EDIT: regenerate with \
          `{BLESS}`. -->\n\
-         | T | strategies | default | operations: elimination / symbolic | `Generated` |\n\
+         | T | strategies | default | operations: elimination / symbolic / gram_schmidt | `Generated` |\n\
          |---|---|---|---|---|\n"
     );
     for row in &SIZES {
@@ -82,15 +82,16 @@ fn size_table() -> String {
         let generated = if row.unrolled {
             format!("unrolled `{}`", row.default)
         } else {
-            "`Elimination` loops".into()
+            "`GramSchmidt` loops".into()
         };
         md.push_str(&format!(
-            "| {} | {} | `{}` | {} / {} | {generated} |\n",
+            "| {} | {} | `{}` | {} / {} / {} | {generated} |\n",
             row.t,
             strategies.join(", "),
             row.default,
             total(row.t, Strategy::Elimination),
             total(row.t, Strategy::Symbolic),
+            total(row.t, Strategy::GramSchmidt),
         ));
     }
     md

@@ -2,7 +2,7 @@
 //! agreement between kernels, and orthogonality with determinant 1 over six decades of scale.
 
 use geomattn::nalgebra::{Const, DMatrix, DimMin, SMatrix};
-use geomattn::{Elimination, LuSolve, NalgebraInverse, OrthogonalMap, SkewSymmetric};
+use geomattn::{Elimination, GramSchmidt, LuSolve, NalgebraInverse, OrthogonalMap, SkewSymmetric};
 use geomattn_testkit::conventions::{CAYLEY_T2, CAYLEY_T4, CAYLEY_T5, CayleyVector};
 use geomattn_testkit::{Q, orthogonality_error, random_skew};
 use proptest::prelude::*;
@@ -78,23 +78,39 @@ where
     let mut rng = SmallRng::seed_from_u64(seed);
     let c = random_skew::<T>(&mut rng, scale);
     let elimination = <Elimination as OrthogonalMap<f64, T>>::map(&c);
+    let gram_schmidt = <GramSchmidt as OrthogonalMap<f64, T>>::map(&c);
     let inverse = <NalgebraInverse as OrthogonalMap<f64, T>>::map(&c);
     let lu = <LuSolve as OrthogonalMap<f64, T>>::map(&c);
-    // ‖(I + C)⁻¹‖₂ ≤ 1 and the condition number of I + C is at most 1 + ‖C‖, so the kernels
-    // agree to a few ulp times that.
+    // ‖(I + C)⁻¹‖₂ ≤ 1 and the condition number of I + C is at most 1 + ‖C‖, so the stable
+    // kernels (LU, Gram–Schmidt) agree to a few ulp times that. Pivot-free elimination has a
+    // growth factor up to 1 + ‖C‖² (the symmetric part of I + C is I), so its error grows with
+    // the square: the bound it has always been held to was too tight at large ‖C‖, and failed on
+    // a seed proptest found (kept in cayley.proptest-regressions).
     let tolerance = 64.0 * f64::EPSILON * T as f64 * (1.0 + scale * T as f64);
+    let pivot_free = 64.0 * f64::EPSILON * T as f64 * (1.0 + scale * T as f64).powi(2);
     prop_assert!(
-        orthogonality_error(&elimination) < tolerance,
-        "elimination not orthogonal"
+        orthogonality_error(&gram_schmidt) < tolerance,
+        "Gram–Schmidt not orthogonal"
     );
     prop_assert!(
         orthogonality_error(&inverse) < tolerance,
         "try_inverse not orthogonal"
     );
-    prop_assert!((elimination - inverse).amax() < tolerance);
-    prop_assert!((elimination - lu).amax() < tolerance);
-    let det = DMatrix::from_column_slice(T, T, elimination.as_slice()).determinant();
-    prop_assert!((det - 1.0).abs() < tolerance * T as f64, "det ≠ 1");
+    prop_assert!(
+        orthogonality_error(&elimination) < pivot_free,
+        "elimination not orthogonal"
+    );
+    prop_assert!((gram_schmidt - lu).amax() < tolerance);
+    prop_assert!((gram_schmidt - inverse).amax() < tolerance);
+    prop_assert!((elimination - lu).amax() < pivot_free);
+    for (name, q) in [("Gram–Schmidt", gram_schmidt), ("elimination", elimination)] {
+        let det = DMatrix::from_column_slice(T, T, q.as_slice()).determinant();
+        prop_assert!(
+            (det - 1.0).abs() < pivot_free * T as f64,
+            "det ≠ 1 ({})",
+            name
+        );
+    }
     Ok(())
 }
 

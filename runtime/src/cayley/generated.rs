@@ -1,19 +1,24 @@
 //! The kernel [`Generated`]: straight-line code emitted by `geomattn-macros` for the sizes its
-//! table unrolls, the [`Elimination`] loops for other `T`.
+//! table unrolls, the [`GramSchmidt`] loops for other `T`.
 
 use nalgebra::SMatrix;
 
-use super::Elimination;
+use super::GramSchmidt;
 use crate::{Field, OrthogonalMap};
 
 /// Unrolled, branch-free Cayley transforms for the sizes marked unrolled in the table below, each
 /// from the strategy [`cayley!`](crate::cayley!) uses by default for that size (whose docs give
-/// the measurements), and the [`Elimination`] loops beyond.
+/// the measurements), and the [`GramSchmidt`] loops beyond: the closed forms at `T = 2 … 4`,
+/// square-root-free Gram–Schmidt above, both accurate wherever the Cayley transform is defined
+/// (never NaN or ∞ for finite `C`, orthogonal to within a few times what LU with partial pivoting
+/// achieves; `tests/tests/cayley_robust.rs` sweeps `T = 2 … 12`, `f32` and `f64`, `‖C‖_F` up to
+/// `10⁴` and `10⁸`). Pivot-free elimination stays available by name ([`crate::Elimination`],
+/// `cayley!(T, strategy = elimination)`).
 ///
 #[doc = include_str!("sizes.md")]
 ///
 /// Against nalgebra's generic inverse (f64, one call; callgrind instructions and divan time):
-/// see `benches/benches/cayley*.rs` and the report; at `T ≥ 4` about 3× fewer instructions.
+/// see `benches/benches/cayley*.rs`, the README and the report.
 ///
 /// One blanket implementation covers every `T`: `T` is a constant, so the dispatch (a `match`
 /// emitted from the table by `geomattn-macros`) is resolved at compile time, and the copies
@@ -39,7 +44,7 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for Generated {
             T,
             via,
             c,
-            <Elimination as OrthogonalMap<S, T>>::map(c)
+            <GramSchmidt as OrthogonalMap<S, T>>::map(c)
         )
     }
 }
