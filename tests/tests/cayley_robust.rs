@@ -2,36 +2,14 @@
 //! `C`): finiteness and orthogonality against LU with partial pivoting, swept over `T = 2 … 12`,
 //! `f32` and `f64`, and `‖C‖_F` over the whole range the maths allows in each precision.
 
-use geomattn::nalgebra::{RealField, SMatrix};
+use geomattn::nalgebra::RealField;
 use geomattn::{
     Elimination, Exp, Generated, GramSchmidt, LuSolve, NalgebraInverse, OrthogonalMap,
     ScalingSquaring,
 };
+use geomattn_testkit::sweep::{self, orthogonality, skew_of_norm};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
-
-/// A skew `T×T` matrix with Frobenius norm `norm` (entries drawn, then rescaled), in `S`.
-fn skew<S: RealField + Copy, const T: usize>(rng: &mut SmallRng, norm: f64) -> SMatrix<S, T, T> {
-    let c = geomattn_testkit::random_skew::<T>(rng, 1.0);
-    let scaled = c * (norm / c.norm());
-    scaled.map(|x| nalgebra_convert(x))
-}
-
-fn nalgebra_convert<S: RealField + Copy>(x: f64) -> S {
-    geomattn::nalgebra::convert(x)
-}
-
-/// `‖ΛᵀΛ − I‖_max` in f64; infinite if an entry is not finite.
-fn orthogonality<S: RealField + Copy, const T: usize>(q: &SMatrix<S, T, T>) -> f64 {
-    let q = q.map(|x| {
-        let x: f64 = geomattn::nalgebra::try_convert(x).unwrap_or(f64::NAN);
-        x
-    });
-    if q.iter().any(|x| !x.is_finite()) {
-        return f64::INFINITY;
-    }
-    geomattn_testkit::orthogonality_error(&q)
-}
 
 /// The worst orthogonality error of `Map` and of LU over `samples` matrices of norm `norm`.
 fn worst<Map, S: RealField + Copy, const T: usize>(norm: f64, samples: usize) -> (f64, f64)
@@ -39,19 +17,10 @@ where
     Map: OrthogonalMap<S, T>,
     LuSolve: OrthogonalMap<S, T>,
 {
-    let mut rng = SmallRng::seed_from_u64(T as u64 * 1000 + norm.log10() as u64);
-    let (mut map, mut lu) = (0.0_f64, 0.0_f64);
-    for _ in 0..samples {
-        let c = skew::<S, T>(&mut rng, norm);
-        map = map.max(orthogonality(&Map::map(&c)));
-        lu = lu.max(orthogonality(&LuSolve::map(&c)));
-    }
-    (map, lu)
-}
-
-fn norms(f32_scalar: bool) -> Vec<f64> {
-    let top = if f32_scalar { 4 } else { 8 };
-    (-3..=top).map(|e| 10f64.powi(e)).collect()
+    (
+        sweep::worst::<Map, S, T>(norm, samples),
+        sweep::worst::<LuSolve, S, T>(norm, samples),
+    )
 }
 
 /// Prints the table row for `Map` and returns the worst ratio to LU (floored at `16 T ε`).
@@ -66,7 +35,7 @@ where
         "{name:>16} T={T:2} {:>4}:",
         if f32_scalar { "f32" } else { "f64" }
     );
-    for norm in norms(f32_scalar) {
+    for norm in sweep::norms(eps) {
         let (map, lu) = worst::<Map, S, T>(norm, 12);
         let floor = 16.0 * T as f64 * eps;
         ratio = ratio.max(map / lu.max(floor));
@@ -169,7 +138,7 @@ fn real_field_maps_answer_up_to_the_edge_of_their_range() {
     let mut rng = SmallRng::seed_from_u64(11);
     let edge = 1.0 / (64.0 * f64::from(f32::EPSILON));
     for (norm, inside) in [(edge * 0.99, true), (edge * 1.01, false)] {
-        let c = skew::<f32, 5>(&mut rng, norm);
+        let c = skew_of_norm::<f32, 5>(&mut rng, norm);
         for (name, q) in [
             ("LuSolve", LuSolve::map(&c)),
             ("NalgebraInverse", NalgebraInverse::map(&c)),

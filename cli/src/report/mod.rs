@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 pub fn run() {
     println!("# geomattn report\n");
     println!("{}", cayley::table());
+    println!("{}", cayley::accuracy_table());
     println!("{}", vpa::table());
     println!("{}", attention::table());
     println!("{}", gml::table());
