@@ -36,6 +36,7 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for GramSchmidt {
     const NAME: &'static str = "Cayley (Gram–Schmidt)";
 
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
+        // Every step works on whole columns, which nalgebra stores contiguously.
         // q = I + C from the strict upper triangle of C; r the strict upper part of R.
         let mut q = SMatrix::<S, T, T>::identity();
         for j in 0..T {
@@ -45,32 +46,27 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for GramSchmidt {
             }
         }
         let mut r = SMatrix::<S, T, T>::zeros();
-        // x = D⁻¹ Q̃ᵀ · 2, row by row, then R⁻¹ x by back substitution.
-        let mut x = SMatrix::<S, T, T>::zeros();
+        // y = Xᵀ, X = 2(I + C)⁻¹: column k of y is row k of X, first 2 q_k / ‖q_k‖².
+        let mut y = SMatrix::<S, T, T>::zeros();
         for k in 0..T {
             let inverse_square = S::one() / q.column(k).dot(&q.column(k));
             for j in k + 1..T {
                 let r_kj = q.column(k).dot(&q.column(j)) * inverse_square;
                 r[(k, j)] = r_kj;
-                for i in 0..T {
-                    let update = r_kj * q[(i, k)];
-                    q[(i, j)] -= update;
-                }
+                let (done, mut rest) = q.columns_range_pair_mut(k, j);
+                rest.axpy(-r_kj, &done, S::one());
             }
-            let scale = two::<S>() * inverse_square;
-            for i in 0..T {
-                x[(k, i)] = q[(i, k)] * scale;
-            }
+            y.set_column(k, &(q.column(k) * (two::<S>() * inverse_square)));
         }
+        // X = R⁻¹·(2D⁻¹Q̃ᵀ), i.e. yₖ −= Σ_{j > k} r_kj yⱼ, from the last column down.
         for k in (0..T).rev() {
             for j in k + 1..T {
                 let r_kj = r[(k, j)];
-                for i in 0..T {
-                    let update = r_kj * x[(j, i)];
-                    x[(k, i)] -= update;
-                }
+                let (mut target, source) = y.columns_range_pair_mut(k, j);
+                target.axpy(-r_kj, &source, S::one());
             }
         }
+        let mut x = y.transpose();
         for k in 0..T {
             x[(k, k)] -= S::one();
         }
