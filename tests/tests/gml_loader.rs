@@ -163,7 +163,7 @@ fn missing_and_unexpected_parameters() {
     };
     let err = read(&no_bias).unwrap_err();
     assert!(
-        matches!(&err, LoadError::Missing { path } if path == "/L2/bias"),
+        matches!(&err, LoadError::Missing { path, .. } if path == "/L2/bias"),
         "{err}"
     );
     let extra_bias = Spec {
@@ -172,7 +172,7 @@ fn missing_and_unexpected_parameters() {
     };
     let err = read(&extra_bias).unwrap_err();
     assert!(
-        matches!(&err, LoadError::Unexpected { path } if path == "/L1/bias"),
+        matches!(&err, LoadError::Unexpected { path, .. } if path == "/L1/bias"),
         "{err}"
     );
     let wrong_length = Spec {

@@ -36,6 +36,6 @@ mod error;
 mod file;
 mod networks;
 
-pub use error::LoadError;
+pub use error::{LoadError, Object};
 pub use file::{GmlFile, GmlType, Node};
 pub use networks::{FromGml, Layers, STIEFEL_TOLERANCE, Settings, load, load_file, load_with};
