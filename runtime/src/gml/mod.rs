@@ -38,4 +38,7 @@ mod networks;
 
 pub use error::{LoadError, Object};
 pub use file::{GmlFile, GmlType, Node};
-pub use networks::{FromGml, Layers, STIEFEL_TOLERANCE, Settings, load, load_file, load_with};
+pub use networks::{
+    FromGml, Layers, STIEFEL_TOLERANCE, Settings, load, load_boxed, load_file, load_file_boxed,
+    load_with,
+};
