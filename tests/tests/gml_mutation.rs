@@ -16,7 +16,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use geomattn::gml::{FromGml, GmlFile, Layers, LoadError, Settings, load_boxed, load_with};
+use geomattn::gml::{FromGml, GmlFile, LoadError, Settings, load_boxed, load_with};
 use geomattn::{
     MultiHeadAttention, StandardTransformerIntegrator, Tanh, VolumePreservingFeedForward,
     VolumePreservingTransformer,
