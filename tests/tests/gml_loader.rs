@@ -4,8 +4,9 @@
 use geomattn::MultiHeadAttention;
 use geomattn::Tanh;
 use geomattn::VolumePreservingFeedForward;
+use geomattn::gml::Object;
 use geomattn::gml::{GmlFile, LoadError, Settings, load, load_file};
-use geomattn::{ArbitraryVpa, Error};
+use geomattn::{ArbitraryVpa, Error, SkewVpa};
 use geomattn_testkit::fixture;
 use hdf5_pure::{AttrValue, FileBuilder, GroupBuilder};
 
@@ -163,7 +164,7 @@ fn missing_and_unexpected_parameters() {
     };
     let err = read(&no_bias).unwrap_err();
     assert!(
-        matches!(&err, LoadError::Missing { path } if path == "/L2/bias"),
+        matches!(&err, LoadError::Missing { path, .. } if path == "/L2/bias"),
         "{err}"
     );
     let extra_bias = Spec {
@@ -172,7 +173,7 @@ fn missing_and_unexpected_parameters() {
     };
     let err = read(&extra_bias).unwrap_err();
     assert!(
-        matches!(&err, LoadError::Unexpected { path } if path == "/L1/bias"),
+        matches!(&err, LoadError::Unexpected { path, .. } if path == "/L1/bias"),
         "{err}"
     );
     let wrong_length = Spec {
@@ -305,4 +306,122 @@ fn truncated_and_foreign_files() {
     std::fs::remove_dir_all(&dir).unwrap();
     // The intact file loads.
     assert!(load_file::<St>(fixture("transformer_rigid_body_nn_st.h5"), settings).is_ok());
+}
+
+/// The tiny network's file with one more group at the root.
+fn with_extra_group(name: &str) -> Vec<u8> {
+    let mut file = FileBuilder::new();
+    for (layer, gml_type, bias) in [
+        ("L1", "LowerTriangular", None),
+        ("L2", "UpperTriangular", Some([0.1_f32, 0.2, 0.3])),
+    ] {
+        let mut group = file.create_group(layer);
+        special(
+            &mut group,
+            AttrValue::AsciiString(gml_type.into()),
+            &[1.0, 2.0, 3.0],
+            3,
+        );
+        if let Some(bias) = bias {
+            group.create_dataset("bias").with_f32_data(&bias);
+        }
+        file.add_group(group.finish());
+    }
+    let extra = file.create_group(name);
+    file.add_group(extra.finish());
+    file.finish().unwrap()
+}
+
+/// Before: "`/L3` is missing" for an extra `L0` (the 3 numbered groups were taken to be L1 … L3).
+#[test]
+fn an_extra_layer_group_is_named() {
+    let err = load::<Tiny>(&GmlFile::from_bytes(with_extra_group("L0")).unwrap()).unwrap_err();
+    assert!(
+        matches!(&err, LoadError::Misnumbered { path, prefix } if path == "/L0" && prefix == "L"),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "the file has an unexpected group `/L0`: the groups `L…` are numbered `L1 … Ln` from 1, \
+         without leading zeros"
+    );
+    let err = load::<Tiny>(&GmlFile::from_bytes(with_extra_group("L02")).unwrap()).unwrap_err();
+    assert!(matches!(&err, LoadError::Misnumbered { path, .. } if path == "/L02"));
+    // L1, L2, L4: L3 is missing.
+    let err = load::<Tiny>(&GmlFile::from_bytes(with_extra_group("L4")).unwrap()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`/L3` is missing: the numbering of the groups `L…` has a gap (the highest is `L4`, there \
+         are 3)"
+    );
+    // L1, L2, L3: one layer too many for the architecture.
+    let err = load::<Tiny>(&GmlFile::from_bytes(with_extra_group("L3")).unwrap()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the file has 3 layers (`/L1 … /L3`), the architecture has 2"
+    );
+    // Other names are not layers, and ignored.
+    assert!(load::<Tiny>(&GmlFile::from_bytes(with_extra_group("meta")).unwrap()).is_ok());
+}
+
+/// A VPA layer whose `A` is a skew-symmetric group.
+fn skew_layer() -> Vec<u8> {
+    let mut file = FileBuilder::new();
+    let mut layer = file.create_group("L1");
+    let mut a = layer.create_group("A");
+    a.set_attr("gml_type", AttrValue::AsciiString("SkewSymMatrix".into()));
+    a.create_dataset("S")
+        .with_f32_data(&[0.1, 0.2, 0.3])
+        .with_shape(&[3]);
+    a.create_dataset("n").with_i64_data(&[3]).with_shape(&[]);
+    layer.add_group(a.finish());
+    file.add_group(layer.finish());
+    file.finish().unwrap()
+}
+
+/// Before: "`/L1/A` is missing" for a dense `A` read as a skew VPA, and "`/L1/A` has gml_type
+/// Some("SkewSymMatrix"), expected `StiefelManifold`" the other way round.
+#[test]
+fn a_dense_weight_where_a_skew_one_is_expected_and_vice_versa() {
+    let dense = GmlFile::from_bytes(dense_layer(&[3, 3], None)).unwrap();
+    assert!(load::<SkewVpa<f64, 3, 3>>(&GmlFile::from_bytes(skew_layer()).unwrap()).is_ok());
+    let err = load::<SkewVpa<f64, 3, 3>>(&dense).unwrap_err();
+    assert!(
+        matches!(&err, LoadError::Kind { path, expected: Object::Group { gml_type: Some(t) },
+            found: Object::Dataset { shape, .. } } if path == "/L1/A" && t == "SkewSymMatrix" && shape == &[3, 3]),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "`/L1/A`: found a dense matrix (a Float32 dataset of shape [3, 3]) where a skew-symmetric \
+         matrix (a group with gml_type `SkewSymMatrix`) is expected"
+    );
+    let err =
+        load::<ArbitraryVpa<f64, 3, 3>>(&GmlFile::from_bytes(skew_layer()).unwrap()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`/L1/A`: found a skew-symmetric matrix (a group with gml_type `SkewSymMatrix`) where a \
+         dense matrix (a Float32 dataset of shape [3, 3]) is expected"
+    );
+    // Missing and unexpected parameters say what is expected or found there.
+    let err = read(&Spec {
+        upper_bias: None,
+        ..Spec::default()
+    })
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`/L2/bias` is missing: the architecture expects a vector (a Float32 dataset of shape \
+         [3]) there"
+    );
+    let err = read(&Spec {
+        lower_bias: true,
+        ..Spec::default()
+    })
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`/L1/bias` is not part of the architecture (found a vector (a Float32 dataset of shape \
+         [3]) there)"
+    );
 }

@@ -112,8 +112,8 @@ impl<S: Field, const D: usize, const NB: usize, const NL: usize, Act: Activation
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ResNetStack<S, const D: usize, const NB: usize, Act> {
-    nonlinear: [ResNetLayer<S, D, Act>; NB],
-    linear: ResNetLayer<S, D, Identity>,
+    pub(crate) nonlinear: [ResNetLayer<S, D, Act>; NB],
+    pub(crate) linear: ResNetLayer<S, D, Identity>,
 }
 
 impl<S, const D: usize, const NB: usize, Act> ResNetStack<S, D, NB, Act> {

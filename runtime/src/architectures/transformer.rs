@@ -23,7 +23,7 @@ use crate::{
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Transformer<Att, Ff, const L: usize> {
-    blocks: [(Att, Ff); L],
+    pub(crate) blocks: [(Att, Ff); L],
 }
 
 /// GML's `VolumePreservingTransformer(D, T; n_blocks = NB, n_linear = NL, L, activation = Act,

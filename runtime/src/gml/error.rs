@@ -1,10 +1,12 @@
 //! What can go wrong when loading a network from a GML file.
 
+use core::fmt;
 use std::string::String;
 use std::vec::Vec;
 
 /// Why a GML file could not be turned into a network. Every malformed input ends here; the loader
-/// never panics.
+/// never panics. Each variant names the object in the file (its path) and says what the
+/// architecture expected there and what the file has instead.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     /// The file could not be read or parsed as HDF5 (missing, truncated, not HDF5, corrupt).
@@ -16,24 +18,77 @@ pub enum LoadError {
         source: hdf5_pure::Error,
     },
     /// A group or dataset the architecture needs is not in the file.
-    #[error("`{path}` is missing")]
+    #[error("`{path}` is missing: the architecture expects {expected} there")]
     Missing {
         /// Its path inside the file.
         path: String,
+        /// What the architecture expects there.
+        expected: Object,
+    },
+    /// The file has a dataset where the architecture expects a group, or a group where it
+    /// expects a dataset (a dense `A` where a skew-symmetric one is expected, or vice versa).
+    #[error("`{path}`: found {found} where {expected} is expected")]
+    Kind {
+        /// The object.
+        path: String,
+        /// What the architecture expects there.
+        expected: Object,
+        /// What the file has there.
+        found: Object,
     },
     /// The file has a parameter the architecture does not have at that place (e.g. a bias).
-    #[error("`{path}` is not part of the architecture")]
+    #[error("`{path}` is not part of the architecture (found {found} there)")]
     Unexpected {
         /// Its path inside the file.
         path: String,
+        /// What the file has there.
+        found: Object,
     },
     /// The file has a different number of layers than the architecture the caller named.
-    #[error("the file has {found} layers, the architecture has {expected}")]
+    #[error("the file has {found} layers (`/L1 … /L{found}`), the architecture has {expected}")]
     LayerCount {
         /// Layers of the architecture.
         expected: usize,
         /// Groups `L1 … Ln` in the file.
         found: usize,
+    },
+    /// A group has another number of numbered children (heads `head_1 … head_n`) than the
+    /// architecture.
+    #[error("`{path}` has {found} {what}, the architecture has {expected}")]
+    Count {
+        /// The group.
+        path: String,
+        /// What is counted (`"heads"`).
+        what: &'static str,
+        /// How many the architecture has.
+        expected: usize,
+        /// How many the file has.
+        found: usize,
+    },
+    /// A child named like a numbered one (`L0`, `L01`, `head_0`) that is not in the numbering
+    /// `1 … n`.
+    #[error(
+        "the file has an unexpected group `{path}`: the groups `{prefix}…` are numbered `{prefix}1 … {prefix}n` from 1, without leading zeros"
+    )]
+    Misnumbered {
+        /// The offending group.
+        path: String,
+        /// The prefix of the numbering (`L`, `head_`).
+        prefix: String,
+    },
+    /// The numbering `1 … n` of the groups `L…` (or `head_…`) has a gap.
+    #[error(
+        "`{path}` is missing: the numbering of the groups `{prefix}…` has a gap (the highest is `{prefix}{highest}`, there are {count})"
+    )]
+    NumberingGap {
+        /// The first missing group.
+        path: String,
+        /// The prefix of the numbering (`L`, `head_`).
+        prefix: String,
+        /// The highest number in the file.
+        highest: usize,
+        /// How many numbered groups there are.
+        count: usize,
     },
     /// A dataset's shape does not fit the architecture (both in HDF5's order, the reverse of
     /// Julia's).
@@ -45,6 +100,32 @@ pub enum LoadError {
         expected: Vec<u64>,
         /// The shape in the file.
         found: Vec<u64>,
+    },
+    /// A dataset's shape claims more data than the whole file holds (or more elements than can be
+    /// counted): nothing is allocated for it.
+    #[error(
+        "`{path}` has shape {shape:?}, which needs more bytes than the whole file holds ({file_size} bytes)"
+    )]
+    TooLarge {
+        /// The dataset.
+        path: String,
+        /// The shape in the file.
+        shape: Vec<u64>,
+        /// The size of the file in bytes.
+        file_size: u64,
+    },
+    /// Reading a dataset gave another number of values than its shape says (e.g. a dataspace of
+    /// HDF5's NULL class that still lists dimensions).
+    #[error("`{path}` has shape {shape:?} ({expected} values), but reading it gave {found} values")]
+    ValueCount {
+        /// The dataset.
+        path: String,
+        /// Its shape in the file.
+        shape: Vec<u64>,
+        /// The number of values the shape says.
+        expected: u64,
+        /// The number of values read.
+        found: usize,
     },
     /// A dataset holds another element type than the one GML writes (`Float32`, or `Int64` for
     /// the size `n` of a special matrix).
@@ -94,4 +175,70 @@ pub enum LoadError {
         /// Index of the first bad entry in the file's (row-major) order.
         index: usize,
     },
+}
+
+/// An object of a GML file, as the architecture expects it or as the file has it, for
+/// [`LoadError`]'s messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Object {
+    /// A dataset with elements of type `dtype` (Julia's name: `Float32`, `Int64`, …) and this
+    /// shape (HDF5's order, the reverse of Julia's).
+    Dataset {
+        /// The element type.
+        dtype: String,
+        /// The shape; empty for a scalar.
+        shape: Vec<u64>,
+    },
+    /// A group with this `gml_type` attribute; `None`: a group without one (a layer, or `PQ`).
+    Group {
+        /// The attribute's value.
+        gml_type: Option<String>,
+    },
+}
+
+impl Object {
+    /// A group tagged `gml_type`.
+    pub(crate) fn tagged(gml_type: &str) -> Self {
+        Self::Group {
+            gml_type: Some(gml_type.into()),
+        }
+    }
+
+    /// A Float32 dataset of this shape.
+    pub(crate) fn floats(shape: &[u64]) -> Self {
+        Self::Dataset {
+            dtype: "Float32".into(),
+            shape: shape.to_vec(),
+        }
+    }
+}
+
+impl fmt::Display for Object {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Dataset { dtype, shape } => {
+                let what = match shape.len() {
+                    0 => "a scalar",
+                    1 => "a vector",
+                    2 => "a dense matrix",
+                    _ => "an array",
+                };
+                write!(f, "{what} (a {dtype} dataset of shape {shape:?})")
+            }
+            Self::Group { gml_type: None } => write!(f, "a plain group (without gml_type)"),
+            Self::Group {
+                gml_type: Some(gml_type),
+            } => {
+                let what = match gml_type.as_str() {
+                    "SkewSymMatrix" => "a skew-symmetric matrix",
+                    "SymmetricMatrix" => "a symmetric matrix",
+                    "LowerTriangular" => "a strictly lower triangular matrix",
+                    "UpperTriangular" => "a strictly upper triangular matrix",
+                    "StiefelManifold" => "a point of the Stiefel manifold",
+                    _ => "an unknown special matrix",
+                };
+                write!(f, "{what} (a group with gml_type `{gml_type}`)")
+            }
+        }
+    }
 }

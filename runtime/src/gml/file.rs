@@ -9,13 +9,14 @@ use std::vec::Vec;
 use hdf5_pure::{DType, Dataset, File, Group};
 use nalgebra::{RealField, SMatrix, SVector};
 
-use super::LoadError;
+use super::{LoadError, Object};
 use crate::packed::{Lower, Packed, PackedLayout, Skew, Sym, Upper};
 
 /// A GML file opened for reading.
 pub struct GmlFile {
     file: File,
     name: String,
+    size: u64,
 }
 
 /// One group of a GML file (a layer, or a group of parameters inside one), with its path for error
@@ -23,6 +24,8 @@ pub struct GmlFile {
 pub struct Node {
     group: Group,
     path: String,
+    /// The size of the file: no dataset is read whose shape claims more bytes.
+    file_size: u64,
 }
 
 /// The `gml_type` attribute GML writes for each packed layout.
@@ -57,7 +60,8 @@ impl GmlFile {
             path: name.clone(),
             source,
         })?;
-        Ok(Self { file, name })
+        let size = file.file_size();
+        Ok(Self { file, name, size })
     }
 
     /// Parses a file held in memory.
@@ -65,6 +69,7 @@ impl GmlFile {
     /// # Errors
     /// [`LoadError::Hdf5`] if the bytes are not a readable HDF5 file.
     pub fn from_bytes(bytes: Vec<u8>) -> Result<Self, LoadError> {
+        let size = bytes.len() as u64;
         let file = File::from_bytes(bytes).map_err(|source| LoadError::Hdf5 {
             path: "<memory>".into(),
             source,
@@ -72,6 +77,7 @@ impl GmlFile {
         Ok(Self {
             file,
             name: "<memory>".into(),
+            size,
         })
     }
 
@@ -80,18 +86,39 @@ impl GmlFile {
         &self.name
     }
 
+    /// The file's size in bytes: the bound on what reading any of its datasets may allocate.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
     /// The layer groups `L1 … Ln`, in numerical order.
     ///
     /// # Errors
-    /// [`LoadError::Missing`] if the numbering has a gap, [`LoadError::Hdf5`] if the file is
-    /// corrupt.
+    /// [`LoadError::Misnumbered`] for a group named like a layer outside the numbering (`L0`,
+    /// `L01`), [`LoadError::NumberingGap`] if the numbering has a gap, [`LoadError::Hdf5`] if the
+    /// file is corrupt.
     pub fn layers(&self) -> Result<Vec<Node>, LoadError> {
         let root = Node {
             group: self.file.root(),
             path: String::new(),
+            file_size: self.size,
         };
         root.numbered_groups("L")
     }
+}
+
+/// What one numbered name (`L12`, `head_3`) says: `None` if it is not of the form
+/// `<prefix><digits>`, `Some(None)` if it is but does not count in the numbering `1 … n` (zero, a
+/// leading zero, too large).
+fn number(name: &str, prefix: &str) -> Option<Option<usize>> {
+    let digits = name.strip_prefix(prefix)?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if digits.starts_with('0') {
+        return Some(None);
+    }
+    Some(digits.parse().ok())
 }
 
 impl Node {
@@ -100,37 +127,92 @@ impl Node {
         &self.path
     }
 
-    /// The subgroup `name`.
+    /// The subgroup `name`, a plain group (a layer, `PQ`, …).
     ///
     /// # Errors
-    /// [`LoadError::Missing`] if there is none.
+    /// [`LoadError::Missing`] if there is none, [`LoadError::Kind`] if `name` is a dataset.
     pub fn group(&self, name: &str) -> Result<Node, LoadError> {
+        self.group_expecting(name, Object::Group { gml_type: None })
+    }
+
+    /// The subgroup `name`, where the architecture expects `expected` (for the error messages).
+    fn group_expecting(&self, name: &str, expected: Object) -> Result<Node, LoadError> {
         let path = self.child_path(name);
-        if !self.group_names()?.iter().any(|g| g == name) {
-            return Err(LoadError::Missing { path });
+        if !self.has_group(name)? {
+            return Err(match self.describe(name)? {
+                Some(found) => LoadError::Kind {
+                    path,
+                    expected,
+                    found,
+                },
+                None => LoadError::Missing { path, expected },
+            });
         }
         let group = self.group.group(name).map_err(|source| LoadError::Hdf5 {
             path: path.clone(),
             source,
         })?;
-        Ok(Node { group, path })
+        Ok(Node {
+            group,
+            path,
+            file_size: self.file_size,
+        })
     }
 
-    /// The subgroups `<prefix>1 … <prefix>n` (GML's `L1 … Ln`, `head_1 … head_n`) in numerical
-    /// order; other names are ignored.
+    /// The subgroups `<prefix>1 … <prefix>n` (GML's `L1 … Ln`) in numerical order; names not of
+    /// the form `<prefix><digits>` are ignored.
     ///
     /// # Errors
-    /// [`LoadError::Missing`] for a gap in the numbering.
+    /// [`LoadError::Misnumbered`] for `<prefix>0` or a leading zero, [`LoadError::NumberingGap`]
+    /// for a gap in the numbering.
     pub fn numbered_groups(&self, prefix: &str) -> Result<Vec<Node>, LoadError> {
-        let mut numbers: Vec<usize> = self
-            .group_names()?
-            .iter()
-            .filter_map(|name| name.strip_prefix(prefix)?.parse().ok())
-            .collect();
-        numbers.sort_unstable();
-        (1..=numbers.len())
-            .map(|k| self.group(&format!("{prefix}{k}")))
-            .collect()
+        let names = self.numbered(self.group_names()?, prefix)?;
+        names.iter().map(|name| self.group(name)).collect()
+    }
+
+    /// The names `<prefix>1 … <prefix>n` among the datasets and groups here (GML's `head_1 …
+    /// head_n`, which are datasets, or groups for Stiefel weights), in numerical order.
+    ///
+    /// # Errors
+    /// As [`numbered_groups`](Self::numbered_groups).
+    pub fn numbered_children(&self, prefix: &str) -> Result<Vec<String>, LoadError> {
+        let mut names = self.group_names()?;
+        names.extend(self.dataset_names()?);
+        self.numbered(names, prefix)
+    }
+
+    /// Checks that the names of the form `<prefix><digits>` are exactly `<prefix>1 …
+    /// <prefix>n`, and returns them in order.
+    fn numbered(&self, names: Vec<String>, prefix: &str) -> Result<Vec<String>, LoadError> {
+        let mut numbered = Vec::new();
+        for name in names {
+            match number(&name, prefix) {
+                None => {}
+                Some(None | Some(0)) => {
+                    return Err(LoadError::Misnumbered {
+                        path: self.child_path(&name),
+                        prefix: prefix.into(),
+                    });
+                }
+                Some(Some(k)) => numbered.push((k, name)),
+            }
+        }
+        numbered.sort_unstable();
+        let count = numbered.len();
+        let highest = numbered.last().map_or(0, |(k, _)| *k);
+        // Sorted distinct numbers from 1 are 1 … n exactly when the k-th is k; the first that is
+        // not shows the gap.
+        for (expected, (k, _)) in (1..).zip(&numbered) {
+            if *k != expected {
+                return Err(LoadError::NumberingGap {
+                    path: self.child_path(&format!("{prefix}{expected}")),
+                    prefix: prefix.into(),
+                    highest,
+                    count,
+                });
+            }
+        }
+        Ok(numbered.into_iter().map(|(_, name)| name).collect())
     }
 
     /// Whether a dataset `name` exists here.
@@ -141,16 +223,20 @@ impl Node {
         Ok(self.dataset_names()?.iter().any(|d| d == name))
     }
 
+    fn has_group(&self, name: &str) -> Result<bool, LoadError> {
+        Ok(self.group_names()?.iter().any(|g| g == name))
+    }
+
     /// Whether `name` is a group tagged as a point of the Stiefel manifold (GML's
     /// `StiefelManifold`, written for `Stiefel = true` weights).
     ///
     /// # Errors
     /// [`LoadError::Hdf5`] if the group cannot be read.
     pub fn is_stiefel(&self, name: &str) -> Result<bool, LoadError> {
-        if !self.group_names()?.iter().any(|g| g == name) {
+        if !self.has_group(name)? {
             return Ok(false);
         }
-        Ok(self.group(name)?.expect_gml_type(STIEFEL).is_ok())
+        Ok(self.group(name)?.gml_type()?.as_deref() == Some(STIEFEL))
     }
 
     /// Checks that there is no dataset or group `name` (a parameter the architecture does not have
@@ -159,33 +245,65 @@ impl Node {
     /// # Errors
     /// [`LoadError::Unexpected`] if there is one.
     pub fn reject(&self, name: &str) -> Result<(), LoadError> {
-        if self.has_dataset(name)? || self.group_names()?.iter().any(|g| g == name) {
-            Err(LoadError::Unexpected {
+        match self.describe(name)? {
+            Some(found) => Err(LoadError::Unexpected {
                 path: self.child_path(name),
-            })
-        } else {
-            Ok(())
+                found,
+            }),
+            None => Ok(()),
         }
+    }
+
+    /// What the file has at `name`: a dataset (its type and shape), a group (its `gml_type`), or
+    /// nothing.
+    fn describe(&self, name: &str) -> Result<Option<Object>, LoadError> {
+        if self.has_group(name)? {
+            let group = self.group(name)?;
+            return Ok(Some(Object::Group {
+                gml_type: group.gml_type()?,
+            }));
+        }
+        if !self.has_dataset(name)? {
+            return Ok(None);
+        }
+        let path = self.child_path(name);
+        let dataset = self.group.dataset(name).map_err(|source| LoadError::Hdf5 {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(Some(Object::Dataset {
+            dtype: dtype_name(&dtype(&dataset, &path)?),
+            shape: self.shape(&dataset, name)?,
+        }))
     }
 
     /// A Julia `R×C` dense Float32 matrix: a dataset of HDF5 shape `(C, R)`, or a
     /// `StiefelManifold` group holding one as `A`.
     ///
     /// # Errors
-    /// [`LoadError::Missing`], [`LoadError::Shape`], [`LoadError::DataType`],
-    /// [`LoadError::GmlType`] (a special-matrix group of another kind), [`LoadError::NonFinite`].
+    /// [`LoadError::Missing`], [`LoadError::Kind`] (a special-matrix group of another kind),
+    /// [`LoadError::Shape`], [`LoadError::DataType`], [`LoadError::ValueCount`],
+    /// [`LoadError::NonFinite`].
     pub fn matrix<S: RealField + Copy, const ROWS: usize, const COLS: usize>(
         &self,
         name: &str,
     ) -> Result<SMatrix<S, ROWS, COLS>, LoadError> {
-        if !self.has_dataset(name)? && self.group_names()?.iter().any(|g| g == name) {
+        // Column-major Julia data is the row-major HDF5 data of the reversed shape.
+        let shape = [COLS as u64, ROWS as u64];
+        if !self.has_dataset(name)? && self.has_group(name)? {
             let group = self.group(name)?;
-            group.expect_gml_type(STIEFEL)?;
+            let gml_type = group.gml_type()?;
+            if gml_type.as_deref() != Some(STIEFEL) {
+                return Err(LoadError::Kind {
+                    path: group.path,
+                    expected: Object::floats(&shape),
+                    found: Object::Group { gml_type },
+                });
+            }
             return group.matrix("A");
         }
-        // Column-major Julia data is the row-major HDF5 data of the reversed shape.
-        let data = self.floats(name, &[COLS as u64, ROWS as u64])?;
-        Ok(SMatrix::from_iterator(data.into_iter().map(convert)))
+        let data = self.floats(name, &shape)?;
+        filled(&data, || self.child_path(name), &shape)
     }
 
     /// A Float32 vector of length `LEN`.
@@ -196,22 +314,23 @@ impl Node {
         &self,
         name: &str,
     ) -> Result<SVector<S, LEN>, LoadError> {
-        let data = self.floats(name, &[LEN as u64])?;
-        Ok(SVector::from_iterator(data.into_iter().map(convert)))
+        let shape = [LEN as u64];
+        let data = self.floats(name, &shape)?;
+        filled(&data, || self.child_path(name), &shape)
     }
 
     /// A special matrix: a group `name` with `gml_type` naming layout `Layout`, the packed vector `S`
     /// and the size `n`.
     ///
     /// # Errors
+    /// [`LoadError::Kind`] (a dataset, e.g. a dense matrix, where the group is expected),
     /// [`LoadError::GmlType`], [`LoadError::Size`] (wrong `n`), [`LoadError::Invalid`] (wrong
-    /// length of `S`), and those
-    /// of [`matrix`](Self::matrix).
+    /// length of `S`), and those of [`matrix`](Self::matrix).
     pub fn packed<S: RealField + Copy, const SIZE: usize, Layout: GmlType>(
         &self,
         name: &str,
     ) -> Result<Packed<S, SIZE, Layout>, LoadError> {
-        let group = self.group(name)?;
+        let group = self.group_expecting(name, Object::tagged(Layout::GML_TYPE))?;
         group.expect_gml_type(Layout::GML_TYPE)?;
         let n = group.int("n")?;
         if n != SIZE as i64 {
@@ -221,16 +340,19 @@ impl Node {
                 found: n,
             });
         }
-        let s = group.dataset("S")?;
+        let expected = [Layout::packed_len(SIZE) as u64];
+        let s = group.dataset("S", Object::floats(&expected))?;
         let shape = group.shape(&s, "S")?;
-        let values = group.checked_floats(&s, "S")?;
         if shape.len() != 1 {
             return Err(LoadError::Shape {
                 path: group.child_path("S"),
-                expected: std::vec![Layout::packed_len(SIZE) as u64],
+                expected: expected.to_vec(),
                 found: shape,
             });
         }
+        // A vector of another length is read (within the file's size) and rejected by the layer,
+        // which names both lengths.
+        let values = group.checked_floats(&s, "S", &shape)?;
         let values: Vec<S> = values.into_iter().map(convert).collect();
         Packed::from_packed(&values).map_err(|source| LoadError::Invalid {
             path: group.path.clone(),
@@ -238,15 +360,20 @@ impl Node {
         })
     }
 
-    fn expect_gml_type(&self, expected: &'static str) -> Result<(), LoadError> {
+    /// The group's `gml_type` attribute, `None` if it has none or it is not a string.
+    fn gml_type(&self) -> Result<Option<String>, LoadError> {
         let attrs = self.group.attrs().map_err(|source| LoadError::Hdf5 {
             path: self.path.clone(),
             source,
         })?;
-        let found = attrs
+        Ok(attrs
             .get("gml_type")
             .and_then(|value| value.as_str())
-            .map(String::from);
+            .map(String::from))
+    }
+
+    fn expect_gml_type(&self, expected: &'static str) -> Result<(), LoadError> {
+        let found = self.gml_type()?;
         if found.as_deref() == Some(expected) {
             Ok(())
         } else {
@@ -258,17 +385,30 @@ impl Node {
         }
     }
 
+    /// The scalar Int64 dataset `name` (GML's size `n` of a special matrix).
     fn int(&self, name: &str) -> Result<i64, LoadError> {
-        let dataset = self.dataset(name)?;
+        let int64 = Object::Dataset {
+            dtype: "Int64".into(),
+            shape: Vec::new(),
+        };
+        let dataset = self.dataset(name, int64)?;
         let path = self.child_path(name);
-        let dtype = dtype(&dataset, &path)?;
-        let values = match dtype {
+        let shape = self.shape(&dataset, name)?;
+        // One value, whatever the shape says it as: `()`, `(1,)`, `(1, 1)`.
+        if count(&shape) != Some(1) {
+            return Err(LoadError::Shape {
+                path,
+                expected: Vec::new(),
+                found: shape,
+            });
+        }
+        let values = match dtype(&dataset, &path)? {
             DType::I64 | DType::I32 | DType::U64 | DType::U32 => dataset.read_i64(),
             other => {
                 return Err(LoadError::DataType {
                     path,
                     expected: "Int64",
-                    found: format!("{other}"),
+                    found: dtype_name(&other),
                 });
             }
         }
@@ -278,16 +418,18 @@ impl Node {
         })?;
         match values.as_slice() {
             [n] => Ok(*n),
-            _ => Err(LoadError::Shape {
+            _ => Err(LoadError::ValueCount {
                 path,
-                expected: Vec::new(),
-                found: std::vec![values.len() as u64],
+                shape,
+                expected: 1,
+                found: values.len(),
             }),
         }
     }
 
+    /// The Float32 dataset `name` of shape `expected`, all of it, finite.
     fn floats(&self, name: &str, expected: &[u64]) -> Result<Vec<f32>, LoadError> {
-        let dataset = self.dataset(name)?;
+        let dataset = self.dataset(name, Object::floats(expected))?;
         let shape = self.shape(&dataset, name)?;
         if shape != expected {
             return Err(LoadError::Shape {
@@ -296,10 +438,17 @@ impl Node {
                 found: shape,
             });
         }
-        self.checked_floats(&dataset, name)
+        self.checked_floats(&dataset, name, &shape)
     }
 
-    fn checked_floats(&self, dataset: &Dataset, name: &str) -> Result<Vec<f32>, LoadError> {
+    /// The values of a Float32 dataset of shape `shape`: checked to fit in the file before
+    /// anything is read, then to be as many as the shape says, and finite.
+    fn checked_floats(
+        &self,
+        dataset: &Dataset,
+        name: &str,
+        shape: &[u64],
+    ) -> Result<Vec<f32>, LoadError> {
         let path = self.child_path(name);
         match dtype(dataset, &path)? {
             DType::F32 => {}
@@ -307,17 +456,43 @@ impl Node {
                 return Err(LoadError::DataType {
                     path,
                     expected: "Float32",
-                    found: format!("{other}"),
+                    found: dtype_name(&other),
                 });
             }
         }
+        let expected = self.fits(&path, shape, 4)?;
         let values = dataset.read_f32().map_err(|source| LoadError::Hdf5 {
             path: path.clone(),
             source,
         })?;
+        if values.len() as u64 != expected {
+            return Err(LoadError::ValueCount {
+                path,
+                shape: shape.to_vec(),
+                expected,
+                found: values.len(),
+            });
+        }
         match values.iter().position(|x| !x.is_finite()) {
             Some(index) => Err(LoadError::NonFinite { path, index }),
             None => Ok(values),
+        }
+    }
+
+    /// The number of elements of `shape`, if they fit in the file at `element_size` bytes each.
+    fn fits(&self, path: &str, shape: &[u64], element_size: u64) -> Result<u64, LoadError> {
+        match count(shape) {
+            Some(n)
+                if n.checked_mul(element_size)
+                    .is_some_and(|b| b <= self.file_size) =>
+            {
+                Ok(n)
+            }
+            _ => Err(LoadError::TooLarge {
+                path: path.into(),
+                shape: shape.to_vec(),
+                file_size: self.file_size,
+            }),
         }
     }
 
@@ -328,10 +503,18 @@ impl Node {
         })
     }
 
-    fn dataset(&self, name: &str) -> Result<Dataset, LoadError> {
+    /// The dataset `name`, where the architecture expects `expected` (for the error messages).
+    fn dataset(&self, name: &str, expected: Object) -> Result<Dataset, LoadError> {
         let path = self.child_path(name);
         if !self.has_dataset(name)? {
-            return Err(LoadError::Missing { path });
+            return Err(match self.describe(name)? {
+                Some(found) => LoadError::Kind {
+                    path,
+                    expected,
+                    found,
+                },
+                None => LoadError::Missing { path, expected },
+            });
         }
         self.group
             .dataset(name)
@@ -357,11 +540,56 @@ impl Node {
     }
 }
 
+/// The number of elements of a shape, `None` if it overflows.
+fn count(shape: &[u64]) -> Option<u64> {
+    shape.iter().try_fold(1_u64, |n, &d| n.checked_mul(d))
+}
+
+/// A matrix from values in nalgebra's (column-major) order, which must be exactly `ROWS·COLS`
+/// (never filled from a short iterator).
+fn filled<S: RealField + Copy, const ROWS: usize, const COLS: usize>(
+    values: &[f32],
+    path: impl FnOnce() -> String,
+    shape: &[u64],
+) -> Result<SMatrix<S, ROWS, COLS>, LoadError> {
+    let mut matrix = SMatrix::<S, ROWS, COLS>::zeros();
+    if values.len() != matrix.len() {
+        return Err(LoadError::ValueCount {
+            path: path(),
+            shape: shape.to_vec(),
+            expected: matrix.len() as u64,
+            found: values.len(),
+        });
+    }
+    for (slot, &x) in matrix.iter_mut().zip(values) {
+        *slot = convert(x);
+    }
+    Ok(matrix)
+}
+
 fn dtype(dataset: &Dataset, path: &str) -> Result<DType, LoadError> {
     dataset.dtype().map_err(|source| LoadError::Hdf5 {
         path: path.into(),
         source,
     })
+}
+
+/// Julia's name of an element type, hdf5-pure's for those Julia has no plain name for.
+fn dtype_name(dtype: &DType) -> String {
+    match dtype {
+        DType::F32 => "Float32".into(),
+        DType::F64 => "Float64".into(),
+        DType::I8 => "Int8".into(),
+        DType::I16 => "Int16".into(),
+        DType::I32 => "Int32".into(),
+        DType::I64 => "Int64".into(),
+        DType::U8 => "UInt8".into(),
+        DType::U16 => "UInt16".into(),
+        DType::U32 => "UInt32".into(),
+        DType::U64 => "UInt64".into(),
+        DType::String | DType::VariableLengthString => "String".into(),
+        other => format!("{other}"),
+    }
 }
 
 fn convert<S: RealField + Copy>(x: f32) -> S {

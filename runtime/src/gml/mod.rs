@@ -31,11 +31,30 @@
 //! assert!((net.forward(&window) - next).amax() < 3e-3);
 //! # Ok::<(), geomattn::gml::LoadError>(())
 //! ```
+//!
+//! # Large networks
+//!
+//! [`load`] builds the network by value, on the stack. A large one (GML's MNIST classifier is
+//! 1.2 MB in `f64`, more than a thread's default 2 MiB stack holds with the copies a by-value
+//! build makes) loads with [`load_boxed`] / [`load_file_boxed`] / [`FromGml::read_boxed`], which
+//! build it in place on the heap, one layer at a time on the stack; the forward pass itself needs
+//! only a few sequences of stack. To keep it for the whole program, leak the box:
+//! `let net: &'static N = Box::leak(load_boxed(&file, settings)?)` (and put the reference in a
+//! `static` `OnceLock` to reach it from anywhere).
+//!
+//! Without `std` there is no loader, and no heap: a large network lives in a `static`, whose
+//! storage the linker reserves (in `.data`/`.bss`, never on the stack). Its weights are typically
+//! converted offline (loaded here, then written out as Rust source or raw bytes) and placed there
+//! by the firmware: a `static` initialised from `const` data, or one initialised once at start-up
+//! through a `static` cell, filled layer by layer in place, never as a whole value on the stack.
 
 mod error;
 mod file;
 mod networks;
 
-pub use error::LoadError;
+pub use error::{LoadError, Object};
 pub use file::{GmlFile, GmlType, Node};
-pub use networks::{FromGml, Layers, STIEFEL_TOLERANCE, Settings, load, load_file, load_with};
+pub use networks::{
+    FromGml, Layers, STIEFEL_TOLERANCE, Settings, load, load_boxed, load_file, load_file_boxed,
+    load_with,
+};

@@ -1,0 +1,31 @@
+//! Any bytes, loaded as each rigid-body architecture (by value and in place on the heap): the
+//! loader must return `Ok` or a `LoadError`, never panic, hang or allocate without bound.
+//! Seed the corpus with `../fixtures/gml/*.h5`.
+#![no_main]
+
+use geomattn::gml::{FromGml, GmlFile, Settings, load_boxed, load_with};
+use geomattn::{
+    MultiHeadAttention, StandardTransformerIntegrator, Tanh, VolumePreservingFeedForward,
+    VolumePreservingTransformer,
+};
+use libfuzzer_sys::fuzz_target;
+
+type Vpt = VolumePreservingTransformer<f64, 3, 3, 2, 1, 3, Tanh>;
+type Vpff = VolumePreservingFeedForward<f64, 3, 6, 1, Tanh>;
+type St = StandardTransformerIntegrator<f64, 3, MultiHeadAttention<f64, 3, 1, 3>, 2, 3, Tanh>;
+
+fn both<N: FromGml>(file: &GmlFile) {
+    let settings = Settings {
+        add_connection: false,
+    };
+    let _ = load_with::<N>(file, settings);
+    let _ = load_boxed::<N>(file, settings);
+}
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(file) = GmlFile::from_bytes(data.to_vec()) {
+        both::<Vpt>(&file);
+        both::<Vpff>(&file);
+        both::<St>(&file);
+    }
+});

@@ -1,0 +1,460 @@
+//! The GML loader on hostile input: seeded mutations of the three rigid-body fixtures (bit flips,
+//! truncations, overwrites, and sweeps of the checksummed metadata with the checksums re-stamped,
+//! so that the mutation gets past the checksum and into the parser), each loaded under
+//! `catch_unwind`: every one must give `Ok` or a `LoadError`, never a panic. Deterministic (a fixed
+//! seed, no clock), a few seconds in debug.
+//!
+//! The files that found the bugs are kept as regression tests at the end, made the same way from
+//! the in-repo fixtures (so no binary is committed): a dataspace turned to HDF5's NULL class that
+//! still lists its dimensions (121 panics in `SMatrix::from_iterator` before the fix), and a
+//! dataspace claiming 2^60 elements.
+//!
+//! HDF5 1.10+ metadata (superblock v2/v3, object headers v2 `OHDR`, their continuation chunks
+//! `OCHK`, B-tree v2 nodes, fractal heap headers) ends with a Jenkins lookup3 checksum of the
+//! bytes before it, which hdf5-pure verifies (feature `checksum`). The structures are found by
+//! their signatures, and their extent by where the checksum of the bytes before it is stored.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use geomattn::gml::{FromGml, GmlFile, LoadError, Settings, load_boxed, load_with};
+use geomattn::{
+    MultiHeadAttention, StandardTransformerIntegrator, Tanh, VolumePreservingFeedForward,
+    VolumePreservingTransformer,
+};
+use geomattn_testkit::fixture;
+
+type Vpt = VolumePreservingTransformer<f64, 3, 3, 2, 1, 3, Tanh>;
+type Vpff = VolumePreservingFeedForward<f64, 3, 6, 1, Tanh>;
+type St = StandardTransformerIntegrator<f64, 3, MultiHeadAttention<f64, 3, 1, 3>, 2, 3, Tanh>;
+
+const SETTINGS: Settings = Settings {
+    add_connection: false,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Jenkins lookup3 (`hashlittle`, initial value 0), as HDF5 uses it for metadata checksums.
+
+fn mix(a: &mut u32, b: &mut u32, c: &mut u32) {
+    *a = a.wrapping_sub(*c) ^ c.rotate_left(4);
+    *c = c.wrapping_add(*b);
+    *b = b.wrapping_sub(*a) ^ a.rotate_left(6);
+    *a = a.wrapping_add(*c);
+    *c = c.wrapping_sub(*b) ^ b.rotate_left(8);
+    *b = b.wrapping_add(*a);
+    *a = a.wrapping_sub(*c) ^ c.rotate_left(16);
+    *c = c.wrapping_add(*b);
+    *b = b.wrapping_sub(*a) ^ a.rotate_left(19);
+    *a = a.wrapping_add(*c);
+    *c = c.wrapping_sub(*b) ^ b.rotate_left(4);
+    *b = b.wrapping_add(*a);
+}
+
+fn final_mix(a: &mut u32, b: &mut u32, c: &mut u32) {
+    *c = (*c ^ *b).wrapping_sub(b.rotate_left(14));
+    *a = (*a ^ *c).wrapping_sub(c.rotate_left(11));
+    *b = (*b ^ *a).wrapping_sub(a.rotate_left(25));
+    *c = (*c ^ *b).wrapping_sub(b.rotate_left(16));
+    *a = (*a ^ *c).wrapping_sub(c.rotate_left(4));
+    *b = (*b ^ *a).wrapping_sub(a.rotate_left(14));
+    *c = (*c ^ *b).wrapping_sub(b.rotate_left(24));
+}
+
+fn lookup3(data: &[u8]) -> u32 {
+    let word = |bytes: &[u8]| {
+        let mut w = [0; 4];
+        w[..bytes.len()].copy_from_slice(bytes);
+        u32::from_le_bytes(w)
+    };
+    let init = 0xdead_beef_u32.wrapping_add(data.len() as u32);
+    let (mut a, mut b, mut c) = (init, init, init);
+    let mut rest = data;
+    while rest.len() > 12 {
+        a = a.wrapping_add(word(&rest[0..4]));
+        b = b.wrapping_add(word(&rest[4..8]));
+        c = c.wrapping_add(word(&rest[8..12]));
+        mix(&mut a, &mut b, &mut c);
+        rest = &rest[12..];
+    }
+    if rest.is_empty() {
+        return c;
+    }
+    // The last 1 … 12 bytes, zero-padded (adding zeros is what lookup3's byte-wise tail does).
+    let mut tail = [0; 12];
+    tail[..rest.len()].copy_from_slice(rest);
+    a = a.wrapping_add(word(&tail[0..4]));
+    b = b.wrapping_add(word(&tail[4..8]));
+    c = c.wrapping_add(word(&tail[8..12]));
+    final_mix(&mut a, &mut b, &mut c);
+    c
+}
+
+#[test]
+fn lookup3_reproduces_the_fixtures_superblock_checksum() {
+    // The superblock v2 is 48 bytes: signature, versions and sizes, 4 addresses, checksum.
+    let bytes = std::fs::read(fixture("transformer_rigid_body_nn_st.h5")).unwrap();
+    assert_eq!(bytes[8], 2, "superblock version");
+    assert_eq!(lookup3(&bytes[..44]).to_le_bytes(), bytes[44..48]);
+    assert_eq!(lookup3(b""), 0xdead_beef);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The checksummed structures of a file.
+
+/// A checksummed structure: `bytes[start..end]`, its checksum in the last 4 bytes.
+#[derive(Debug, Clone, Copy)]
+struct Block {
+    start: usize,
+    end: usize,
+}
+
+const SIGNATURES: [&[u8]; 9] = [
+    b"\x89HDF\r\n\x1a\n",
+    b"OHDR",
+    b"OCHK",
+    b"BTHD",
+    b"BTIN",
+    b"BTLF",
+    b"FRHP",
+    b"FSHD",
+    b"FSSE",
+];
+
+/// The largest structure looked for.
+const MAX_BLOCK: usize = 4096;
+
+/// Every signature followed, within [`MAX_BLOCK`] bytes, by the checksum of the bytes from the
+/// signature to it.
+fn blocks(bytes: &[u8]) -> Vec<Block> {
+    let mut found = Vec::new();
+    for start in 0..bytes.len() {
+        if !SIGNATURES.iter().any(|s| bytes[start..].starts_with(s)) {
+            continue;
+        }
+        let last = bytes.len().min(start + MAX_BLOCK);
+        if let Some(end) = (start + 8..=last)
+            .find(|&end| bytes[end - 4..end] == lookup3(&bytes[start..end - 4]).to_le_bytes())
+        {
+            found.push(Block { start, end });
+        }
+    }
+    found
+}
+
+fn restamp(bytes: &mut [u8], block: Block) {
+    let checksum = lookup3(&bytes[block.start..block.end - 4]);
+    bytes[block.end - 4..block.end].copy_from_slice(&checksum.to_le_bytes());
+}
+
+/// Re-stamps every block that contains `at`.
+fn restamp_at(bytes: &mut [u8], blocks: &[Block], at: usize) {
+    for block in blocks.iter().filter(|b| (b.start..b.end - 4).contains(&at)) {
+        restamp(bytes, *block);
+    }
+}
+
+#[test]
+fn the_fixtures_metadata_is_found() {
+    for (name, at_least) in [
+        ("transformer_rigid_body_nn_st.h5", 49),
+        ("transformer_rigid_body_nn_vpff.h5", 124),
+        ("transformer_rigid_body_nn_vpt.h5", 148),
+    ] {
+        let bytes = std::fs::read(fixture(name)).unwrap();
+        let blocks = blocks(&bytes);
+        assert!(blocks.len() >= at_least, "{name}: {}", blocks.len());
+        assert_eq!(blocks[0].start, 0);
+        assert_eq!(blocks[0].end, 48);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loading under catch_unwind.
+
+/// A seeded xorshift64* generator: the test depends on nothing but its seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Loads `bytes` as the fixture's architecture (alternately by value and in place on the heap):
+/// `Err(message)` if that panicked, else whether it loaded.
+fn try_load(name: &str, bytes: Vec<u8>, boxed: bool) -> Result<bool, String> {
+    fn load<N: FromGml>(bytes: Vec<u8>, boxed: bool) -> Result<(), LoadError> {
+        let file = GmlFile::from_bytes(bytes)?;
+        if boxed {
+            load_boxed::<N>(&file, SETTINGS).map(drop)
+        } else {
+            load_with::<N>(&file, SETTINGS).map(drop)
+        }
+    }
+    let outcome = catch_unwind(AssertUnwindSafe(|| match name {
+        "transformer_rigid_body_nn_st.h5" => load::<St>(bytes, boxed),
+        "transformer_rigid_body_nn_vpff.h5" => load::<Vpff>(bytes, boxed),
+        _ => load::<Vpt>(bytes, boxed),
+    }));
+    match outcome {
+        Ok(result) => Ok(result.is_ok()),
+        Err(payload) => Err(payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_default()),
+    }
+}
+
+const FIXTURES: [&str; 3] = [
+    "transformer_rigid_body_nn_st.h5",
+    "transformer_rigid_body_nn_vpff.h5",
+    "transformer_rigid_body_nn_vpt.h5",
+];
+
+/// Runs every mutation of `mutations` on every fixture and fails with the panicking ones.
+fn no_panics(mutations: impl Fn(&[u8], &[Block], &mut Rng, &mut dyn FnMut(String, Vec<u8>))) {
+    let mut panics = Vec::new();
+    let mut runs = 0;
+    for (seed, name) in (1..).zip(FIXTURES) {
+        let bytes = std::fs::read(fixture(name)).unwrap();
+        let blocks = blocks(&bytes);
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ seed);
+        mutations(&bytes, &blocks, &mut rng, &mut |what, mutated| {
+            runs += 1;
+            if let Err(message) = try_load(name, mutated, runs % 2 == 0) {
+                panics.push(format!("{name}, {what}: {message}"));
+            }
+        });
+    }
+    assert!(runs > 0);
+    eprintln!("{runs} mutated files loaded, {} panicked", panics.len());
+    assert!(
+        panics.is_empty(),
+        "{} of {runs} mutated files panicked, e.g.:\n{}",
+        panics.len(),
+        panics[..panics.len().min(10)].join("\n")
+    );
+}
+
+#[test]
+fn the_intact_fixtures_load() {
+    for name in FIXTURES {
+        let bytes = std::fs::read(fixture(name)).unwrap();
+        assert_eq!(try_load(name, bytes.clone(), false), Ok(true), "{name}");
+        assert_eq!(try_load(name, bytes, true), Ok(true), "{name}");
+    }
+}
+
+/// Whether to run the whole metadata sweep (`GEOMATTN_MUTATION_FULL=1`: every byte of every
+/// structure, four values each, about 290 000 loads, minutes) instead of the default sample.
+fn full() -> bool {
+    std::env::var_os("GEOMATTN_MUTATION_FULL").is_some_and(|v| v == "1")
+}
+
+/// Every byte of checksummed structures (signature and checksum excepted) set to another value
+/// (0x00, 0xff, 0x02, or its value with the low bit flipped), checksum re-stamped. By default
+/// (seconds): every structure but the object headers; and one object header in twelve (chosen by
+/// the seed), its first 40 bytes (the header's prefix and its first message, a dataset's
+/// dataspace, where the NULL-class panic was) with all four values, the rest with one of them
+/// (chosen by the seed). In full, everything.
+#[test]
+fn metadata_sweep_with_restamped_checksums() {
+    let full = full();
+    no_panics(|bytes, blocks, rng, run| {
+        let pick = rng.below(12);
+        let mut header = 0;
+        for block in blocks {
+            let is_header = bytes[block.start..].starts_with(b"OHDR");
+            if is_header {
+                header += 1;
+                if !full && header % 12 != pick {
+                    continue;
+                }
+            }
+            for at in block.start + 4..block.end - 4 {
+                let values = [0x00, 0xff, 0x02, bytes[at] ^ 1];
+                let values = if full || !is_header || at < block.start + 44 {
+                    &values[..]
+                } else {
+                    let k = rng.below(4);
+                    &values[k..=k]
+                };
+                for &value in values {
+                    if value == bytes[at] {
+                        continue;
+                    }
+                    let mut mutated = bytes.to_vec();
+                    mutated[at] = value;
+                    restamp(&mut mutated, *block);
+                    run(format!("byte {at} = {value:#04x}"), mutated);
+                }
+            }
+        }
+    });
+}
+
+/// Random bit flips (1 … 4 per file) anywhere, half of them re-stamped.
+#[test]
+fn bit_flips() {
+    no_panics(|bytes, blocks, rng, run| {
+        for k in 0..400 {
+            let mut mutated = bytes.to_vec();
+            let mut what = String::from("flipped");
+            for _ in 0..=rng.below(4) {
+                let (at, bit) = (rng.below(bytes.len()), rng.below(8));
+                mutated[at] ^= 1 << bit;
+                if k % 2 == 0 {
+                    restamp_at(&mut mutated, blocks, at);
+                }
+                what += &format!(" {at}.{bit}");
+            }
+            run(what, mutated);
+        }
+    });
+}
+
+/// Cuts at every 97th length, and at the 64 lengths around each structure's end.
+#[test]
+fn truncations() {
+    no_panics(|bytes, blocks, _, run| {
+        let mut lengths: Vec<usize> = (0..bytes.len()).step_by(97).collect();
+        for block in blocks.iter().take(24) {
+            lengths.extend(block.end.saturating_sub(32)..(block.end + 32).min(bytes.len()));
+        }
+        for keep in lengths {
+            run(format!("cut to {keep}"), bytes[..keep].to_vec());
+        }
+    });
+}
+
+/// Runs of 1 … 16 random bytes or of one repeated byte (0x00, 0xff) written over a random place
+/// (inside a structure, re-stamped, three times in four).
+fn overwrite(bytes: &[u8], blocks: &[Block], rng: &mut Rng) -> (String, Vec<u8>) {
+    let mut mutated = bytes.to_vec();
+    let len = 1 + rng.below(16);
+    let (at, block) = if rng.below(4) == 0 {
+        (rng.below(bytes.len()), None)
+    } else {
+        let block = blocks[rng.below(blocks.len())];
+        let at = block.start + 4 + rng.below((block.end - block.start - 8).max(1));
+        (at, Some(block))
+    };
+    let fill = rng.below(3);
+    let end = (at + len).min(bytes.len());
+    for byte in &mut mutated[at..end] {
+        *byte = match fill {
+            0 => 0x00,
+            1 => 0xff,
+            _ => rng.next() as u8,
+        };
+    }
+    if let Some(block) = block {
+        restamp(&mut mutated, block);
+    }
+    (format!("overwrote {at}..{end} ({fill})"), mutated)
+}
+
+#[test]
+fn overwrites() {
+    no_panics(|bytes, blocks, rng, run| {
+        for _ in 0..600 {
+            let (what, mutated) = overwrite(bytes, blocks, rng);
+            run(what, mutated);
+        }
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The mutations that found bugs, kept as regression tests.
+
+/// `name` with `bytes[at] = value` and the checksums over it re-stamped.
+fn patched(name: &str, edits: &[(usize, u8)]) -> Vec<u8> {
+    let mut bytes = std::fs::read(fixture(name)).unwrap();
+    let blocks = blocks(&bytes);
+    for &(at, value) in edits {
+        bytes[at] = value;
+        restamp_at(&mut bytes, &blocks, at);
+    }
+    bytes
+}
+
+fn load_error<N: FromGml>(bytes: Vec<u8>) -> LoadError {
+    let file = GmlFile::from_bytes(bytes).unwrap();
+    let by_value = load_with::<N>(&file, SETTINGS).map(drop).unwrap_err();
+    let boxed = load_boxed::<N>(&file, SETTINGS).map(drop).unwrap_err();
+    assert_eq!(by_value.to_string(), boxed.to_string());
+    by_value
+}
+
+/// The dataspace message (version 2) of a Float32 vector of length 3, as HDF5 writes it: version,
+/// rank 1, flags (maximum dimensions present), class 1 (simple), dimension 3, maximum 3.
+const VECTOR3_DATASPACE: [u8; 20] = [2, 1, 1, 1, 3, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0];
+
+/// Where the dataspace of a 3-vector starts in `name`, the `index`-th in file order.
+fn vector3_dataspace(name: &str, index: usize) -> usize {
+    let bytes = std::fs::read(fixture(name)).unwrap();
+    (0..bytes.len() - VECTOR3_DATASPACE.len())
+        .filter(|&i| bytes[i..].starts_with(&VECTOR3_DATASPACE))
+        .nth(index)
+        .unwrap()
+}
+
+/// The first panics the sweep found (121 in the full sweep, all this one): the class byte of a
+/// bias's dataspace set to 2 (NULL), checksum re-stamped. The dataspace keeps its dimension, so the
+/// shape `[3]` passes the check, but reading gives no value, and the matrix was built from a short
+/// iterator (`SMatrix::from_iterator`: "iterator not long enough").
+#[test]
+fn regression_null_dataspace_that_keeps_its_dimensions() {
+    fn check<N: FromGml>(name: &str, at: usize, path: &str) {
+        let bytes = std::fs::read(fixture(name)).unwrap();
+        assert_eq!(
+            bytes[at - 3..at + 17],
+            VECTOR3_DATASPACE,
+            "{name}: not a dataspace"
+        );
+        let err = load_error::<N>(patched(name, &[(at, 2)]));
+        assert!(
+            matches!(&err, LoadError::ValueCount { path: p, shape, expected: 3, found: 0 }
+                if p == path && shape == &[3]),
+            "{name}: {err}"
+        );
+        assert_eq!(
+            err.to_string(),
+            format!("`{path}` has shape [3] (3 values), but reading it gave 0 values")
+        );
+    }
+    // The bytes the sweep reported (each a dataspace's class byte).
+    check::<St>("transformer_rigid_body_nn_st.h5", 7849, "/L6/bias");
+    check::<Vpff>("transformer_rigid_body_nn_vpff.h5", 6461, "/L4/bias");
+    check::<Vpt>("transformer_rigid_body_nn_vpt.h5", 5694, "/L4/bias");
+}
+
+/// A packed vector `S` whose dataspace claims 2^60 elements (dimension and maximum): refused
+/// before anything is read or allocated, with the path and the file's size.
+#[test]
+fn regression_a_shape_of_two_to_the_sixty_is_refused_before_reading() {
+    let name = "transformer_rigid_body_nn_vpff.h5";
+    let at = vector3_dataspace(name, 0);
+    let huge = (1_u64 << 60).to_le_bytes();
+    let edits: Vec<(usize, u8)> = (0..8)
+        .flat_map(|k| [(at + 4 + k, huge[k]), (at + 12 + k, huge[k])])
+        .collect();
+    let err = load_error::<Vpff>(patched(name, &edits));
+    assert!(
+        matches!(&err, LoadError::TooLarge { path, shape, file_size: 32476 }
+            if path == "/L1/weight/S" && shape == &[1 << 60]),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "`/L1/weight/S` has shape [1152921504606846976], which needs more bytes than the whole \
+         file holds (32476 bytes)"
+    );
+}
