@@ -37,31 +37,33 @@
 ///
 /// | strategy | program |
 /// |---|---|
-/// | `elimination` | pivot-free LU of `I + C`, unrolled (`≈ 0.45 T³` products, `T − 1` reciprocals) |
+/// | `gram_schmidt` | square-root-free modified Gram–Schmidt QR of `I + C`, unrolled (`≈ 3T³` operations, `T` reciprocals): accurate at every `‖C‖` |
 /// | `symbolic` | closed forms derived with Symbolica (committed programs, one reciprocal) |
+/// | `elimination` | pivot-free LU of `I + C`, unrolled (`≈ 1.75 T³` operations, `T − 1` reciprocals): loses `ε‖C‖²`, breaks down in `f32` |
 ///
 /// Sizes, strategies and defaults (generated from the table `geomattn_codegen::sizes::SIZES`,
 /// which also drives [`Generated`](crate::Generated)):
 ///
 #[doc = include_str!("cayley/sizes.md")]
 ///
-/// The defaults come from the benchmarks (`benches/`: f64 ns per call, divan) and the accuracy
-/// test (`tests/tests/cayley_generated.rs`, worst `‖ΛᵀΛ − I‖` at `‖C‖ ~ 10³`, in ε), measured:
+/// The defaults come from the benchmarks (`benches/`) and the accuracy sweep
+/// (`tests/tests/cayley_robust.rs`), measured in one run each (f64; ns are divan medians,
+/// instructions callgrind counts; the worst `‖ΛᵀΛ − I‖` over `‖C‖_F` from `10⁻³` to `10⁸` in ε,
+/// with LU's for comparison):
 ///
-/// | T | ns elimination / symbolic | ‖ΛᵀΛ−I‖ at 10³, elim. / symb. |
+/// | T | ns gram_schmidt / elimination / symbolic | ‖ΛᵀΛ−I‖ default / elimination / LU |
 /// |---|---|---|
-/// | 1 | – | exact |
-/// | 2 | 1.5 / 1.3 | 4 / 1 |
-/// | 3 | 7.4 / 4.1 | 1.4·10⁶ / 3 |
-/// | 4 | 21 / 23 | 6.3·10³ / 175 |
-/// | 5 | 37 / 97 | 1.7·10⁶ / 889 |
-/// | 6 | 53 / 755 | 3.7·10⁴ / 5.3·10³ |
-/// | 7, 8 | (8: 119 / 15 000) | ≤ 1.3·10⁶ / ≤ 1.2·10⁵ |
+/// | 2 | 0.9 / 1.1 / 0.9 | 3 / 3.5 / 1 |
+/// | 3 | 13.9 / 5.7 / 3.1 | 5 / 6.9·10¹⁵ / 3.0·10⁷ |
+/// | 4 | 36 / 16 / 11 | 46 / 2.9·10³ / 44 |
+/// | 5 | 62 / 34 / 71 | 3.9·10⁷ / 1.3·10¹⁵ / 2.6·10⁷ |
+/// | 8 | 231 / 120 / 14 000 | 1.1·10³ / 7.9·10⁷ / 4.5·10³ |
 ///
-/// At moderate scale (`‖C‖ ≤ 1`) both are within a few ε·T of LU; the pivot-free elimination
-/// loses accuracy like `ε‖C‖²` for large `‖C‖` (LU with pivoting like `ε‖C‖`, the closed forms in
-/// between), so for large `C` where the default is elimination, name `strategy = symbolic` or use
-/// [`LuSolve`](crate::LuSolve).
+/// In `f32` pivot-free elimination breaks down outright (∞ at `T = 3, 4` for `‖C‖_F ≤ 10⁴`).
+/// (For odd `T`, `C` is singular and the conditioning of `I + C` grows like `‖C‖`: every stable
+/// method loses `ε‖C‖` there, as LU does; pivot-free elimination loses `ε‖C‖²`.) Pivot-free
+/// elimination is the fastest unrolled program from `T = 5` on, and accurate for `‖C‖ ≲ 1`: name
+/// `strategy = elimination` when `C` is known to be small.
 ///
 /// Errors (compile errors on the offending token): a size that is not an integer literal
 /// (a const generic `T` is not known yet when macros run: use [`Generated`](crate::Generated)), a

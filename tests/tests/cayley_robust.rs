@@ -76,7 +76,8 @@ fn baselines_and_exponentials_are_finite_and_orthogonal_over_the_range() {
 /// breaks, `the_reported_failures_are_fixed` pins that down.
 #[test]
 fn pivot_free_elimination_is_swept() {
-    sweep_sizes!(Elimination, "Elimination", f64::INFINITY, 3 5 8);
+    sweep_sizes!(Elimination, "Elimination", f64::INFINITY, 2 3 4 5 8);
+    sweep_sizes!(LuSolve, "LuSolve", f64::INFINITY, 2 3 4 5 8);
 }
 
 /// Each failure reported against the kernels (issue 8), reproduced, and what happens now.
