@@ -1,10 +1,12 @@
-//! The committed Symbolica-derived Cayley programs, checked against exact rational arithmetic only.
+//! The committed Symbolica-derived Cayley programs (and, in the random exact check, every
+//! strategy's program), checked against exact rational arithmetic only.
 
 use geomattn_codegen::committed::symbolic;
 use geomattn_codegen::sizes::{self, Strategy};
 use geomattn_codegen::{Op, Program};
 use geomattn_testkit::conventions::{CAYLEY_T2, CAYLEY_T4, CAYLEY_T5, CayleyVector};
 use geomattn_testkit::exact;
+use geomattn_testkit::seeded::XorShift;
 use num_rational::BigRational;
 use num_traits::Zero;
 
@@ -35,23 +37,11 @@ fn skew(t: usize, upper: &[BigRational]) -> Vec<Vec<BigRational>> {
     c
 }
 
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// A rational with numerator in −9..=9 and denominator in 1..=7.
-    fn rational(&mut self) -> BigRational {
-        let n = (self.next() % 19) as i64 - 9;
-        let d = (self.next() % 7) as i64 + 1;
-        q(n, d)
-    }
+/// A rational with numerator in −9..=9 and denominator in 1..=7.
+fn rational(rng: &mut XorShift) -> BigRational {
+    let n = rng.below(19) as i64 - 9;
+    let d = rng.below(7) as i64 + 1;
+    q(n, d)
 }
 
 /// The program's inputs for a CONVENTIONS.md vector: the strict upper triangle of its `C`.
@@ -86,19 +76,26 @@ fn reproduces_the_conventions_vectors() {
     );
 }
 
+/// Every strategy's program at every size of the table (not only the committed symbolic ones),
+/// equal to the exact reference on random rational skew matrices.
 #[test]
 fn matches_exact_inversion_on_random_rational_skew_matrices() {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    for t in sizes::having(Strategy::Symbolic) {
-        let program = program(t);
-        let cases = if t >= 7 { 3 } else { 20 };
-        for _ in 0..cases {
-            let upper: Vec<_> = (0..program.input_count()).map(|_| rng.rational()).collect();
-            assert_eq!(
-                program.eval(&upper),
-                cayley_reference(t, &upper),
-                "T = {t}, C upper = {upper:?}"
-            );
+    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    for row in &sizes::SIZES {
+        let t = row.t;
+        for strategy in row.strategies() {
+            let program = strategy.program(t).expect("the table lists it");
+            let cases = if t >= 7 { 3 } else { 20 };
+            for _ in 0..cases {
+                let upper: Vec<_> = (0..program.input_count())
+                    .map(|_| rational(&mut rng))
+                    .collect();
+                assert_eq!(
+                    program.eval(&upper),
+                    cayley_reference(t, &upper),
+                    "{strategy}, T = {t}, C upper = {upper:?}"
+                );
+            }
         }
     }
 }

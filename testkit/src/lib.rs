@@ -4,7 +4,8 @@
 //! - exact rationals ([`Q`], [`q`], [`q_matrix`]), for the exact vectors: every layer that needs
 //!   only `+ − × ÷` is generic over [`geomattn::Field`] and runs on them unchanged;
 //! - exact Jacobians through dual numbers ([`jacobian`]);
-//! - seeded random matrices ([`random_skew`], [`random_matrix`]) and [`orthogonality_error`],
+//! - seeded random matrices ([`random_skew`], [`random_matrix`]), a seeded generator that
+//!   depends on nothing but its seed ([`seeded`]), and [`orthogonality_error`],
 //!   and the sweep of an orthogonal map's accuracy over the norms of `C` ([`sweep`]);
 //! - the symplectic structure of a sequence's phase space ([`symplectic`]);
 //! - the exact Cayley vectors of CONVENTIONS.md, one definition each ([`conventions`]), and one
@@ -24,6 +25,7 @@
 pub mod conventions;
 pub mod exact;
 pub mod rigid_body;
+pub mod seeded;
 pub mod sweep;
 pub mod symplectic;
 

@@ -22,6 +22,7 @@ use geomattn::{
     VolumePreservingTransformer,
 };
 use geomattn_testkit::fixture;
+use geomattn_testkit::seeded::XorShift;
 
 type Vpt = VolumePreservingTransformer<f64, 3, 3, 2, 1, 3, Tanh>;
 type Vpff = VolumePreservingFeedForward<f64, 3, 6, 1, Tanh>;
@@ -170,22 +171,6 @@ fn the_fixtures_metadata_is_found() {
 // ---------------------------------------------------------------------------------------------
 // Loading under catch_unwind.
 
-/// A seeded xorshift64* generator: the test depends on nothing but its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// Loads `bytes` as the fixture's architecture (alternately by value and in place on the heap):
 /// `Err(message)` if that panicked, else whether it loaded.
 fn try_load(name: &str, bytes: Vec<u8>, boxed: bool) -> Result<bool, String> {
@@ -219,13 +204,13 @@ const FIXTURES: [&str; 3] = [
 ];
 
 /// Runs every mutation of `mutations` on every fixture and fails with the panicking ones.
-fn no_panics(mutations: impl Fn(&[u8], &[Block], &mut Rng, &mut dyn FnMut(String, Vec<u8>))) {
+fn no_panics(mutations: impl Fn(&[u8], &[Block], &mut XorShift, &mut dyn FnMut(String, Vec<u8>))) {
     let mut panics = Vec::new();
     let mut runs = 0;
     for (seed, name) in (1..).zip(FIXTURES) {
         let bytes = std::fs::read(fixture(name)).unwrap();
         let blocks = blocks(&bytes);
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ seed);
+        let mut rng = XorShift(0x9e37_79b9_7f4a_7c15 ^ seed);
         mutations(&bytes, &blocks, &mut rng, &mut |what, mutated| {
             runs += 1;
             if let Err(message) = try_load(name, mutated, runs % 2 == 0) {
@@ -336,7 +321,7 @@ fn truncations() {
 
 /// Runs of 1 … 16 random bytes or of one repeated byte (0x00, 0xff) written over a random place
 /// (inside a structure, re-stamped, three times in four).
-fn overwrite(bytes: &[u8], blocks: &[Block], rng: &mut Rng) -> (String, Vec<u8>) {
+fn overwrite(bytes: &[u8], blocks: &[Block], rng: &mut XorShift) -> (String, Vec<u8>) {
     let mut mutated = bytes.to_vec();
     let len = 1 + rng.below(16);
     let (at, block) = if rng.below(4) == 0 {
@@ -352,7 +337,7 @@ fn overwrite(bytes: &[u8], blocks: &[Block], rng: &mut Rng) -> (String, Vec<u8>)
         *byte = match fill {
             0 => 0x00,
             1 => 0xff,
-            _ => rng.next() as u8,
+            _ => rng.next_u64() as u8,
         };
     }
     if let Some(block) = block {
