@@ -12,6 +12,7 @@
 //!
 //! assert_eq!(sizes::MAX, 12);
 //! assert_eq!(sizes::get(3).unwrap().default, Strategy::Symbolic);
+//! assert_eq!(sizes::get(4).unwrap().default, Strategy::GramSchmidt);
 //! assert_eq!(sizes::get(5).unwrap().default, Strategy::GramSchmidt);
 //! assert_eq!(sizes::having(Strategy::Symbolic).collect::<Vec<_>>(), (2..=8).collect::<Vec<_>>());
 //! assert!(sizes::get(13).is_none());
@@ -59,18 +60,20 @@ const fn size(t: usize, symbolic: bool, default: Strategy, unrolled: bool) -> Si
 
 use Strategy::{GramSchmidt, Symbolic};
 
-/// The table, `T = 1 ..= MAX` in order. Defaults from the benchmarks and the accuracy sweep
-/// (`tests/tests/cayley_robust.rs`): symbolic for `2 ≤ T ≤ 4` (the fewest operations, and as
-/// orthogonal as LU at every `‖C‖`), Gram–Schmidt beyond (about `3T³` operations, within a few
-/// times LU's orthogonality error at every `‖C‖`, where the closed forms grow about 4.5-fold per
-/// size and pivot-free elimination loses `ε‖C‖²` and breaks down in `f32`). The symbolic programs
+/// The table, `T = 1 ..= MAX` in order. Defaults from the benchmarks and the accuracy sweeps
+/// (`tests/tests/cayley_robust.rs`): symbolic for `T = 2, 3` (the fewest operations, and as
+/// orthogonal as LU at every `‖C‖`), Gram–Schmidt from `T = 4` (about `3T³` operations, within a
+/// few times LU's orthogonality error at every `‖C‖`). From `T = 4` the closed forms lose `ε‖C‖`
+/// where LU does not on rank-deficient `C` — which volume-preserving attention produces whenever
+/// `D < T` (`C = ZᵀAZ` has rank at most `D`) — and they grow about 4.5-fold per size; pivot-free
+/// elimination loses `ε‖C‖²` and breaks down in `f32`. The symbolic programs
 /// stop at `T = 8` (about 1 MB of text); `Generated` unrolls up to `T = 8` and runs the
 /// `GramSchmidt` loops beyond; `cayley!` unrolls up to `T = 12`.
 pub const SIZES: [Size; 12] = [
     size(1, false, GramSchmidt, true),
     size(2, true, Symbolic, true),
     size(3, true, Symbolic, true),
-    size(4, true, Symbolic, true),
+    size(4, true, GramSchmidt, true),
     size(5, true, GramSchmidt, true),
     size(6, true, GramSchmidt, true),
     size(7, true, GramSchmidt, true),

@@ -8,7 +8,7 @@ use crate::{Field, OrthogonalMap};
 
 /// Unrolled, branch-free Cayley transforms for the sizes marked unrolled in the table below, each
 /// from the strategy [`cayley!`](crate::cayley!) uses by default for that size (whose docs give
-/// the measurements), and the [`GramSchmidt`] loops beyond: the closed forms at `T = 2 … 4`,
+/// the measurements), and the [`GramSchmidt`] loops beyond: the closed forms at `T = 2, 3`,
 /// square-root-free Gram–Schmidt above, both accurate wherever the Cayley transform is defined
 /// (never NaN or ∞ for finite `C`, orthogonal to within a few times what LU with partial pivoting
 /// achieves; `tests/tests/cayley_robust.rs` sweeps `T = 2 … 12`, `f32` and `f64`, `‖C‖_F` up to
