@@ -183,13 +183,14 @@ fn flat_sequences<'a, S: Field, const D: usize, const T: usize>(
     if per_item != 0 && !input.len().is_multiple_of(per_item) {
         return Err(shape_error("buffer length is not a multiple of d·T"));
     }
-    // `max(1)`: a zero-sized sequence has no items (chunks of an empty slice), and chunks must
-    // not be empty.
+    // A zero-sized sequence (D·T = 0) has nothing to compute: no items. `max(1)` only keeps the
+    // chunk size valid; `take` then yields none.
+    let count = if per_item == 0 { 0 } else { input.len() / per_item };
     let chunk = per_item.max(1);
     Ok(input
         .chunks_exact(chunk)
         .zip(output.chunks_exact_mut(chunk))
-        .filter(move |_| per_item != 0)
+        .take(count)
         .map(|(z, out)| {
             (
                 SMatrixView::<S, D, T>::from_slice(z),
