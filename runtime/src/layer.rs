@@ -185,7 +185,7 @@ fn flat_sequences<'a, S: Field, const D: usize, const T: usize>(
     }
     // A zero-sized sequence (D·T = 0) has nothing to compute: no items. `max(1)` only keeps the
     // chunk size valid; `take` then yields none.
-    let count = if per_item == 0 { 0 } else { input.len() / per_item };
+    let count = input.len().checked_div(per_item).unwrap_or(0);
     let chunk = per_item.max(1);
     Ok(input
         .chunks_exact(chunk)
