@@ -313,6 +313,39 @@ fn key(v: &Value) -> (u8, usize, String) {
     }
 }
 
+/// `I + C` as expressions, row by row: the inputs above the diagonal, their negatives below, 1 on
+/// it. What both the elimination and the Gram–Schmidt programs start from.
+pub fn identity_plus_skew(t: usize) -> Vec<Vec<Expr>> {
+    (0..t)
+        .map(|i| {
+            (0..t)
+                .map(|j| match i.cmp(&j) {
+                    core::cmp::Ordering::Less => Expr::input(Program::input_index(i, j)),
+                    core::cmp::Ordering::Greater => Expr::input(Program::input_index(j, i)).neg(),
+                    core::cmp::Ordering::Equal => Expr::int(1),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The program whose outputs are `Cay(C) = X − I`, column-major, for `X = 2(I + C)⁻¹` given row
+/// by row.
+pub fn finish_cayley(mut b: Builder, x: &[Vec<Expr>]) -> Program {
+    let t = x.len();
+    let outputs: Vec<Expr> = (0..t * t)
+        .map(|n| {
+            let (i, j) = (n % t, n / t);
+            if i == j {
+                b.sub(&x[i][j], &Expr::int(1))
+            } else {
+                x[i][j].clone()
+            }
+        })
+        .collect();
+    b.finish(t, &outputs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

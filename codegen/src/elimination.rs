@@ -29,7 +29,7 @@
 //! (GML's counts are from CONVENTIONS.md; GML then also multiplies by `I − C`, `T³` products.)
 
 use crate::Program;
-use crate::builder::{Builder, Expr};
+use crate::builder::{Builder, Expr, finish_cayley, identity_plus_skew};
 
 /// The elimination program for `Cay(C)` at size `t` (any `t`; `t = 0` gives the empty program).
 ///
@@ -45,17 +45,7 @@ use crate::builder::{Builder, Expr};
 pub fn program(t: usize) -> Program {
     let mut b = Builder::new();
     // m = I + C, row-major; overwritten by L′ (on and below the diagonal) and U (above it).
-    let mut m: Vec<Vec<Expr>> = (0..t)
-        .map(|i| {
-            (0..t)
-                .map(|j| match i.cmp(&j) {
-                    core::cmp::Ordering::Less => Expr::input(Program::input_index(i, j)),
-                    core::cmp::Ordering::Greater => Expr::input(Program::input_index(j, i)).neg(),
-                    core::cmp::Ordering::Equal => Expr::int(1),
-                })
-                .collect()
-        })
-        .collect();
+    let mut m: Vec<Vec<Expr>> = identity_plus_skew(t);
     let mut recip = Vec::with_capacity(t);
     for k in 0..t {
         let r = b.div(&Expr::int(1), &m[k][k]);
@@ -95,17 +85,7 @@ pub fn program(t: usize) -> Program {
         }
     }
     // Cay = X − I, column-major.
-    let outputs: Vec<Expr> = (0..t * t)
-        .map(|n| {
-            let (i, j) = (n % t, n / t);
-            if i == j {
-                b.sub(&x[i][j], &Expr::int(1))
-            } else {
-                x[i][j].clone()
-            }
-        })
-        .collect();
-    b.finish(t, &outputs)
+    finish_cayley(b, &x)
 }
 
 #[cfg(test)]

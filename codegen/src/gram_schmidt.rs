@@ -29,7 +29,7 @@
 //! operations for accuracy at every `‖C‖`.)
 
 use crate::Program;
-use crate::builder::{Builder, Expr};
+use crate::builder::{Builder, Expr, finish_cayley, identity_plus_skew};
 
 /// The Gram–Schmidt program for `Cay(C)` at size `t` (any `t`).
 ///
@@ -45,17 +45,7 @@ use crate::builder::{Builder, Expr};
 pub fn program(t: usize) -> Program {
     let mut b = Builder::new();
     // q[i][j]: entry (i, j) of I + C, orthogonalised column by column.
-    let mut q: Vec<Vec<Expr>> = (0..t)
-        .map(|i| {
-            (0..t)
-                .map(|j| match i.cmp(&j) {
-                    core::cmp::Ordering::Less => Expr::input(Program::input_index(i, j)),
-                    core::cmp::Ordering::Greater => Expr::input(Program::input_index(j, i)).neg(),
-                    core::cmp::Ordering::Equal => Expr::int(1),
-                })
-                .collect()
-        })
-        .collect();
+    let mut q: Vec<Vec<Expr>> = identity_plus_skew(t);
     // r[k][j], j > k: the strict upper part of R. x[k]: row k of X = 2(I + C)⁻¹.
     let mut r = vec![vec![Expr::int(0); t]; t];
     let mut x = vec![vec![Expr::int(0); t]; t];
@@ -86,17 +76,7 @@ pub fn program(t: usize) -> Program {
         }
     }
     // Cay = X − I, column-major.
-    let outputs: Vec<Expr> = (0..t * t)
-        .map(|n| {
-            let (i, j) = (n % t, n / t);
-            if i == j {
-                b.sub(&x[i][j], &Expr::int(1))
-            } else {
-                x[i][j].clone()
-            }
-        })
-        .collect();
-    b.finish(t, &outputs)
+    finish_cayley(b, &x)
 }
 
 /// `q_aᵀ q_b` over the columns `a` and `b` of `q`.
