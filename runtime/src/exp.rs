@@ -31,7 +31,7 @@ use nalgebra::{RealField, SMatrix};
 
 use crate::OrthogonalMap;
 use crate::cayley::solve_without_pivoting;
-use crate::orthogonal::{in_meaningful_range, not_a_number};
+use crate::orthogonal::{in_meaningful_range, not_a_number, skew_from_upper};
 
 /// The exponential of a skew matrix, in closed form for `T ≤ 3` and by [`ScalingSquaring`]
 /// above.
@@ -62,15 +62,6 @@ impl<S: RealField + Copy, const T: usize> OrthogonalMap<S, T> for ScalingSquarin
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
         scaling_squaring(c)
     }
-}
-
-/// The skew matrix whose strict upper triangle is that of `c`.
-fn skew_from_upper<S: RealField + Copy, const T: usize>(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
-    SMatrix::from_fn(|i, j| match i.cmp(&j) {
-        core::cmp::Ordering::Less => c[(i, j)],
-        core::cmp::Ordering::Greater => -c[(j, i)],
-        core::cmp::Ordering::Equal => S::zero(),
-    })
 }
 
 /// `T = 2`: `exp [0 θ; −θ 0] = [cos θ  sin θ; −sin θ  cos θ]`.

@@ -57,6 +57,16 @@ pub trait OrthogonalMap<S: Field, const T: usize> {
 /// The map layers use unless told otherwise: the Cayley transform by [`crate::Generated`].
 pub type DefaultCayley = crate::Generated;
 
+/// The skew matrix whose strict upper triangle is that of `c`: what every map reads of its
+/// argument.
+pub(crate) fn skew_from_upper<S: Field, const T: usize>(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
+    SMatrix::from_fn(|i, j| match i.cmp(&j) {
+        core::cmp::Ordering::Less => c[(i, j)],
+        core::cmp::Ordering::Greater => -c[(j, i)],
+        core::cmp::Ordering::Equal => S::zero(),
+    })
+}
+
 /// `ε‖C‖_F ≤ 1/64` (see the [module docs](self)); false for a NaN or infinite `C`.
 pub(crate) fn in_meaningful_range<S: RealField + Copy, const T: usize>(
     c: &SMatrix<S, T, T>,

@@ -3,7 +3,7 @@
 
 use nalgebra::{Const, DimMin, RealField, SMatrix};
 
-use crate::orthogonal::{in_meaningful_range, not_a_number};
+use crate::orthogonal::{in_meaningful_range, not_a_number, skew_from_upper};
 use crate::{Field, OrthogonalMap};
 
 /// `(I − C)·(I + C).try_inverse()`: nalgebra's generic inverse (closed forms up to `T = 4`, LU
@@ -27,11 +27,7 @@ pub struct LuSolve;
 fn plus_minus<S: Field, const T: usize>(
     c: &SMatrix<S, T, T>,
 ) -> (SMatrix<S, T, T>, SMatrix<S, T, T>) {
-    let skew = SMatrix::<S, T, T>::from_fn(|i, j| match i.cmp(&j) {
-        core::cmp::Ordering::Less => c[(i, j)],
-        core::cmp::Ordering::Greater => -c[(j, i)],
-        core::cmp::Ordering::Equal => S::zero(),
-    });
+    let skew = skew_from_upper(c);
     let identity = SMatrix::<S, T, T>::identity();
     (identity + skew, identity - skew)
 }

@@ -2,6 +2,7 @@
 
 use nalgebra::SMatrix;
 
+use crate::orthogonal::skew_from_upper;
 use crate::{Field, OrthogonalMap, scalar::two};
 
 /// Solves `(I + C) X = 2I` by elimination without pivoting, then returns `X − I`
@@ -16,13 +17,7 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for Elimination {
 
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
         // m = I + C from the strict upper triangle of C.
-        let mut m = SMatrix::<S, T, T>::identity();
-        for j in 0..T {
-            for i in 0..j {
-                m[(i, j)] = c[(i, j)];
-                m[(j, i)] = -c[(i, j)];
-            }
-        }
+        let m = SMatrix::<S, T, T>::identity() + skew_from_upper(c);
         let mut x = solve_without_pivoting(m, SMatrix::<S, T, T>::identity() * two::<S>());
         for k in 0..T {
             x[(k, k)] -= S::one();

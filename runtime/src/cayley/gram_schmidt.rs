@@ -3,6 +3,7 @@
 
 use nalgebra::SMatrix;
 
+use crate::orthogonal::skew_from_upper;
 use crate::{Field, OrthogonalMap, scalar::two};
 
 /// `Cay(C) = 2(I + C)⁻¹ − I` through a QR factorisation of `A = I + C` by modified Gram–Schmidt
@@ -38,13 +39,7 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for GramSchmidt {
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
         // Every step works on whole columns, which nalgebra stores contiguously.
         // q = I + C from the strict upper triangle of C; r the strict upper part of R.
-        let mut q = SMatrix::<S, T, T>::identity();
-        for j in 0..T {
-            for i in 0..j {
-                q[(i, j)] = c[(i, j)];
-                q[(j, i)] = -c[(i, j)];
-            }
-        }
+        let mut q = SMatrix::<S, T, T>::identity() + skew_from_upper(c);
         let mut r = SMatrix::<S, T, T>::zeros();
         // y = Xᵀ, X = 2(I + C)⁻¹: column k of y is row k of X, first 2 q_k / ‖q_k‖².
         let mut y = SMatrix::<S, T, T>::zeros();
