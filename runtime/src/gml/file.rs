@@ -139,14 +139,7 @@ impl Node {
     fn group_expecting(&self, name: &str, expected: Object) -> Result<Node, LoadError> {
         let path = self.child_path(name);
         if !self.has_group(name)? {
-            return Err(match self.describe(name)? {
-                Some(found) => LoadError::Kind {
-                    path,
-                    expected,
-                    found,
-                },
-                None => LoadError::Missing { path, expected },
-            });
+            return Err(self.absent(name, path, expected)?);
         }
         let group = self.group.group(name).map_err(|source| LoadError::Hdf5 {
             path: path.clone(),
@@ -252,6 +245,19 @@ impl Node {
             }),
             None => Ok(()),
         }
+    }
+
+    /// Why `name` is not the object the architecture expects at `path`: something else is there
+    /// ([`LoadError::Kind`]), or nothing ([`LoadError::Missing`]).
+    fn absent(&self, name: &str, path: String, expected: Object) -> Result<LoadError, LoadError> {
+        Ok(match self.describe(name)? {
+            Some(found) => LoadError::Kind {
+                path,
+                expected,
+                found,
+            },
+            None => LoadError::Missing { path, expected },
+        })
     }
 
     /// What the file has at `name`: a dataset (its type and shape), a group (its `gml_type`), or
@@ -507,14 +513,7 @@ impl Node {
     fn dataset(&self, name: &str, expected: Object) -> Result<Dataset, LoadError> {
         let path = self.child_path(name);
         if !self.has_dataset(name)? {
-            return Err(match self.describe(name)? {
-                Some(found) => LoadError::Kind {
-                    path,
-                    expected,
-                    found,
-                },
-                None => LoadError::Missing { path, expected },
-            });
+            return Err(self.absent(name, path, expected)?);
         }
         self.group
             .dataset(name)
