@@ -181,6 +181,24 @@ impl Builder {
         }
     }
 
+    /// `Σ terms`, left to right, without the pairs `x` and `−x` wherever they stand in the list
+    /// (`add` folds `x − x` only when the two meet): the first Gram–Schmidt products of `I + C`
+    /// hold `C₀ⱼ·1` and `Cⱼ₀·1` apart.
+    pub fn sum(&mut self, terms: impl IntoIterator<Item = Expr>) -> Expr {
+        let mut kept: Vec<Expr> = Vec::new();
+        for term in terms {
+            let opposite = term.neg();
+            match kept.iter().position(|k| *k == opposite) {
+                Some(at) => {
+                    kept.remove(at);
+                }
+                None => kept.push(term),
+            }
+        }
+        kept.iter()
+            .fold(Expr::int(0), |sum, term| self.add(&sum, term))
+    }
+
     /// `a − b`.
     pub fn sub(&mut self, a: &Expr, b: &Expr) -> Expr {
         self.add(a, &b.neg())

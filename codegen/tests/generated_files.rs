@@ -101,7 +101,9 @@ fn size_table() -> String {
 fn committed_expansions_are_current() {
     let mut complaints = Vec::new();
     let mut expected_files = Vec::new();
-    for row in SIZES.iter().filter(|row| row.unrolled) {
+    // What `cayley!(T)` expands to, for reading: every size up to 8 (beyond, the programs are
+    // long and `cayley!` is the way to see them).
+    for row in SIZES.iter().filter(|row| row.t <= 8) {
         let path = format!("codegen/gen/cayley_{}.rs", row.t);
         complaints.extend(check(&path, &expansion(row.t, row.default)));
         expected_files.push(format!("cayley_{}.rs", row.t));

@@ -4,10 +4,11 @@
 //! `catch_unwind`: every one must give `Ok` or a `LoadError`, never a panic. Deterministic (a fixed
 //! seed, no clock), a few seconds in debug.
 //!
-//! The files that found the bugs are kept as regression tests at the end, made the same way from
-//! the in-repo fixtures (so no binary is committed): a dataspace turned to HDF5's NULL class that
-//! still lists its dimensions (121 panics in `SMatrix::from_iterator` before the fix), and a
-//! dataspace claiming 2^60 elements.
+//! The files that found the bugs are committed as regression fixtures in `tests/malformed/` (a
+//! dataspace turned to HDF5's NULL class that still lists its dimensions: 121 panics in
+//! `SMatrix::from_iterator` before the fix; a dataspace claiming 2^60 elements), and the tests at
+//! the end check that each is exactly the documented patch of an in-repo fixture before loading
+//! it (re-write them with `GEOMATTN_BLESS=1 cargo test -p geomattn-tests --test gml_mutation`).
 //!
 //! HDF5 1.10+ metadata (superblock v2/v3, object headers v2 `OHDR`, their continuation chunks
 //! `OCHK`, B-tree v2 nodes, fractal heap headers) ends with a Jenkins lookup3 checksum of the
@@ -370,6 +371,26 @@ fn patched(name: &str, edits: &[(usize, u8)]) -> Vec<u8> {
     bytes
 }
 
+/// The committed regression file `tests/malformed/{name}`, checked to be `made` byte for byte (or
+/// written from it under `GEOMATTN_BLESS=1`).
+fn regression_file(name: &str, made: Vec<u8>) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("malformed")
+        .join(name);
+    if std::env::var_os("GEOMATTN_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &made).unwrap();
+    }
+    let committed = std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (write it with GEOMATTN_BLESS=1)", path.display()));
+    assert!(
+        committed == made,
+        "{}: not the documented patch",
+        path.display()
+    );
+    committed
+}
+
 fn load_error<N: FromGml>(bytes: Vec<u8>) -> LoadError {
     let file = GmlFile::from_bytes(bytes).unwrap();
     let by_value = load_with::<N>(&file, SETTINGS).map(drop).unwrap_err();
@@ -404,7 +425,8 @@ fn regression_null_dataspace_that_keeps_its_dimensions() {
             VECTOR3_DATASPACE,
             "{name}: not a dataspace"
         );
-        let err = load_error::<N>(patched(name, &[(at, 2)]));
+        let malformed = format!("null_dataspace_{name}");
+        let err = load_error::<N>(regression_file(&malformed, patched(name, &[(at, 2)])));
         assert!(
             matches!(&err, LoadError::ValueCount { path: p, shape, expected: 3, found: 0 }
                 if p == path && shape == &[3]),
@@ -431,7 +453,10 @@ fn regression_a_shape_of_two_to_the_sixty_is_refused_before_reading() {
     let edits: Vec<(usize, u8)> = (0..8)
         .flat_map(|k| [(at + 4 + k, huge[k]), (at + 12 + k, huge[k])])
         .collect();
-    let err = load_error::<Vpff>(patched(name, &edits));
+    let err = load_error::<Vpff>(regression_file(
+        "huge_shape_transformer_rigid_body_nn_vpff.h5",
+        patched(name, &edits),
+    ));
     assert!(
         matches!(&err, LoadError::TooLarge { path, shape, file_size: 32476 }
             if path == "/L1/weight/S" && shape == &[1 << 60]),

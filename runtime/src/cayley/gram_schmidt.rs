@@ -3,7 +3,6 @@
 
 use nalgebra::SMatrix;
 
-use crate::orthogonal::skew_from_upper;
 use crate::{Field, OrthogonalMap, scalar::two};
 
 /// `Cay(C) = 2(I + C)⁻¹ − I` through a QR factorisation of `A = I + C` by modified Gram–Schmidt
@@ -37,34 +36,64 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for GramSchmidt {
     const NAME: &'static str = "Cayley (Gram–Schmidt)";
 
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
-        // Every step works on whole columns, which nalgebra stores contiguously.
-        // q = I + C from the strict upper triangle of C; r the strict upper part of R.
-        let mut q = SMatrix::<S, T, T>::identity() + skew_from_upper(c);
-        let mut r = SMatrix::<S, T, T>::zeros();
-        // y = Xᵀ, X = 2(I + C)⁻¹: column k of y is row k of X, first 2 q_k / ‖q_k‖².
-        let mut y = SMatrix::<S, T, T>::zeros();
+        // Gram–Schmidt on A = I − C = (I + C)ᵀ rather than on I + C: the rows of 2A⁻¹ are then
+        // the columns of X = 2(I + C)⁻¹, so X comes out in nalgebra's column-major order without
+        // a transpose. Columns are plain arrays, which the optimiser keeps in vector registers.
+        let mut q = identity_minus_skew(c);
+        // r[k][j], j > k: the strict upper part of R. y[k]: row k of 2A⁻¹, first 2 q_k / ‖q_k‖².
+        let mut r = [[S::zero(); T]; T];
+        let mut y = [[S::zero(); T]; T];
         for k in 0..T {
-            let inverse_square = S::one() / q.column(k).dot(&q.column(k));
+            let q_k = q[k];
+            let inverse_square = S::one() / dot(&q_k, &q_k);
             for j in k + 1..T {
-                let r_kj = q.column(k).dot(&q.column(j)) * inverse_square;
-                r[(k, j)] = r_kj;
-                let (done, mut rest) = q.columns_range_pair_mut(k, j);
-                rest.axpy(-r_kj, &done, S::one());
+                let r_kj = dot(&q_k, &q[j]) * inverse_square;
+                r[k][j] = r_kj;
+                for i in 0..T {
+                    q[j][i] -= r_kj * q_k[i];
+                }
             }
-            y.set_column(k, &(q.column(k) * (two::<S>() * inverse_square)));
+            let scale = two::<S>() * inverse_square;
+            for i in 0..T {
+                y[k][i] = q_k[i] * scale;
+            }
         }
-        // X = R⁻¹·(2D⁻¹Q̃ᵀ), i.e. yₖ −= Σ_{j > k} r_kj yⱼ, from the last column down.
+        // 2A⁻¹ = R⁻¹·(2D⁻¹Q̃ᵀ): y_k −= Σ_{j > k} r_kj y_j, from the last row up.
         for k in (0..T).rev() {
             for j in k + 1..T {
-                let r_kj = r[(k, j)];
-                let (mut target, source) = y.columns_range_pair_mut(k, j);
-                target.axpy(-r_kj, &source, S::one());
+                let (r_kj, y_j) = (r[k][j], y[j]);
+                for i in 0..T {
+                    y[k][i] -= r_kj * y_j[i];
+                }
             }
         }
-        let mut x = y.transpose();
-        for k in 0..T {
-            x[(k, k)] -= S::one();
-        }
-        x
+        // Cay(C) = X − I.
+        SMatrix::from_fn(|i, j| if i == j { y[j][i] - S::one() } else { y[j][i] })
     }
+}
+
+/// The columns of `I − C`, from the strict upper triangle of `C`: entry `i` of column `j` is
+/// `−C_ij` above the diagonal, `C_ji` below it.
+fn identity_minus_skew<S: Field, const T: usize>(c: &SMatrix<S, T, T>) -> [[S; T]; T] {
+    let mut q = [[S::zero(); T]; T];
+    for (j, column) in q.iter_mut().enumerate() {
+        column[j] = S::one();
+        for i in 0..j {
+            column[i] = -c[(i, j)];
+        }
+        for i in j + 1..T {
+            column[i] = c[(j, i)];
+        }
+    }
+    q
+}
+
+/// `aᵀb`, in order (`T ≥ 1`).
+#[inline(always)]
+fn dot<S: Field, const T: usize>(a: &[S; T], b: &[S; T]) -> S {
+    let mut sum = a[0] * b[0];
+    for i in 1..T {
+        sum += a[i] * b[i];
+    }
+    sum
 }
