@@ -24,7 +24,7 @@
 
 pub mod conventions;
 pub mod exact;
-pub mod rigid_body;
+pub use geomattn_spec::rigid_body;
 pub mod seeded;
 pub mod sweep;
 pub mod symplectic;
