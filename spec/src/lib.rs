@@ -31,6 +31,7 @@ mod arch;
 mod dispatch;
 mod error;
 pub mod grid;
+pub mod inspect;
 
 mod network;
 pub mod rigid_body;

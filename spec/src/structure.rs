@@ -119,7 +119,7 @@ where
         .map(|z| determinant_error(|x| net.forward(x), z))
         .fold(0.0, f64::max);
     vec![Measurement {
-        property: "|det J − 1| of the map of one state".into(),
+        property: "abs(det J − 1) of the map of one state".into(),
         worst,
         tolerance: DETERMINANT_TOLERANCE,
         promised: true,
@@ -163,14 +163,14 @@ where
             promised: true,
         },
         Measurement {
-            property: "|det J − 1| of every feed-forward part (one state)".into(),
+            property: "abs(det J − 1) of every feed-forward part (one state)".into(),
             worst: feed_forward,
             tolerance: DETERMINANT_TOLERANCE,
             promised: true,
         },
         Measurement {
             property: format!(
-                "|det J − 1| of the whole map of R^{{{D}×{T}}}{}",
+                "abs(det J − 1) of the whole map of R^{{{D}×{T}}}{}",
                 if skew_sym { "" } else { " (not promised: skew_sym = false)" }
             ),
             worst: whole,

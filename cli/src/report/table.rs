@@ -1,8 +1,9 @@
-//! A plain-text table with aligned columns.
+//! A Markdown table with aligned columns.
 
 use std::fmt;
 
-/// Rows of strings under a header, printed with right-aligned columns.
+/// Rows of strings under a header, printed as a Markdown table (a title, the header, its
+/// separator row, the rows) with right-aligned columns.
 pub struct Table {
     title: String,
     header: Vec<String>,
@@ -42,14 +43,19 @@ impl fmt::Display for Table {
                     .unwrap_or(0)
             })
             .collect();
-        writeln!(f, "## {}", self.title)?;
-        for line in [&self.header].into_iter().chain(&self.rows) {
+        writeln!(f, "## {}\n", self.title)?;
+        // Each cell is ` text ` (width + 2); the separator is `-…-:` (right-aligned), as wide.
+        let separator: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+        for (index, line) in [&self.header].into_iter().chain(&self.rows).enumerate() {
             let cells: Vec<String> = line
                 .iter()
                 .zip(&widths)
                 .map(|(cell, width)| format!("{cell:>width$}"))
                 .collect();
             writeln!(f, "| {} |", cells.join(" | "))?;
+            if index == 0 {
+                writeln!(f, "|-{}:|", separator.join(":|-"))?;
+            }
         }
         Ok(())
     }
