@@ -14,13 +14,19 @@ use crate::report::Table;
 pub fn run(path: &Path) -> Result<ExitCode, Failure> {
     let file = GmlFile::open(path).map_err(|source| geomattn_spec::Error::Unreadable {
         file: path.display().to_string(),
-        source,
+        source: Box::new(source),
     })?;
     let inspection = inspect(&file)?;
     println!("# {}\n", path.display());
     let mut table = Table::new(
         &format!("Layers ({})", inspection.layers.len()),
-        &["layer", "parameter", "kind", "shape (Julia)", "Stiefel deviation"],
+        &[
+            "layer",
+            "parameter",
+            "kind",
+            "shape (Julia)",
+            "Stiefel deviation",
+        ],
     );
     for layer in &inspection.layers {
         for parameter in &layer.parameters {

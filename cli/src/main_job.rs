@@ -16,7 +16,8 @@ use crate::{Reference, check, plot, rollout};
 /// GML's `transformer_rigid_body_nn_vpt.h5` (MIT, see `fixtures/gml/`).
 const BUNDLED: &[u8] = include_bytes!("../../fixtures/gml/transformer_rigid_body_nn_vpt.h5");
 /// Its architecture.
-const SPEC: &str = "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)";
+const SPEC: &str =
+    "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)";
 /// Where the plot goes.
 pub const PLOT: &str = "geomattn-rollout.svg";
 const STEPS: usize = 60;
@@ -26,7 +27,7 @@ pub fn run() -> Result<ExitCode, Failure> {
     let file = GmlFile::from_bytes(BUNDLED.to_vec()).map_err(|source| {
         geomattn_spec::Error::Unreadable {
             file: "the bundled network".into(),
-            source,
+            source: Box::new(source),
         }
     })?;
     let arch: Arch = SPEC.parse()?;

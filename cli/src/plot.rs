@@ -71,7 +71,12 @@ fn draw<'a>(
         chart.configure_series_labels().border_style(BLACK).draw()?;
     }
     if let (Some(errors), Some(area)) = (errors, areas.get(dim)) {
-        let mut chart = panel(area, "error (max norm)", steps, range(errors.iter().copied()))?;
+        let mut chart = panel(
+            area,
+            "error (max norm)",
+            steps,
+            range(errors.iter().copied()),
+        )?;
         chart
             .draw_series(LineSeries::new(errors.iter().copied().enumerate(), &BLACK))?
             .label("error")
@@ -98,11 +103,7 @@ fn panel<'a, 'b>(
         .x_label_area_size(30)
         .y_label_area_size(60)
         .build_cartesian_2d(0..steps.max(1), low..high)?;
-    chart
-        .configure_mesh()
-        .x_desc("step")
-        .y_desc(name)
-        .draw()?;
+    chart.configure_mesh().x_desc("step").y_desc(name).draw()?;
     Ok(chart)
 }
 

@@ -66,7 +66,12 @@ impl Trajectory {
             self.states
                 .iter()
                 .zip(reference)
-                .map(|(z, r)| z.iter().zip(r).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max))
+                .map(|(z, r)| {
+                    z.iter()
+                        .zip(r)
+                        .map(|(a, b)| (a - b).abs())
+                        .fold(0.0, f64::max)
+                })
                 .collect(),
         )
     }
@@ -144,7 +149,10 @@ pub fn trajectory(
         _ if init.len() == dim * seq => init.to_vec(),
         _ => {
             let expected = if seq > 1 {
-                format!("{} (a window of {seq} states), or {dim} with --reference", dim * seq)
+                format!(
+                    "{} (a window of {seq} states), or {dim} with --reference",
+                    dim * seq
+                )
             } else {
                 dim.to_string()
             };
@@ -190,10 +198,14 @@ fn with_progress<T>(total: usize, f: impl FnOnce(&mut dyn FnMut(usize)) -> T) ->
 pub fn run(args: &Args) -> Result<ExitCode, Failure> {
     let arch: Arch = args.arch.parse()?;
     let init = parse_state(&args.init)?;
-    let precision = if args.f32 { Precision::F32 } else { Precision::F64 };
+    let precision = if args.f32 {
+        Precision::F32
+    } else {
+        Precision::F64
+    };
     let file = GmlFile::open(&args.file).map_err(|source| geomattn_spec::Error::Unreadable {
         file: args.file.display().to_string(),
-        source,
+        source: Box::new(source),
     })?;
     let net = geomattn_spec::open(&file, &arch, precision)?;
     let trajectory = trajectory(net.as_ref(), &init, args.steps, args.reference)?;

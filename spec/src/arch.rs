@@ -188,7 +188,9 @@ impl<'a> Options<'a> {
                 Some((key, value)) => (canonical(key.trim()), value.trim()),
                 None => match positional.next() {
                     Some(key) => (*key, item),
-                    None => return Err(malformed(format!("unexpected positional option `{item}`"))),
+                    None => {
+                        return Err(malformed(format!("unexpected positional option `{item}`")));
+                    }
                 },
             };
             let Some(key) = grammar.keys.iter().find(|k| **k == key) else {

@@ -119,12 +119,12 @@ fn load_error(file: &GmlFile, arch: &Arch, source: LoadError) -> Error {
     match source {
         LoadError::Hdf5 { .. } => Error::Unreadable {
             file: file.name().into(),
-            source,
+            source: Box::new(source),
         },
         _ => Error::Load {
             file: file.name().into(),
             arch: arch.to_string(),
-            source,
+            source: Box::new(source),
         },
     }
 }
@@ -192,11 +192,7 @@ macro_rules! open_network {
 /// # Errors
 /// [`Error::OffGrid`] for sizes this build does not have, [`Error::Load`] if the file does not
 /// hold that architecture, [`Error::Unreadable`] if it is not a readable HDF5 file.
-pub fn open(
-    file: &GmlFile,
-    arch: &Arch,
-    precision: Precision,
-) -> Result<Box<dyn Network>, Error> {
+pub fn open(file: &GmlFile, arch: &Arch, precision: Precision) -> Result<Box<dyn Network>, Error> {
     match precision {
         Precision::F32 => on_grid!(arch, f32, open_network, file),
         Precision::F64 => on_grid!(arch, f64, open_network, file),
@@ -218,7 +214,7 @@ pub fn open_file(
 fn read(path: &Path) -> Result<GmlFile, Error> {
     GmlFile::open(path).map_err(|source| Error::Unreadable {
         file: path.display().to_string(),
-        source,
+        source: Box::new(source),
     })
 }
 

@@ -36,7 +36,7 @@ pub enum Error {
         /// The architecture asked for.
         arch: String,
         /// What the loader reported.
-        source: LoadError,
+        source: Box<LoadError>,
     },
     /// The file cannot be read at all.
     #[error("cannot read `{file}`: {source}")]
@@ -44,7 +44,7 @@ pub enum Error {
         /// The file.
         file: String,
         /// What the loader reported.
-        source: LoadError,
+        source: Box<LoadError>,
     },
     /// An input (window or initial state) has the wrong number of values.
     #[error("{what} has {found} values, {arch} needs {expected}")]

@@ -4,7 +4,7 @@
 //! ```
 //! use geomattn::gml::GmlFile;
 //! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/gml/transformer_rigid_body_nn_vpff.h5");
-//! let inspection = geomattn_spec::inspect::inspect(&GmlFile::open(path)?)?;
+//! let inspection = geomattn_spec::inspect::inspect(&GmlFile::open(path).unwrap())?;
 //! assert_eq!(inspection.layers.len(), 26);
 //! assert_eq!(inspection.matches[0].spec, "vpff(dim=3, n_blocks=6, n_linear=1, activation=?)");
 //! # Ok::<(), geomattn_spec::Error>(())
@@ -97,7 +97,7 @@ pub struct Inspection {
 pub fn inspect(file: &GmlFile) -> Result<Inspection, Error> {
     let unreadable = |source: LoadError| Error::Unreadable {
         file: file.name().into(),
-        source,
+        source: Box::new(source),
     };
     let layers = file
         .layers()
@@ -125,7 +125,9 @@ fn collect(node: &Node, prefix: &str, out: &mut Vec<Parameter>) -> Result<(), Lo
     for (name, object) in node.entries()? {
         let path = format!("{prefix}{name}");
         match object {
-            Object::Group { gml_type: None } => collect(&node.group(&name)?, &format!("{path}/"), out)?,
+            Object::Group { gml_type: None } => {
+                collect(&node.group(&name)?, &format!("{path}/"), out)?
+            }
             Object::Group {
                 gml_type: Some(gml_type),
             } => out.push(special(node, &name, path, &gml_type)?),
@@ -260,7 +262,12 @@ fn units(layers: &[Layer]) -> Vec<&[Layer]> {
     let starts: Vec<usize> = layers
         .iter()
         .enumerate()
-        .filter(|(_, l)| matches!(l.kind, LayerKind::Attention { .. } | LayerKind::MultiHead { .. }))
+        .filter(|(_, l)| {
+            matches!(
+                l.kind,
+                LayerKind::Attention { .. } | LayerKind::MultiHead { .. }
+            )
+        })
         .map(|(i, _)| i)
         .collect();
     if starts.first() != Some(&0) {

@@ -11,15 +11,20 @@
 //! `L` works; the other sizes are those of the grid.
 //!
 //! ```
-//! use geomattn_spec::{Arch, Precision, open_file};
+//! use geomattn_spec::{Arch, Precision, open_file, rigid_body};
+//! use geomattn::nalgebra::Vector3;
 //! let arch: Arch = "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)"
 //!     .parse()?;
 //! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/gml/transformer_rigid_body_nn_vpt.h5");
 //! let net = open_file(path, &arch, Precision::F64)?;
-//! // Three states of the rigid body in, the next three out (columns, flattened column-major).
-//! let z0 = geomattn_spec::rigid_body::initial_state(1.1);
-//! let trajectory = net.rollout(z0.as_slice(), 9, &mut |_| {})?;
-//! assert_eq!(trajectory.len(), 10 * 3);
+//! // The first window: three states of the rigid body it was trained on, state after state.
+//! let mut truth = [Vector3::zeros(); 10];
+//! rigid_body::trajectory(&rigid_body::initial_state(1.1), rigid_body::H, &mut truth);
+//! let window: Vec<f64> = truth[..3].iter().flat_map(|z| z.iter().copied()).collect();
+//! let states = net.rollout(&window, 9, &mut |_| {})?;
+//! assert_eq!(states.len(), 10 * 3);
+//! let last = Vector3::from_column_slice(&states[27..]);
+//! assert!((last - truth[9]).amax() < 3e-2);
 //! # Ok::<(), geomattn_spec::Error>(())
 //! ```
 //!

@@ -3,7 +3,7 @@
 
 use core::marker::PhantomData;
 
-use geomattn::nalgebra::{RealField, SMatrix, SVector, SMatrixView, SMatrixViewMut};
+use geomattn::nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut, SVector};
 use geomattn::{Field, SequenceLayer, iterate};
 
 use crate::{Arch, Error};
@@ -102,7 +102,12 @@ pub(crate) struct Loaded<S, Net, const D: usize, const T: usize> {
 }
 
 /// Checks an input's length and values.
-fn checked(what: &'static str, values: &[f64], arch: &Arch, expected: &[usize]) -> Result<(), Error> {
+fn checked(
+    what: &'static str,
+    values: &[f64],
+    arch: &Arch,
+    expected: &[usize],
+) -> Result<(), Error> {
     if !expected.contains(&values.len()) {
         let expected: Vec<String> = expected.iter().map(ToString::to_string).collect();
         return Err(Error::Length {
@@ -150,7 +155,8 @@ where
         checked("the initial window", initial, &self.arch, &[D * T])?;
         let states = steps + 1;
         let mut out = vec![SVector::<S, D>::zeros(); states.max(T)];
-        let mut window = SMatrix::<S, D, T>::from_iterator(initial.iter().map(|&x| S::from_double(x)));
+        let mut window =
+            SMatrix::<S, D, T>::from_iterator(initial.iter().map(|&x| S::from_double(x)));
         let mut filled = T;
         for (slot, column) in out.iter_mut().zip(window.column_iter()) {
             *slot = column.into_owned();
@@ -168,6 +174,9 @@ where
         if let Some(state) = out.iter().position(|z| z.iter().any(|x| !x.is_finite())) {
             return Err(Error::Diverged { state });
         }
-        Ok(out.iter().flat_map(|z| z.iter().map(|x| x.to_double())).collect())
+        Ok(out
+            .iter()
+            .flat_map(|z| z.iter().map(|x| x.to_double()))
+            .collect())
     }
 }

@@ -10,7 +10,9 @@
 //! - Standard transformer integrator: promises nothing.
 
 use geomattn::nalgebra::{DMatrix, SMatrix};
-use geomattn::{DefaultCayley, OrthogonalMap, SequenceLayer, SkewCorrelation, VolumePreservingAttention};
+use geomattn::{
+    DefaultCayley, OrthogonalMap, SequenceLayer, SkewCorrelation, VolumePreservingAttention,
+};
 use num_dual::Dual64;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -171,7 +173,11 @@ where
         Measurement {
             property: format!(
                 "abs(det J − 1) of the whole map of R^{{{D}×{T}}}{}",
-                if skew_sym { "" } else { " (not promised: skew_sym = false)" }
+                if skew_sym {
+                    ""
+                } else {
+                    " (not promised: skew_sym = false)"
+                }
             ),
             worst: whole,
             tolerance: DETERMINANT_TOLERANCE,

@@ -25,7 +25,11 @@ pub fn quick() -> bool {
 /// Prints the report: every table, in order (`quick`: a short run, with rougher timings).
 pub fn run(quick: bool) {
     QUICK.store(quick, Ordering::Relaxed);
-    let note = if quick { " (--quick: one timing round, fewer samples)" } else { "" };
+    let note = if quick {
+        " (--quick: one timing round, fewer samples)"
+    } else {
+        ""
+    };
     println!("# geomattn report{note}\n");
     println!("{}", cayley::table());
     println!("{}", cayley::accuracy_table());
