@@ -369,6 +369,15 @@ fn report_quick_prints_markdown_tables() {
     let titles = text.lines().filter(|l| l.starts_with("## ")).count();
     let separators = text.lines().filter(|l| l.starts_with("|-")).count();
     assert!(titles >= 5 && titles == separators, "{text}");
+    // Within a table every row has as many cells as the header (`|` inside a cell is escaped).
+    for table in text.split("## ").skip(1) {
+        let cells = |line: &str| line.replace("\\|", "").matches('|').count();
+        let rows: Vec<&str> = table.lines().filter(|l| l.starts_with('|')).collect();
+        assert!(
+            rows.iter().all(|row| cells(row) == cells(rows[0])),
+            "{table}"
+        );
+    }
     assert!(!text.contains("cannot load"), "{text}");
 }
 

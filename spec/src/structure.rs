@@ -121,7 +121,7 @@ where
         .map(|z| determinant_error(|x| net.forward(x), z))
         .fold(0.0, f64::max);
     vec![Measurement {
-        property: "abs(det J − 1) of the map of one state".into(),
+        property: "|det J − 1| of the map of one state".into(),
         worst,
         tolerance: DETERMINANT_TOLERANCE,
         promised: true,
@@ -165,14 +165,14 @@ where
             promised: true,
         },
         Measurement {
-            property: "abs(det J − 1) of every feed-forward part (one state)".into(),
+            property: "|det J − 1| of every feed-forward part (one state)".into(),
             worst: feed_forward,
             tolerance: DETERMINANT_TOLERANCE,
             promised: true,
         },
         Measurement {
             property: format!(
-                "abs(det J − 1) of the whole map of R^{{{D}×{T}}}{}",
+                "|det J − 1| of the whole map of R^{{{D}×{T}}}{}",
                 if skew_sym {
                     ""
                 } else {

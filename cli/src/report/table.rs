@@ -15,13 +15,15 @@ impl Table {
     pub fn new(title: &str, header: &[&str]) -> Self {
         Self {
             title: title.to_owned(),
-            header: header.iter().map(|h| (*h).to_owned()).collect(),
+            header: header.iter().map(|h| escape(h)).collect(),
             rows: Vec::new(),
         }
     }
 
-    /// Appends a row; it must have one cell per column.
+    /// Appends a row; it must have one cell per column. A `|` in a cell (`|det J − 1|`) is
+    /// escaped, so that it does not end the cell in Markdown.
     pub fn row(&mut self, cells: Vec<String>) {
+        let cells: Vec<String> = cells.iter().map(|c| escape(c)).collect();
         assert_eq!(
             cells.len(),
             self.header.len(),
@@ -29,6 +31,10 @@ impl Table {
         );
         self.rows.push(cells);
     }
+}
+
+fn escape(cell: &str) -> String {
+    cell.replace('|', "\\|")
 }
 
 impl fmt::Display for Table {
