@@ -1,32 +1,101 @@
-//! `geomattn`: the project's command line. Each subcommand lives in its own module; this file
-//! only parses the arguments and dispatches.
+//! `geomattn`: the command for people with a network trained in GeometricMachineLearning.jl.
+//! This file parses the arguments and dispatches; each subcommand lives in its own module, over
+//! the library crate `geomattn-spec` (spec parsing, the grid of compiled sizes, loading, rollout
+//! and structure check).
 //!
-//! - `geomattn report` (also the default, with no subcommand): the main job. Instantiates
-//!   geomattn's layers for a range of sizes with seeded weights, runs a batch through them, and
-//!   prints what they preserve, how they agree with the generic baselines, and how long they take.
+//! - `geomattn` (no arguments): the main job on the bundled rigid-body network ([`main_job`]).
+//! - `geomattn inspect FILE`: the layers, their parameters, the matching architectures.
+//! - `geomattn rollout FILE --arch SPEC --init STATE`: a trajectory as CSV, optionally a plot.
+//! - `geomattn check FILE --arch SPEC`: the promised structure, measured.
+//! - `geomattn report [--quick]`: the tables of the layers (Cayley kernels, layers, fixtures).
+//!
+//! Bad input (a malformed spec, a size outside the grid, a file that does not match, a bad
+//! initial state) prints one line on stderr and exits with code 2; a structure check that fails
+//! exits with code 1.
 
+mod check;
+mod error;
+mod inspect;
+mod main_job;
+mod output;
+mod plot;
 mod report;
+mod rollout;
 
-use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
 
-/// Structure-preserving attention layers: volume-preserving and symplectic transformers, and
-/// networks trained in GeometricMachineLearning.jl.
+use clap::{Parser, Subcommand, ValueEnum};
+
+use error::Failure;
+
+/// Run, check and inspect structure-preserving networks trained in GeometricMachineLearning.jl.
+/// With no arguments: roll the bundled rigid-body volume-preserving transformer out for 60 steps
+/// against the ground truth, check its structure, and write the plot.
 #[derive(Parser)]
-#[command(name = "geomattn", version)]
+#[command(name = "geomattn", version, after_help = after_help())]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
 }
 
-#[derive(Subcommand)]
-enum Command {
-    /// Instantiate the layers, run seeded batches, print what they preserve and how fast they are
-    /// (the default).
-    Report,
+fn after_help() -> String {
+    format!(
+        "SPEC names an architecture and all its options, e.g.\n  \
+         \"vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)\"\n  \
+         \"vpff(dim=3, n_blocks=6, n_linear=1, activation=tanh)\"\n  \
+         \"st(dim=3, seq=3, n_heads=1, n_blocks=2, L=3, activation=tanh, add_connection=false)\"\n\
+         (GML's own constructor calls are accepted too). Compiled sizes:\n{}",
+        geomattn_spec::grid::describe()
+    )
 }
 
-fn main() {
-    match Cli::parse().command.unwrap_or(Command::Report) {
-        Command::Report => report::run(),
+#[derive(Subcommand)]
+enum Command {
+    /// The layers of a GML file with their parameters, and the architectures that match them.
+    Inspect {
+        /// The `.h5` file GML saved.
+        file: PathBuf,
+    },
+    /// Iterate the network from an initial state and write the trajectory as CSV.
+    Rollout(rollout::Args),
+    /// Measure the structure the architecture promises (exact Jacobians, random inputs).
+    Check(check::Args),
+    /// The tables of the layers: Cayley kernels, layers, structure, fixtures, accuracy.
+    Report {
+        /// A short run (fewer timing rounds and samples).
+        #[arg(long)]
+        quick: bool,
+    },
+}
+
+/// The scalar to compute in.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Reference {
+    /// The free rigid body with inertia (2, 1, 2/3), implicit midpoint rule, h = 0.2: the ground
+    /// truth of GML's rigid-body networks.
+    RigidBody,
+}
+
+fn run(cli: Cli) -> Result<ExitCode, Failure> {
+    match cli.command {
+        None => main_job::run(),
+        Some(Command::Inspect { file }) => inspect::run(&file),
+        Some(Command::Rollout(args)) => rollout::run(&args),
+        Some(Command::Check(args)) => check::run(&args),
+        Some(Command::Report { quick }) => {
+            report::run(quick);
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(failure) => {
+            eprintln!("error: {failure}");
+            ExitCode::from(2)
+        }
     }
 }

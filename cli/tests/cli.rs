@@ -1,40 +1,497 @@
-//! The `geomattn` binary as a user runs it: help, version, and an unknown subcommand. (The report
-//! itself takes minutes unoptimised; `.ci/run` and the README run it in release.)
+//! The `geomattn` binary as a user runs it, on the bundled GML networks: every subcommand, the
+//! CSV numbers against the library called directly, the SVG parsed as XML, and every kind of bad
+//! input (one line on stderr, exit code 2, no output file).
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn geomattn(args: &[&str]) -> Output {
+use geomattn::gml::{Settings, load_file};
+use geomattn::nalgebra::{SMatrix, SVector, Vector3};
+use geomattn::{
+    MultiHeadAttention, StandardTransformerIntegrator, Tanh, VolumePreservingFeedForward,
+    VolumePreservingTransformer, iterate,
+};
+use geomattn_spec::rigid_body;
+
+const VPT: &str = "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)";
+const VPFF: &str = "VolumePreservingFeedForward(3, 6, 1, tanh)";
+const ST: &str =
+    "st(dim=3, seq=3, n_heads=1, n_blocks=2, L=3, activation=tanh, add_connection=false)";
+/// z₀ = (0, sin 1.1, cos 1.1).
+const Z0: &str = "0,0.8912073600614354,0.4535961214255773";
+
+fn fixture(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/gml")
+        .join(name);
+    path.display().to_string()
+}
+
+fn geomattn_in(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_geomattn"))
         .args(args)
+        .current_dir(dir)
         .output()
         .expect("the geomattn binary runs")
 }
 
+fn geomattn(args: &[&str]) -> Output {
+    geomattn_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+/// The CSV's header and rows of numbers.
+fn csv(text: &str) -> (Vec<String>, Vec<Vec<f64>>) {
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().split(',').map(String::from).collect();
+    let rows = lines
+        .map(|line| line.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    (header, rows)
+}
+
+fn truth(states: usize) -> Vec<Vector3<f64>> {
+    let mut out = vec![Vector3::zeros(); states];
+    rigid_body::trajectory(&rigid_body::initial_state(1.1), rigid_body::H, &mut out);
+    out
+}
+
+/// The library's own rollout, states as rows.
+fn library_rollout<S: geomattn::Field + Copy + Into<f64>, const T: usize>(
+    net: &impl geomattn::SequenceLayer<S, 3, T>,
+    window: SMatrix<S, 3, T>,
+    states: usize,
+) -> Vec<Vec<f64>> {
+    let mut out = vec![SVector::<S, 3>::zeros(); states];
+    iterate::<S, 3, T, T, _>(net, &window, &mut out);
+    out.iter()
+        .map(|z| z.iter().map(|&x| x.into()).collect())
+        .collect()
+}
+
 #[test]
-fn help_lists_the_report_subcommand() {
+fn help_lists_the_subcommands_and_the_compiled_sizes() {
     let out = geomattn(&["--help"]);
     assert_eq!(out.status.code(), Some(0));
-    let help = String::from_utf8(out.stdout).unwrap();
-    assert!(help.contains("Usage: geomattn"), "{help}");
-    assert!(help.contains("report"), "{help}");
+    let help = stdout(&out);
+    for word in [
+        "inspect",
+        "rollout",
+        "check",
+        "report",
+        "vpt: dim ∈ {2, 3, 4}",
+    ] {
+        assert!(help.contains(word), "{word}: {help}");
+    }
 }
 
 #[test]
 fn version_is_the_workspace_version() {
     let out = geomattn(&["--version"]);
     assert_eq!(out.status.code(), Some(0));
-    let version = String::from_utf8(out.stdout).unwrap();
     assert_eq!(
-        version.trim(),
+        stdout(&out).trim(),
         format!("geomattn {}", env!("CARGO_PKG_VERSION"))
     );
 }
 
 #[test]
-fn an_unknown_subcommand_is_a_usage_error() {
-    let out = geomattn(&["no-such-command"]);
-    assert_eq!(out.status.code(), Some(2));
+fn inspect_finds_the_architecture_of_every_bundled_network() {
+    for (file, spec, layers) in [
+        (
+            "transformer_rigid_body_nn_vpt.h5",
+            "vpt(dim=3, seq=?, n_blocks=2, n_linear=1, L=3, activation=?, skew_sym=false)",
+            33,
+        ),
+        (
+            "transformer_rigid_body_nn_vpff.h5",
+            "vpff(dim=3, n_blocks=6, n_linear=1, activation=?)",
+            26,
+        ),
+        (
+            "transformer_rigid_body_nn_st.h5",
+            "st(dim=3, seq=?, n_heads=1, n_blocks=2, L=3, activation=?, add_connection=?)",
+            12,
+        ),
+    ] {
+        let out = geomattn(&["inspect", &fixture(file)]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains(&format!("`{spec}`")), "{text}");
+        assert!(text.contains(&format!("## Layers ({layers})")), "{text}");
+        assert!(text.contains("give activation"), "{text}");
+    }
+}
+
+#[test]
+fn inspect_shows_parameters_with_their_kind_and_shape() {
+    let text = stdout(&geomattn(&[
+        "inspect",
+        &fixture("transformer_rigid_body_nn_vpff.h5"),
+    ]));
+    // L1 is a lower layer without bias, its packed weight of a 3×3 matrix has 3 values.
+    assert!(
+        text.contains(
+            "|    L1 |    weight | strictly lower triangular (packed, 3 values) |           3×3 |"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("|-"), "Markdown separator row: {text}");
+}
+
+#[test]
+fn rollout_of_the_transformer_is_the_librarys_iterate_with_the_truth_beside_it() {
+    let out = geomattn(&[
+        "rollout",
+        &fixture("transformer_rigid_body_nn_vpt.h5"),
+        "--arch",
+        VPT,
+        "--init",
+        Z0,
+        "--steps",
+        "20",
+        "--reference",
+        "rigid-body",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (header, rows) = csv(&stdout(&out));
+    assert_eq!(
+        header,
+        ["step", "z1", "z2", "z3", "ref1", "ref2", "ref3", "error"]
+    );
+    assert_eq!(rows.len(), 21);
+    type Vpt = VolumePreservingTransformer<f64, 3, 3, 2, 1, 3, Tanh>;
+    let net: Vpt = load_file(
+        fixture("transformer_rigid_body_nn_vpt.h5"),
+        Settings::default(),
+    )
+    .unwrap();
+    let truth = truth(21);
+    let expected = library_rollout(&net, SMatrix::from_columns(&truth[..3]), 21);
+    for (step, row) in rows.iter().enumerate() {
+        assert_eq!(row[0], step as f64);
+        assert_eq!(&row[1..4], expected[step].as_slice(), "step {step}");
+        assert_eq!(&row[4..7], truth[step].as_slice(), "step {step}");
+        let error = (0..3)
+            .map(|i| (row[1 + i] - row[4 + i]).abs())
+            .fold(0.0, f64::max);
+        assert_eq!(row[7], error);
+    }
+    // The first window is the truth's; the network then stays within GML's documented accuracy.
+    assert_eq!(rows[2][7], 0.0);
+    assert!(rows.iter().all(|row| row[7] < 3e-2));
+}
+
+#[test]
+fn rollout_of_the_feed_forward_network_in_f32_is_the_librarys() {
+    let out = geomattn(&[
+        "rollout",
+        &fixture("transformer_rigid_body_nn_vpff.h5"),
+        "--arch",
+        VPFF,
+        "--init",
+        Z0,
+        "--steps",
+        "10",
+        "--f32",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (header, rows) = csv(&stdout(&out));
+    assert_eq!(header, ["step", "z1", "z2", "z3"]);
+    type Vpff = VolumePreservingFeedForward<f32, 3, 6, 1, Tanh>;
+    let net: Vpff = load_file(
+        fixture("transformer_rigid_body_nn_vpff.h5"),
+        Settings::default(),
+    )
+    .unwrap();
+    let z0 = truth(1)[0].map(|x| x as f32);
+    let expected = library_rollout(&net, SMatrix::from(z0), 11);
+    for (step, row) in rows.iter().enumerate() {
+        assert_eq!(&row[1..], expected[step].as_slice(), "step {step}");
+    }
+}
+
+#[test]
+fn rollout_of_the_standard_transformer_takes_a_whole_window_without_add_connection() {
+    let truth = truth(3);
+    let window: Vec<String> = truth
+        .iter()
+        .flat_map(|z| z.iter().map(ToString::to_string))
+        .collect();
+    let out = geomattn(&[
+        "rollout",
+        &fixture("transformer_rigid_body_nn_st.h5"),
+        "--arch",
+        ST,
+        "--init",
+        &window.join(","),
+        "--steps",
+        "8",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (_, rows) = csv(&stdout(&out));
+    type St = StandardTransformerIntegrator<f64, 3, MultiHeadAttention<f64, 3, 1, 3>, 2, 3, Tanh>;
+    let settings = Settings {
+        add_connection: false,
+    };
+    let net: St = load_file(fixture("transformer_rigid_body_nn_st.h5"), settings).unwrap();
+    let expected = library_rollout::<f64, 3>(&net, SMatrix::from_columns(&truth), 9);
+    for (step, row) in rows.iter().enumerate() {
+        assert_eq!(&row[1..], expected[step].as_slice(), "step {step}");
+    }
+}
+
+/// The polylines of an SVG (plotters draws each line series as one), as point lists.
+fn polylines(svg: &str) -> Vec<Vec<(f64, f64)>> {
+    let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    doc.descendants()
+        .filter(|n| n.tag_name().name() == "polyline")
+        .map(|n| {
+            n.attribute("points")
+                .unwrap()
+                .split_whitespace()
+                .map(|p| {
+                    let (x, y) = p.split_once(',').unwrap();
+                    (x.parse().unwrap(), y.parse().unwrap())
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn rollout_plot_is_well_formed_svg_with_prediction_reference_and_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = geomattn_in(
+        dir.path(),
+        &[
+            "rollout",
+            &fixture("transformer_rigid_body_nn_vpt.h5"),
+            "--arch",
+            VPT,
+            "--init",
+            Z0,
+            "--steps",
+            "30",
+            "--reference",
+            "rigid-body",
+            "--plot",
+            "out.svg",
+            "--out",
+            "out.csv",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(out.stdout.is_empty(), "the CSV went to --out");
+    let (_, rows) = csv(&std::fs::read_to_string(dir.path().join("out.csv")).unwrap());
+    assert_eq!(rows.len(), 31);
+    let svg = std::fs::read_to_string(dir.path().join("out.svg")).unwrap();
+    let lines: Vec<_> = polylines(&svg)
+        .into_iter()
+        .filter(|l| l.len() == 31)
+        .collect();
+    // Three components × (network, reference), and the error.
+    assert_eq!(lines.len(), 7, "{svg}");
+    for label in [
+        "network",
+        "reference",
+        "error (max norm)",
+        "z1",
+        "z3",
+        "step",
+    ] {
+        assert!(
+            svg.contains(&format!(">{label}<")) || svg.contains(label),
+            "{label}"
+        );
+    }
+}
+
+#[test]
+fn check_passes_on_the_volume_preserving_networks() {
+    for (file, spec, rows) in [
+        ("transformer_rigid_body_nn_vpt.h5", VPT, 2),
+        ("transformer_rigid_body_nn_vpff.h5", VPFF, 1),
+    ] {
+        let out = geomattn(&["check", &fixture(file), "--arch", spec, "--samples", "10"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let text = stdout(&out);
+        let passes = text.lines().filter(|l| l.ends_with("pass |")).count();
+        assert_eq!(passes, rows, "{text}");
+        assert!(!text.contains("FAIL"), "{text}");
+    }
+    let out = geomattn(&[
+        "check",
+        &fixture("transformer_rigid_body_nn_st.h5"),
+        "--arch",
+        ST,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("promises no structure"));
+}
+
+#[test]
+fn no_arguments_runs_the_main_job_and_writes_its_plot() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = geomattn_in(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("|    60 |"), "{text}");
+    assert!(
+        text.lines().filter(|l| l.ends_with("pass |")).count() == 2,
+        "{text}"
+    );
+    let svg = std::fs::read_to_string(dir.path().join("geomattn-rollout.svg")).unwrap();
+    assert_eq!(
+        polylines(&svg)
+            .into_iter()
+            .filter(|l| l.len() == 61)
+            .count(),
+        7
+    );
+}
+
+#[test]
+fn report_quick_prints_markdown_tables() {
+    let out = geomattn(&["report", "--quick"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("# geomattn report"), "{text}");
+    // Every table: a title, a blank line, the header and its separator row.
+    let titles = text.lines().filter(|l| l.starts_with("## ")).count();
+    let separators = text.lines().filter(|l| l.starts_with("|-")).count();
+    assert!(titles >= 5 && titles == separators, "{text}");
+    // Within a table every row has as many cells as the header (`|` inside a cell is escaped).
+    for table in text.split("## ").skip(1) {
+        let cells = |line: &str| line.replace("\\|", "").matches('|').count();
+        let rows: Vec<&str> = table.lines().filter(|l| l.starts_with('|')).collect();
+        assert!(
+            rows.iter().all(|row| cells(row) == cells(rows[0])),
+            "{table}"
+        );
+    }
+    assert!(!text.contains("cannot load"), "{text}");
+}
+
+/// Runs a bad command in a fresh directory: exit code 2, one line on stderr containing `needle`,
+/// nothing on stdout, and no file left behind.
+fn refused(args: &[&str], needle: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args: Vec<&str> = args.to_vec();
+    args.extend(["--plot", "out.svg", "--out", "out.csv"]);
+    let out = geomattn_in(dir.path(), &args);
+    let error = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {error}");
+    assert_eq!(error.lines().count(), 1, "{args:?}: {error}");
+    assert!(
+        error.starts_with("error: ") && error.contains(needle),
+        "{args:?}: {error}"
+    );
+    assert!(!error.contains("panicked"), "{error}");
     assert!(out.stdout.is_empty());
-    let error = String::from_utf8(out.stderr).unwrap();
-    assert!(error.contains("no-such-command"), "{error}");
+    let left: Vec<PathBuf> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(left.is_empty(), "{args:?} left {left:?}");
+}
+
+#[test]
+fn bad_input_is_one_line_exit_code_2_and_no_output_file() {
+    let vpt = fixture("transformer_rigid_body_nn_vpt.h5");
+    let rollout = |file: &str, arch: &str, init: &str| {
+        vec![
+            "rollout".to_string(),
+            file.into(),
+            "--arch".into(),
+            arch.into(),
+            "--init".into(),
+            init.into(),
+        ]
+    };
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            rollout(&vpt, "vpt(dim=3, seq=3", Z0),
+            "expected a closing `)`",
+        ),
+        (
+            rollout(&vpt, "vpt(dim=3, seq=3)", Z0),
+            "missing n_blocks, n_linear, L, activation, skew_sym",
+        ),
+        (
+            rollout(&vpt, "transformer(dim=3)", Z0),
+            "unknown architecture `transformer`",
+        ),
+        (
+            rollout(&vpt, &VPT.replace("L=3", "L=x"), Z0),
+            "`L = x` is not a positive integer",
+        ),
+        (rollout(&vpt, &VPT.replace("dim=3", "dim=5"), Z0), "dim = 5"),
+        (
+            rollout(&vpt, &VPT.replace("n_blocks=2", "n_blocks=3"), Z0),
+            "spec/src/grid.rs",
+        ),
+        (rollout(&vpt, VPFF, Z0), "does not load as vpff"),
+        (
+            rollout(&vpt, &VPT.replace("L=3", "L=2"), Z0),
+            "the file has 33 layers",
+        ),
+        (
+            rollout("no-such-file.h5", VPT, Z0),
+            "cannot read `no-such-file.h5`",
+        ),
+        (rollout(&vpt, VPT, "0,1"), "the initial state has 2 values"),
+        (
+            rollout(&vpt, VPT, "0,NaN,1"),
+            "non-finite value at position 1",
+        ),
+        (rollout(&vpt, VPT, "0,x,1"), "`x` is not a number"),
+    ];
+    for (args, needle) in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        refused(&args, needle);
+    }
+}
+
+#[test]
+fn a_corrupt_file_is_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let corrupt = dir.path().join("corrupt.h5");
+    let mut bytes = std::fs::read(fixture("transformer_rigid_body_nn_vpt.h5")).unwrap();
+    bytes.truncate(bytes.len() / 3);
+    std::fs::write(&corrupt, &bytes).unwrap();
+    let corrupt = corrupt.display().to_string();
+    for args in [
+        vec!["inspect", corrupt.as_str()],
+        vec!["check", corrupt.as_str(), "--arch", VPT],
+        vec!["rollout", corrupt.as_str(), "--arch", VPT, "--init", Z0],
+    ] {
+        let out = geomattn(&args);
+        let error = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {error}");
+        assert_eq!(error.lines().count(), 1, "{error}");
+        assert!(error.contains("corrupt.h5"), "{error}");
+    }
+}
+
+#[test]
+fn usage_errors_exit_with_code_2() {
+    for args in [
+        &["no-such-command"][..],
+        &["rollout", "--no-such-option"],
+        &["check"],
+    ] {
+        let out = geomattn(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty());
+        assert!(!stderr(&out).contains("panicked"));
+    }
 }

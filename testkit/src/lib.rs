@@ -24,13 +24,12 @@
 
 pub mod conventions;
 pub mod exact;
-pub mod rigid_body;
+pub use geomattn_spec::rigid_body;
 pub mod seeded;
 pub mod sweep;
 pub mod symplectic;
 
-use geomattn::nalgebra::{DMatrix, SMatrix};
-use num_dual::Dual64;
+use geomattn::nalgebra::SMatrix;
 use rand::Rng;
 use std::path::{Path, PathBuf};
 
@@ -50,29 +49,9 @@ pub fn q_matrix<const R: usize, const C: usize>(
     SMatrix::from_fn(|i, j| q(rows[i][j], denominator))
 }
 
-/// The Jacobian of `f: R^{R×C} → R^{R2×C2}` at `z`, with inputs and outputs flattened
-/// column-major (Julia's and nalgebra's order), computed by forward-mode AD, one pass per input.
-pub fn jacobian<const R: usize, const C: usize, const R2: usize, const C2: usize>(
-    f: impl Fn(&SMatrix<Dual64, R, C>) -> SMatrix<Dual64, R2, C2>,
-    z: &SMatrix<f64, R, C>,
-) -> DMatrix<f64> {
-    let mut jac = DMatrix::zeros(R2 * C2, R * C);
-    for input in 0..R * C {
-        let seeded = SMatrix::<Dual64, R, C>::from_fn(|i, j| {
-            let x = Dual64::from_re(z[(i, j)]);
-            if i + R * j == input {
-                x.derivative()
-            } else {
-                x
-            }
-        });
-        let out = f(&seeded);
-        for (row, value) in out.iter().enumerate() {
-            jac[(row, input)] = value.eps;
-        }
-    }
-    jac
-}
+/// Exact Jacobians by forward-mode dual numbers: one definition, in `geomattn-spec` (which the
+/// `geomattn check` command uses too).
+pub use geomattn_spec::jacobian;
 
 /// A skew-symmetric `T×T` matrix with entries uniform in `(−scale, scale)`.
 pub fn random_skew<const T: usize>(rng: &mut impl Rng, scale: f64) -> SMatrix<f64, T, T> {

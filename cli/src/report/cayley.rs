@@ -70,8 +70,10 @@ where
     ]);
 }
 
-/// Seeded matrices per cell of the accuracy table.
-const SAMPLES: usize = 16;
+/// Seeded matrices per cell of the accuracy table (fewer in a `--quick` run).
+fn samples() -> usize {
+    if super::quick() { 2 } else { 16 }
+}
 
 /// The accuracy table: per kernel, `T` and precision, the worst `‖ΛᵀΛ − I‖_max` (in units of the
 /// precision's ε) at each Frobenius norm of `C`; `inf` marks a NaN or infinite result.
@@ -118,7 +120,7 @@ where
     let measured = sweep::norms(epsilon);
     for norm in sweep::norms(f64::EPSILON) {
         row.push(if measured.contains(&norm) {
-            let error = sweep::worst::<Map, S, T>(norm, SAMPLES) / epsilon;
+            let error = sweep::worst::<Map, S, T>(norm, samples()) / epsilon;
             if error.is_finite() {
                 sci(error)
             } else {

@@ -11,7 +11,8 @@ use geomattn::{
     StandardTransformerIntegrator, VolumePreservingFeedForward, VolumePreservingTransformer,
     iterate,
 };
-use geomattn_testkit::{fixture, rigid_body};
+use geomattn_spec::rigid_body;
+use geomattn_testkit::fixture;
 use std::hint::black_box;
 
 use super::{Table, nanos, sci, time_per_call};

@@ -11,11 +11,26 @@ pub mod vpa;
 pub use table::Table;
 
 use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// Prints the report: every table, in order.
-pub fn run() {
-    println!("# geomattn report\n");
+/// Whether this is a `--quick` run: one timing round of one call, fewer accuracy samples.
+static QUICK: AtomicBool = AtomicBool::new(false);
+
+/// Whether this is a `--quick` run.
+pub fn quick() -> bool {
+    QUICK.load(Ordering::Relaxed)
+}
+
+/// Prints the report: every table, in order (`quick`: a short run, with rougher timings).
+pub fn run(quick: bool) {
+    QUICK.store(quick, Ordering::Relaxed);
+    let note = if quick {
+        " (--quick: one timing round, fewer samples)"
+    } else {
+        ""
+    };
+    println!("# geomattn report{note}\n");
     println!("{}", cayley::table());
     println!("{}", cayley::accuracy_table());
     println!("{}", vpa::table());
@@ -27,8 +42,10 @@ pub fn run() {
 /// Sequences per timed batch.
 pub const BATCH: usize = 2048;
 
-/// Median over `rounds` of the time per call of `f`, called `calls` times per round.
+/// Median over `rounds` of the time per call of `f`, called `calls` times per round (once in a
+/// `--quick` run).
 pub fn time_per_call(calls: usize, rounds: usize, mut f: impl FnMut()) -> Duration {
+    let (calls, rounds) = if quick() { (1, 1) } else { (calls, rounds) };
     let mut samples: Vec<Duration> = (0..rounds)
         .map(|_| {
             let start = Instant::now();

@@ -208,6 +208,50 @@ impl Node {
         Ok(numbered.into_iter().map(|(_, name)| name).collect())
     }
 
+    /// Everything directly inside this group, sorted by name: each dataset with its type and
+    /// shape, each group with its `gml_type` (for tools that describe a file without knowing its
+    /// architecture, such as `geomattn inspect`).
+    ///
+    /// # Errors
+    /// [`LoadError::Hdf5`] if the group or one of its children cannot be read.
+    pub fn entries(&self) -> Result<Vec<(String, Object)>, LoadError> {
+        let mut names = self.group_names()?;
+        names.extend(self.dataset_names()?);
+        names.sort_unstable();
+        let mut entries = Vec::with_capacity(names.len());
+        for name in names {
+            if let Some(object) = self.describe(&name)? {
+                entries.push((name, object));
+            }
+        }
+        Ok(entries)
+    }
+
+    /// The Float32 dataset `name` as a Julia matrix of the reversed shape: its values in
+    /// column-major order (the file's row-major data as it is), with its row and column counts.
+    /// A vector is one column. For describing a file without knowing its architecture.
+    ///
+    /// # Errors
+    /// As [`matrix`](Self::matrix), and [`LoadError::Shape`] for an array of rank above 2.
+    pub fn dynamic_matrix(&self, name: &str) -> Result<(usize, usize, Vec<f32>), LoadError> {
+        let dataset = self.dataset(name, Object::floats(&[]))?;
+        let shape = self.shape(&dataset, name)?;
+        let (rows, cols) = match *shape.as_slice() {
+            [len] => (len, 1),
+            [cols, rows] => (rows, cols),
+            _ => {
+                return Err(LoadError::Shape {
+                    path: self.child_path(name),
+                    expected: Vec::new(),
+                    found: shape,
+                });
+            }
+        };
+        let values = self.checked_floats(&dataset, name, &shape)?;
+        let size = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        Ok((size(rows), size(cols), values))
+    }
+
     /// Whether a dataset `name` exists here.
     ///
     /// # Errors

@@ -1,0 +1,25 @@
+//! Why a command could not do its job: bad input, always reported as one line.
+
+use std::path::PathBuf;
+
+/// A command's failure; `main` prints it as one line and exits with code 2.
+#[derive(Debug, thiserror::Error)]
+pub enum Failure {
+    /// From the spec, the loader, or an input the network refuses.
+    #[error(transparent)]
+    Spec(#[from] geomattn_spec::Error),
+    /// A number that does not parse.
+    #[error("--init: `{0}` is not a number (give the values separated by commas)")]
+    Number(String),
+    /// The reference does not apply.
+    #[error("--reference rigid-body: {0}")]
+    Reference(String),
+    /// An output file could not be written.
+    #[error("cannot write `{path}`: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// What the system reported.
+        source: std::io::Error,
+    },
+}

@@ -1,0 +1,60 @@
+//! `geomattn inspect FILE`: the layers in order with their parameters, the architectures with
+//! that layer structure, and the options the file cannot say.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use geomattn::gml::GmlFile;
+use geomattn_spec::inspect::inspect;
+
+use crate::error::Failure;
+use crate::report::Table;
+
+/// Prints the description of `path`.
+pub fn run(path: &Path) -> Result<ExitCode, Failure> {
+    let file = GmlFile::open(path).map_err(|source| geomattn_spec::Error::Unreadable {
+        file: path.display().to_string(),
+        source: Box::new(source),
+    })?;
+    let inspection = inspect(&file)?;
+    println!("# {}\n", path.display());
+    let mut table = Table::new(
+        &format!("Layers ({})", inspection.layers.len()),
+        &[
+            "layer",
+            "parameter",
+            "kind",
+            "shape (Julia)",
+            "Stiefel deviation",
+        ],
+    );
+    for layer in &inspection.layers {
+        for parameter in &layer.parameters {
+            table.row(vec![
+                layer.name.clone(),
+                parameter.name.clone(),
+                parameter.kind.clone(),
+                parameter.shape.clone(),
+                parameter
+                    .stiefel_deviation
+                    .map_or_else(|| "—".into(), |d| format!("{d:.1e}")),
+            ]);
+        }
+    }
+    println!("{table}");
+    println!("## Matching architectures\n");
+    if inspection.matches.is_empty() {
+        println!("None of this library's architectures has this layer structure.");
+    }
+    for found in &inspection.matches {
+        println!("- `{}`", found.spec);
+        for unknown in &found.unknown {
+            println!("  - give {unknown}");
+        }
+    }
+    println!("\n## Sizes this build is compiled for\n");
+    for line in geomattn_spec::grid::describe().lines() {
+        println!("- {line}");
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,57 @@
+//! `geomattn` with no arguments, the main job: the bundled rigid-body volume-preserving
+//! transformer (embedded in the binary), 60 steps from z₀ = (0, sin 1.1, cos 1.1) against the
+//! ground truth; a short table of the error, the structure check, and the plot.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use geomattn::gml::GmlFile;
+use geomattn_spec::{Arch, Precision, rigid_body};
+
+use crate::error::Failure;
+use crate::output::write_atomically;
+use crate::report::Table;
+use crate::{Reference, check, plot, rollout};
+
+/// GML's `transformer_rigid_body_nn_vpt.h5` (MIT, see `fixtures/gml/`).
+const BUNDLED: &[u8] = include_bytes!("../../fixtures/gml/transformer_rigid_body_nn_vpt.h5");
+/// Its architecture.
+const SPEC: &str =
+    "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)";
+/// Where the plot goes.
+pub const PLOT: &str = "geomattn-rollout.svg";
+const STEPS: usize = 60;
+
+/// Runs the main job.
+pub fn run() -> Result<ExitCode, Failure> {
+    let file = GmlFile::from_bytes(BUNDLED.to_vec()).map_err(|source| {
+        geomattn_spec::Error::Unreadable {
+            file: "the bundled network".into(),
+            source: Box::new(source),
+        }
+    })?;
+    let arch: Arch = SPEC.parse()?;
+    let net = geomattn_spec::open(&file, &arch, Precision::F64)?;
+    let z0 = rigid_body::initial_state(1.1);
+    let trajectory = rollout::trajectory(
+        net.as_ref(),
+        z0.as_slice(),
+        STEPS,
+        Some(Reference::RigidBody),
+    )?;
+    let errors = trajectory.errors().unwrap_or_default();
+    println!("# geomattn: GML's rigid-body volume-preserving transformer\n");
+    println!("`{arch}` from z₀ = (0, sin 1.1, cos 1.1), {STEPS} steps of h = 0.2, f64,");
+    println!("against the implicit-midpoint ground truth (the first window is the truth's).\n");
+    let mut table = Table::new("Rollout error (max norm)", &["step", "error"]);
+    for (step, error) in errors.iter().enumerate().step_by(6) {
+        table.row(vec![step.to_string(), format!("{error:.2e}")]);
+    }
+    let worst = errors.iter().copied().fold(0.0, f64::max);
+    table.row(vec!["worst".into(), format!("{worst:.2e}")]);
+    println!("{table}");
+    let code = check::run_on(&file, &arch, 100)?;
+    write_atomically(Path::new(PLOT), plot::svg(&trajectory, SPEC).as_bytes())?;
+    println!("Plot: {PLOT} (each component against the truth, and the error).");
+    Ok(code)
+}

@@ -1,0 +1,269 @@
+//! The one place where a runtime [`Arch`] becomes a compiled network type, and the one place
+//! that calls geomattn's GML loader.
+
+use core::marker::PhantomData;
+use std::path::Path;
+
+use geomattn::gml::{FromGml, GmlFile, Layers, LoadError, Settings, load_with};
+use geomattn::{
+    ArbitraryWeight, MultiHeadAttention, ResNetStack, SkewWeight, Tanh, VolumePreservingAttention,
+    VolumePreservingFeedForward,
+};
+use num_dual::Dual64;
+
+use crate::grid::{self, Grid};
+use crate::network::{Loaded, Units};
+use crate::{Activation, Arch, Error, Measurement, Network, Precision, structure};
+
+/// Calls the callback macro `$k` with the network types of the grid point `$arch` names, in
+/// scalar `$S`: `$k!(vpt|st arch, S, D, T, Attention, FeedForward, ctx)` for the transformers,
+/// `$k!(vpff arch, S, D, Network, ctx)` for the feed-forward network. Off the grid: `Err(OffGrid)`.
+/// The arms must list exactly the sizes of [`crate::grid`] (a test checks it).
+macro_rules! on_grid {
+    ($arch:expr, $S:ty, $k:ident, $ctx:expr) => {{
+        let arch: &Arch = $arch;
+        match arch {
+            Arch::Vpt(v) => match v.dim {
+                2 => on_grid!(@vpt_t arch, v, $S, $k, $ctx, 2),
+                3 => on_grid!(@vpt_t arch, v, $S, $k, $ctx, 3),
+                4 => on_grid!(@vpt_t arch, v, $S, $k, $ctx, 4),
+                _ => Err(off_grid(arch, "dim", v.dim, &grid::VPT)),
+            },
+            Arch::Vpff(v) => match v.dim {
+                2 => on_grid!(@vpff_nb arch, v, $S, $k, $ctx, 2),
+                3 => on_grid!(@vpff_nb arch, v, $S, $k, $ctx, 3),
+                4 => on_grid!(@vpff_nb arch, v, $S, $k, $ctx, 4),
+                _ => Err(off_grid(arch, "dim", v.dim, &grid::VPFF)),
+            },
+            Arch::St(v) => match v.dim {
+                2 => on_grid!(@st_t arch, v, $S, $k, $ctx, 2),
+                3 => on_grid!(@st_t arch, v, $S, $k, $ctx, 3),
+                4 => on_grid!(@st_t arch, v, $S, $k, $ctx, 4),
+                _ => Err(off_grid(arch, "dim", v.dim, &grid::ST)),
+            },
+        }
+    }};
+    (@vpt_t $a:ident, $v:ident, $S:ty, $k:ident, $ctx:expr, $d:literal) => {
+        match $v.seq {
+            2 => on_grid!(@vpt_nb $a, $v, $S, $k, $ctx, $d, 2),
+            3 => on_grid!(@vpt_nb $a, $v, $S, $k, $ctx, $d, 3),
+            4 => on_grid!(@vpt_nb $a, $v, $S, $k, $ctx, $d, 4),
+            _ => Err(off_grid($a, "seq", $v.seq, &grid::VPT)),
+        }
+    };
+    (@vpt_nb $a:ident, $v:ident, $S:ty, $k:ident, $ctx:expr, $d:literal, $t:literal) => {
+        match ($v.n_blocks, $v.n_linear, $v.activation) {
+            (1, 1, Activation::Tanh) => on_grid!(@vpt_w $a, $v, $S, $k, $ctx, $d, $t, 1, 1),
+            (2, 1, Activation::Tanh) => on_grid!(@vpt_w $a, $v, $S, $k, $ctx, $d, $t, 2, 1),
+            (1 | 2, 1, activation) => Err(off_grid($a, "activation", activation, &grid::VPT)),
+            (1 | 2, n_linear, _) => Err(off_grid($a, "n_linear", n_linear, &grid::VPT)),
+            (n_blocks, _, _) => Err(off_grid($a, "n_blocks", n_blocks, &grid::VPT)),
+        }
+    };
+    (@vpt_w $a:ident, $v:ident, $S:ty, $k:ident, $ctx:expr, $d:literal, $t:literal,
+     $nb:literal, $nl:literal) => {
+        if $v.skew_sym {
+            $k!(vpt $a, $S, $d, $t,
+                VolumePreservingAttention<$S, $d, $t, SkewWeight<$S, $d>>,
+                VolumePreservingFeedForward<$S, $d, $nb, $nl, Tanh>, $ctx)
+        } else {
+            $k!(vpt $a, $S, $d, $t,
+                VolumePreservingAttention<$S, $d, $t, ArbitraryWeight<$S, $d>>,
+                VolumePreservingFeedForward<$S, $d, $nb, $nl, Tanh>, $ctx)
+        }
+    };
+    (@vpff_nb $a:ident, $v:ident, $S:ty, $k:ident, $ctx:expr, $d:literal) => {
+        match ($v.n_blocks, $v.n_linear, $v.activation) {
+            (1, 1, Activation::Tanh) => $k!(vpff $a, $S, $d, VolumePreservingFeedForward<$S, $d, 1, 1, Tanh>, $ctx),
+            (2, 1, Activation::Tanh) => $k!(vpff $a, $S, $d, VolumePreservingFeedForward<$S, $d, 2, 1, Tanh>, $ctx),
+            (3, 1, Activation::Tanh) => $k!(vpff $a, $S, $d, VolumePreservingFeedForward<$S, $d, 3, 1, Tanh>, $ctx),
+            (4, 1, Activation::Tanh) => $k!(vpff $a, $S, $d, VolumePreservingFeedForward<$S, $d, 4, 1, Tanh>, $ctx),
+            (5, 1, Activation::Tanh) => $k!(vpff $a, $S, $d, VolumePreservingFeedForward<$S, $d, 5, 1, Tanh>, $ctx),
+            (6, 1, Activation::Tanh) => $k!(vpff $a, $S, $d, VolumePreservingFeedForward<$S, $d, 6, 1, Tanh>, $ctx),
+            (1..=6, 1, activation) => Err(off_grid($a, "activation", activation, &grid::VPFF)),
+            (1..=6, n_linear, _) => Err(off_grid($a, "n_linear", n_linear, &grid::VPFF)),
+            (n_blocks, _, _) => Err(off_grid($a, "n_blocks", n_blocks, &grid::VPFF)),
+        }
+    };
+    (@st_t $a:ident, $v:ident, $S:ty, $k:ident, $ctx:expr, $d:literal) => {
+        match $v.seq {
+            2 => on_grid!(@st_nb $a, $v, $S, $k, $ctx, $d, 2),
+            3 => on_grid!(@st_nb $a, $v, $S, $k, $ctx, $d, 3),
+            4 => on_grid!(@st_nb $a, $v, $S, $k, $ctx, $d, 4),
+            _ => Err(off_grid($a, "seq", $v.seq, &grid::ST)),
+        }
+    };
+    (@st_nb $a:ident, $v:ident, $S:ty, $k:ident, $ctx:expr, $d:literal, $t:literal) => {
+        match ($v.n_heads, $v.n_blocks, $v.activation) {
+            (1, 1, Activation::Tanh) => $k!(st $a, $S, $d, $t,
+                MultiHeadAttention<$S, $d, 1, $d>, ResNetStack<$S, $d, 1, Tanh>, $ctx),
+            (1, 2, Activation::Tanh) => $k!(st $a, $S, $d, $t,
+                MultiHeadAttention<$S, $d, 1, $d>, ResNetStack<$S, $d, 2, Tanh>, $ctx),
+            (1, 1 | 2, activation) => Err(off_grid($a, "activation", activation, &grid::ST)),
+            (1, n_blocks, _) => Err(off_grid($a, "n_blocks", n_blocks, &grid::ST)),
+            (n_heads, _, _) => Err(off_grid($a, "n_heads", n_heads, &grid::ST)),
+        }
+    };
+}
+
+fn off_grid(arch: &Arch, key: &str, value: impl ToString, grid: &Grid) -> Error {
+    Error::OffGrid {
+        arch: arch.to_string(),
+        what: format!("{key} = {}", value.to_string()),
+        grid: grid.line(),
+    }
+}
+
+/// What the loader reported, as an [`Error`] naming the file and the architecture.
+fn load_error(file: &GmlFile, arch: &Arch, source: LoadError) -> Error {
+    match source {
+        LoadError::Hdf5 { .. } => Error::Unreadable {
+            file: file.name().into(),
+            source: Box::new(source),
+        },
+        _ => Error::Load {
+            file: file.name().into(),
+            arch: arch.to_string(),
+            source: Box::new(source),
+        },
+    }
+}
+
+/// The loader's options the spec gives: `add_connection` (the standard transformer's; the other
+/// architectures have no multi-head attention).
+fn settings(arch: &Arch) -> Settings {
+    match arch {
+        Arch::St(s) => Settings {
+            add_connection: s.add_connection,
+        },
+        Arch::Vpt(_) | Arch::Vpff(_) => Settings::default(),
+    }
+}
+
+/// `L` units of attention `Att` and feed-forward part `Ff`, read one by one.
+fn units<Att: FromGml, Ff: FromGml>(file: &GmlFile, arch: &Arch) -> Result<Units<Att, Ff>, Error> {
+    let l = match arch {
+        Arch::Vpt(v) => v.l,
+        Arch::St(s) => s.l,
+        Arch::Vpff(_) => 1,
+    };
+    let read = || -> Result<Units<Att, Ff>, LoadError> {
+        let mut layers = Layers::new(file, settings(arch))?;
+        let expected = l.saturating_mul(<(Att, Ff)>::LAYERS);
+        if layers.remaining() != expected {
+            return Err(LoadError::LayerCount {
+                expected,
+                found: layers.remaining(),
+            });
+        }
+        let units = (0..l)
+            .map(|_| <(Att, Ff)>::read(&mut layers))
+            .collect::<Result<_, _>>()?;
+        layers.finish()?;
+        Ok(Units(units))
+    };
+    read().map_err(|source| load_error(file, arch, source))
+}
+
+/// A whole network `Net` (the feed-forward one), by value.
+fn whole<Net: FromGml>(file: &GmlFile, arch: &Arch) -> Result<Net, Error> {
+    load_with(file, settings(arch)).map_err(|source| load_error(file, arch, source))
+}
+
+macro_rules! open_network {
+    (vpff $a:ident, $S:ty, $d:literal, $net:ty, $file:expr) => {
+        Ok(Box::new(Loaded::<$S, _, $d, 1> {
+            arch: *$a,
+            net: whole::<$net>($file, $a)?,
+            scalar: PhantomData,
+        }) as Box<dyn Network>)
+    };
+    ($kind:ident $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $file:expr) => {
+        Ok(Box::new(Loaded::<$S, _, $d, $t> {
+            arch: *$a,
+            net: units::<$att, $ff>($file, $a)?,
+            scalar: PhantomData,
+        }) as Box<dyn Network>)
+    };
+}
+
+/// Loads `file` as `arch`, computing in `precision`.
+///
+/// # Errors
+/// [`Error::OffGrid`] for sizes this build does not have, [`Error::Load`] if the file does not
+/// hold that architecture, [`Error::Unreadable`] if it is not a readable HDF5 file.
+pub fn open(file: &GmlFile, arch: &Arch, precision: Precision) -> Result<Box<dyn Network>, Error> {
+    match precision {
+        Precision::F32 => on_grid!(arch, f32, open_network, file),
+        Precision::F64 => on_grid!(arch, f64, open_network, file),
+    }
+}
+
+/// Opens the file at `path` and loads it as `arch` (see [`open`]).
+///
+/// # Errors
+/// As [`open`].
+pub fn open_file(
+    path: impl AsRef<Path>,
+    arch: &Arch,
+    precision: Precision,
+) -> Result<Box<dyn Network>, Error> {
+    open(&read(path.as_ref())?, arch, precision)
+}
+
+fn read(path: &Path) -> Result<GmlFile, Error> {
+    GmlFile::open(path).map_err(|source| Error::Unreadable {
+        file: path.display().to_string(),
+        source: Box::new(source),
+    })
+}
+
+macro_rules! check_network {
+    (vpt $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {{
+        let (file, samples, seed) = $ctx;
+        let skew_sym = matches!($a, Arch::Vpt(v) if v.skew_sym);
+        Ok(structure::transformer::<$d, $t, _, _>(
+            &units::<$att, $ff>(file, $a)?,
+            skew_sym,
+            samples,
+            seed,
+        ))
+    }};
+    (st $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {{
+        // Loaded to check that the file holds it; the architecture promises no structure.
+        let (file, _, _) = $ctx;
+        units::<$att, $ff>(file, $a).map(|_| Vec::new())
+    }};
+    (vpff $a:ident, $S:ty, $d:literal, $net:ty, $ctx:expr) => {{
+        let (file, samples, seed) = $ctx;
+        Ok(structure::feed_forward::<$d, _>(&whole::<$net>(file, $a)?, samples, seed))
+    }};
+}
+
+/// Measures the structure `arch` promises on the network in `file`, over `samples` random inputs
+/// (entries uniform in `(−1, 1)`, from `seed`), with exact Jacobians (dual numbers). An empty list:
+/// the architecture promises no structure (the standard transformer).
+///
+/// # Errors
+/// As [`open`].
+pub fn check(
+    file: &GmlFile,
+    arch: &Arch,
+    samples: usize,
+    seed: u64,
+) -> Result<Vec<Measurement>, Error> {
+    on_grid!(arch, Dual64, check_network, (file, samples, seed))
+}
+
+/// Opens the file at `path` and checks it as `arch` (see [`check`]).
+///
+/// # Errors
+/// As [`open`].
+pub fn check_file(
+    path: impl AsRef<Path>,
+    arch: &Arch,
+    samples: usize,
+    seed: u64,
+) -> Result<Vec<Measurement>, Error> {
+    check(&read(path.as_ref())?, arch, samples, seed)
+}

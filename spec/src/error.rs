@@ -1,0 +1,75 @@
+//! What can go wrong between a spec, a file and a run: one enum, one line each.
+
+use geomattn::gml::LoadError;
+
+/// Why a spec, a file or an input was refused. Every message is one line naming the problem.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The spec text does not parse.
+    #[error("malformed architecture `{spec}`: {reason}")]
+    Spec {
+        /// The text as given.
+        spec: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The architecture is valid but not among the compiled sizes.
+    #[error(
+        "{arch} is not in the sizes this build was compiled for ({what}); compiled: {grid}. \
+         Other sizes: embed the network at compile time with its type \
+         (`geomattn::gml::load_file::<VolumePreservingTransformer<f64, D, T, …>>`), or add the \
+         size to the grid in spec/src/grid.rs and rebuild"
+    )]
+    OffGrid {
+        /// The architecture asked for.
+        arch: String,
+        /// Which option is outside the grid.
+        what: String,
+        /// The grid of that architecture.
+        grid: String,
+    },
+    /// The file cannot be read, or does not hold the architecture.
+    #[error("`{file}` does not load as {arch}: {source}")]
+    Load {
+        /// The file.
+        file: String,
+        /// The architecture asked for.
+        arch: String,
+        /// What the loader reported.
+        source: Box<LoadError>,
+    },
+    /// The file cannot be read at all.
+    #[error("cannot read `{file}`: {source}")]
+    Unreadable {
+        /// The file.
+        file: String,
+        /// What the loader reported.
+        source: Box<LoadError>,
+    },
+    /// An input (window or initial state) has the wrong number of values.
+    #[error("{what} has {found} values, {arch} needs {expected}")]
+    Length {
+        /// What the input is.
+        what: &'static str,
+        /// The architecture.
+        arch: String,
+        /// Values needed.
+        expected: String,
+        /// Values given.
+        found: usize,
+    },
+    /// An input value is NaN or infinite.
+    #[error("{what} has a non-finite value at position {index}")]
+    NonFinite {
+        /// What the input is.
+        what: &'static str,
+        /// Its position (from 0).
+        index: usize,
+    },
+    /// The network's output stopped being finite.
+    #[error("the network's output is not finite from state {state} on")]
+    Diverged {
+        /// The first non-finite state of the trajectory.
+        state: usize,
+    },
+}

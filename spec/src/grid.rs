@@ -1,0 +1,109 @@
+//! The sizes this build is compiled for. Each architecture's layers are const-generic, so every
+//! combination below is one monomorphised network type (in `f32`, `f64`, and dual numbers for
+//! the structure check); a spec outside the grid gets [`Error::OffGrid`](crate::Error::OffGrid),
+//! which names the way out. The number of transformer units `L` and `add_connection` are read
+//! at run time: any value works.
+//!
+//! The grid covers every bundled GML network and the common small sizes, and keeps a clean
+//! release build of the `geomattn` command within a few minutes on two cores. To add a size,
+//! add it to the constant here **and** to the matching arm of the `on_grid!` macro in
+//! `dispatch.rs` (a test checks that the two agree).
+//!
+//! ```
+//! assert!(geomattn_spec::grid::VPT.dims.contains(&3));
+//! println!("{}", geomattn_spec::grid::describe());
+//! ```
+
+use crate::Activation;
+
+/// The compiled sizes of one architecture.
+#[derive(Debug, Clone, Copy)]
+pub struct Grid {
+    /// The architecture's short name.
+    pub name: &'static str,
+    /// `dim`.
+    pub dims: &'static [usize],
+    /// `seq` (empty for the feed-forward network, whose windows are single states).
+    pub seqs: &'static [usize],
+    /// `n_blocks`.
+    pub n_blocks: &'static [usize],
+    /// `n_linear` (empty where the architecture has no such option).
+    pub n_linear: &'static [usize],
+    /// `n_heads` (empty where the architecture has no such option).
+    pub n_heads: &'static [usize],
+    /// The activations.
+    pub activations: &'static [Activation],
+    /// What is free at run time.
+    pub free: &'static str,
+}
+
+/// The volume-preserving transformer's grid.
+pub const VPT: Grid = Grid {
+    name: "vpt",
+    dims: &[2, 3, 4],
+    seqs: &[2, 3, 4],
+    n_blocks: &[1, 2],
+    n_linear: &[1],
+    n_heads: &[],
+    activations: &[Activation::Tanh],
+    free: "any L, skew_sym true or false",
+};
+
+/// The volume-preserving feed-forward network's grid.
+pub const VPFF: Grid = Grid {
+    name: "vpff",
+    dims: &[2, 3, 4],
+    seqs: &[],
+    n_blocks: &[1, 2, 3, 4, 5, 6],
+    n_linear: &[1],
+    n_heads: &[],
+    activations: &[Activation::Tanh],
+    free: "nothing else",
+};
+
+/// The standard transformer integrator's grid.
+pub const ST: Grid = Grid {
+    name: "st",
+    dims: &[2, 3, 4],
+    seqs: &[2, 3, 4],
+    n_blocks: &[1, 2],
+    n_linear: &[],
+    n_heads: &[1],
+    activations: &[Activation::Tanh],
+    free: "any L, add_connection true or false",
+};
+
+/// Every grid, in the order of [`describe`].
+pub const ALL: [Grid; 3] = [VPT, VPFF, ST];
+
+fn list(values: &[usize]) -> String {
+    let values: Vec<String> = values.iter().map(ToString::to_string).collect();
+    format!("{{{}}}", values.join(", "))
+}
+
+impl Grid {
+    /// One line: `vpt: dim ∈ {2, 3, 4}, seq ∈ {…}, …; any L, …`.
+    pub fn line(&self) -> String {
+        let mut parts = vec![format!("dim ∈ {}", list(self.dims))];
+        let optional = [
+            ("seq", self.seqs),
+            ("n_heads", self.n_heads),
+            ("n_blocks", self.n_blocks),
+            ("n_linear", self.n_linear),
+        ];
+        for (key, values) in optional {
+            if !values.is_empty() {
+                parts.push(format!("{key} ∈ {}", list(values)));
+            }
+        }
+        let activations: Vec<String> = self.activations.iter().map(ToString::to_string).collect();
+        parts.push(format!("activation ∈ {{{}}}", activations.join(", ")));
+        format!("{}: {}; {}", self.name, parts.join(", "), self.free)
+    }
+}
+
+/// The whole grid, one line per architecture.
+pub fn describe() -> String {
+    let lines: Vec<String> = ALL.iter().map(Grid::line).collect();
+    lines.join("\n")
+}

@@ -1,0 +1,49 @@
+//! From a runtime architecture spec to a monomorphised geomattn network, behind one object-safe
+//! trait: what the `geomattn` command (and, later, the Python bindings) build on.
+//!
+//! geomattn's layers are const-generic: a `VolumePreservingTransformer<f64, 3, 3, 2, 1, 3, Tanh>`
+//! is a type fixed at compile time. A tool that reads the architecture at run time (`vpt(dim=3,
+//! seq=3, …)`) can only pick one of the types it was compiled with: this crate declares that grid
+//! ([`grid`]), parses the spec ([`Arch`]), loads a GML file into the matching type
+//! ([`open`], [`open_file`]) and hands it back as a [`Network`] (forward, rollout in `f32` or
+//! `f64`), or measures the structure it promises ([`check`], exact Jacobians by dual numbers).
+//! The number of transformer units `L` is read at run time (units are loaded one by one), so any
+//! `L` works; the other sizes are those of the grid.
+//!
+//! ```
+//! use geomattn_spec::{Arch, Precision, open_file, rigid_body};
+//! use geomattn::nalgebra::Vector3;
+//! let arch: Arch = "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)"
+//!     .parse()?;
+//! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/gml/transformer_rigid_body_nn_vpt.h5");
+//! let net = open_file(path, &arch, Precision::F64)?;
+//! // The first window: three states of the rigid body it was trained on, state after state.
+//! let mut truth = [Vector3::zeros(); 10];
+//! rigid_body::trajectory(&rigid_body::initial_state(1.1), rigid_body::H, &mut truth);
+//! let window: Vec<f64> = truth[..3].iter().flat_map(|z| z.iter().copied()).collect();
+//! let states = net.rollout(&window, 9, &mut |_| {})?;
+//! assert_eq!(states.len(), 10 * 3);
+//! let last = Vector3::from_column_slice(&states[27..]);
+//! assert!((last - truth[9]).amax() < 3e-2);
+//! # Ok::<(), geomattn_spec::Error>(())
+//! ```
+//!
+//! Dependencies: `geomattn` (the layers and its GML loader), `num-dual` (forward-mode dual
+//! numbers: exact Jacobians without a finite-difference step, the same approach as the test
+//! suite), `rand` (seeded sample inputs of the structure check), `thiserror` (the [`Error`]).
+
+mod arch;
+mod dispatch;
+mod error;
+pub mod grid;
+pub mod inspect;
+
+mod network;
+pub mod rigid_body;
+pub mod structure;
+
+pub use arch::{Activation, Arch, St, Vpff, Vpt};
+pub use dispatch::{check, check_file, open, open_file};
+pub use error::Error;
+pub use network::{Network, Precision};
+pub use structure::{Measurement, jacobian};
