@@ -80,6 +80,9 @@ pub struct NonFinite {
     pub sequence: Option<usize>,
     /// The block of a network (0-based), for architectures made of blocks.
     pub block: Option<usize>,
+    /// The fields of networks derived with [`Network`](crate::Network) that lead to the layer,
+    /// outermost first; empty outside derived networks.
+    pub field: FieldPath,
     /// The layer whose output is not finite (its type's name), or `"input"`.
     pub layer: &'static str,
     /// The first time step (column, 0-based) with a non-finite entry.
@@ -93,14 +96,73 @@ impl core::fmt::Display for NonFinite {
             write!(f, " of sequence {sequence}")?;
         }
         if self.layer == INPUT {
-            write!(f, " in the input")
-        } else {
-            write!(f, " in the output of {}", self.layer)?;
-            match self.block {
-                Some(block) => write!(f, " (block {block})"),
-                None => Ok(()),
-            }
+            return write!(f, " in the input");
         }
+        write!(f, " in the output of {}", self.layer)?;
+        match (self.field.is_empty(), self.block) {
+            (true, None) => Ok(()),
+            (true, Some(block)) => write!(f, " (block {block})"),
+            (false, None) => write!(f, " (field `{}`)", self.field),
+            (false, Some(block)) => write!(f, " (field `{}`, block {block})", self.field),
+        }
+    }
+}
+
+/// The fields of nested derived networks ([`Network`](crate::Network)) that lead to a layer,
+/// outermost first: `encoder.attention` is the field `attention` of the network in the field
+/// `encoder`. Fixed capacity ([`DEPTH`](Self::DEPTH) names, no allocation): deeper nesting keeps
+/// the outermost names.
+///
+/// ```
+/// use geomattn::FieldPath;
+/// let path = FieldPath::default().within("attention").within("encoder");
+/// assert_eq!(path.names(), ["encoder", "attention"]);
+/// assert_eq!(path.to_string(), "encoder.attention");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FieldPath {
+    names: [&'static str; FieldPath::DEPTH],
+    len: usize,
+}
+
+impl FieldPath {
+    /// How many names a path holds.
+    pub const DEPTH: usize = 4;
+
+    /// The names, outermost first.
+    pub fn names(&self) -> &[&'static str] {
+        &self.names[..self.len]
+    }
+
+    /// Whether the path has no name (the layer is not inside a derived network).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The path seen from a network one level up, whose field `outer` holds this one; when the
+    /// path is full, its innermost name is dropped.
+    #[must_use]
+    pub fn within(self, outer: &'static str) -> Self {
+        let mut names = [""; Self::DEPTH];
+        names[0] = outer;
+        let kept = self.len.min(Self::DEPTH - 1);
+        names[1..=kept].copy_from_slice(&self.names[..kept]);
+        Self {
+            names,
+            len: kept + 1,
+        }
+    }
+}
+
+impl core::fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        for (k, name) in self.names().iter().enumerate() {
+            if k > 0 {
+                f.write_str(".")?;
+            }
+            f.write_str(name)?;
+        }
+        Ok(())
     }
 }
 

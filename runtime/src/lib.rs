@@ -18,6 +18,7 @@ pub mod init;
 mod layer;
 mod macros;
 pub mod mha;
+pub mod network;
 pub mod orthogonal;
 pub mod orthonormal;
 pub mod packed;
@@ -40,7 +41,7 @@ pub use correlation::{
     Additive, ArbitraryWeight, Bilinear, Correlation, LowRank, SkewCorrelation, SkewWeight,
     lower_correlation, skew_from_lower, tensor_mat_skew_sym_assign,
 };
-pub use error::{Error, NonFinite};
+pub use error::{Error, FieldPath, NonFinite};
 pub use exp::{Exp, ScalingSquaring};
 pub use feedforward::{
     Dense, GradientLayer, GradientLayerP, GradientLayerQ, ResNetLayer, StrictlyTriangular,
@@ -48,6 +49,9 @@ pub use feedforward::{
 };
 pub use init::{glorot_bound, glorot_dense, uniform};
 pub use layer::{ColumnLayer, SequenceLayer};
+/// `#[derive(Network)]`: a struct whose fields are layers, applied in field order, becomes a
+/// [`SequenceLayer`] (and, with the feature `hdf5`, a [`gml::FromGml`]); see [`network`].
+pub use geomattn_macros::Network;
 pub use mha::{Head, MultiHeadAttention, project_to_stiefel, stiefel_error};
 pub use orthogonal::{DefaultCayley, OrthogonalMap};
 pub use orthonormal::OrthonormalAttention;
@@ -68,9 +72,15 @@ pub use symplectic::linear::{
 pub use symplectic::{PhaseSide, UpdateP, UpdateQ};
 pub use vpa::{ArbitraryVpa, SkewVpa, VolumePreservingAttention};
 
-/// What `cayley!` and the code `geomattn-macros` emits name; not a public API.
+/// What `cayley!`, `derive(Network)` and the code `geomattn-macros` emits name; not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::__if_hdf5 as if_hdf5;
+    #[cfg(feature = "hdf5")]
+    pub use crate::__read_fields_into as read_fields_into;
+    #[cfg(feature = "hdf5")]
+    pub use crate::gml::networks::fill;
+    pub use crate::network::forward_checked_field;
     pub use crate::scalar::{Field, ratio};
     pub use geomattn_macros::cayley_with_crate;
     pub use nalgebra::{ArrayStorage, SMatrix};

@@ -50,7 +50,7 @@
 
 mod error;
 mod file;
-mod networks;
+pub(crate) mod networks;
 
 pub use error::{LoadError, Object};
 pub use file::{GmlFile, GmlType, Node};

@@ -70,8 +70,9 @@ pub trait FromGml: Sized {
 }
 
 /// Fills `slot` with [`FromGml::read_into`], checking that it returned the slot itself: then, and
-/// only then, the slot is initialised.
-fn fill<T: FromGml>(slot: &mut MaybeUninit<T>, layers: &mut Layers) -> Result<(), LoadError> {
+/// only then, the slot is initialised. (Public only for the code `derive(Network)` emits.)
+#[doc(hidden)]
+pub fn fill<T: FromGml>(slot: &mut MaybeUninit<T>, layers: &mut Layers) -> Result<(), LoadError> {
     let at = slot.as_ptr();
     let filled: *const T = T::read_into(slot, layers)?;
     assert!(
