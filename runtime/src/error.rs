@@ -70,6 +70,16 @@ pub enum Error {
         /// The head (0-based) it belongs to.
         head: usize,
     },
+    /// A layer has something its architecture's parameters (its [`Schema`](crate::Schema)) cannot
+    /// hold: a bias where GML's architecture has none, or none where it has one, or a scale
+    /// other than GML's.
+    #[error("{layer} has {what}")]
+    NotInSchema {
+        /// The layer's type.
+        layer: &'static str,
+        /// What it has that the architecture does not.
+        what: &'static str,
+    },
 }
 
 /// Where a checked forward pass first met a NaN or an infinity: in the input, or in the output of

@@ -2,7 +2,7 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
-#[cfg(feature = "hdf5")]
+#[cfg(feature = "std")]
 extern crate std;
 
 pub mod activation;
@@ -23,6 +23,7 @@ pub mod orthogonal;
 pub mod orthonormal;
 pub mod packed;
 mod scalar;
+pub mod schema;
 pub mod self_attention;
 pub mod softmax;
 pub mod symplectic;
@@ -60,6 +61,12 @@ pub use packed::{
     Symmetric, Upper,
 };
 pub use scalar::Field;
+pub use schema::{
+    BLOB_HEADER_LEN, BLOB_MAGIC, BLOB_VERSION, BlobError, BlobScalar, Kind, Name, Param, Schema,
+    Sink, Source, Visit, blob_len, fill, fingerprint, read_blob, read_blob_into, write_blob,
+};
+#[cfg(feature = "std")]
+pub use schema::{read_blob_boxed, read_boxed, to_blob};
 pub use self_attention::SoftmaxAttention;
 pub use softmax::{MatrixSoftmax, OneMatrixSoftmax, OneVectorSoftmax, Softmax, VectorSoftmax};
 pub use symplectic::attention::{

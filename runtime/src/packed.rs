@@ -30,7 +30,7 @@ use core::marker::PhantomData;
 use nalgebra::{RealField, SMatrix};
 use rand::Rng;
 
-use crate::{Error, Field, init};
+use crate::{Error, Field, Kind, init};
 
 /// How the triangle that is not stored is filled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +49,8 @@ pub trait PackedLayout {
     const KIND: &'static str;
     /// How the unstored triangle is filled.
     const MIRROR: Mirror;
+    /// The [`Kind`] of a parameter of this layout in a [`Schema`](crate::Schema).
+    const PARAM_KIND: Kind;
     /// Number of packed entries of an `n×n` matrix.
     fn packed_len(n: usize) -> usize;
     /// The 0-based positions `(row, column)` that the packed entries occupy, in packed order.
@@ -74,6 +76,7 @@ pub enum Lower {}
 pub enum Upper {}
 
 impl PackedLayout for Skew {
+    const PARAM_KIND: Kind = Kind::Skew;
     const KIND: &'static str = "skew-symmetric";
     const MIRROR: Mirror = Mirror::Antisymmetric;
     fn packed_len(n: usize) -> usize {
@@ -85,6 +88,7 @@ impl PackedLayout for Skew {
 }
 
 impl PackedLayout for Sym {
+    const PARAM_KIND: Kind = Kind::Symmetric;
     const KIND: &'static str = "symmetric";
     const MIRROR: Mirror = Mirror::Symmetric;
     fn packed_len(n: usize) -> usize {
@@ -96,6 +100,7 @@ impl PackedLayout for Sym {
 }
 
 impl PackedLayout for Lower {
+    const PARAM_KIND: Kind = Kind::StrictlyLower;
     const KIND: &'static str = "strictly lower triangular";
     const MIRROR: Mirror = Mirror::Zero;
     fn packed_len(n: usize) -> usize {
@@ -107,6 +112,7 @@ impl PackedLayout for Lower {
 }
 
 impl PackedLayout for Upper {
+    const PARAM_KIND: Kind = Kind::StrictlyUpper;
     const KIND: &'static str = "strictly upper triangular";
     const MIRROR: Mirror = Mirror::Zero;
     fn packed_len(n: usize) -> usize {
