@@ -11,8 +11,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{
-    Data, DeriveInput, Expr, GenericParam, Generics, Ident, Member, Path, Type,
-    parse_quote,
+    Data, DeriveInput, Expr, GenericParam, Generics, Ident, Member, Path, Type, parse_quote,
 };
 
 /// The options of `#[geomattn(...)]` on the struct.
@@ -47,8 +46,9 @@ pub fn derive(input: TokenStream) -> syn::Result<TokenStream> {
     reject_lifetimes(&input.generics)?;
     let layers = layers(&input)?;
     let sequence = sequence_layer_impl(&input, &options, &layers);
+    let schema = schema_impl(&input, &options, &layers);
     let gml = from_gml_impl(&input, &options, &layers);
-    Ok(quote! { #sequence #gml })
+    Ok(quote! { #sequence #schema #gml })
 }
 
 fn parse_options(input: &DeriveInput) -> syn::Result<Options> {
@@ -327,8 +327,82 @@ fn from_gml_impl(input: &DeriveInput, options: &Options, layers: &[Layer]) -> To
                     slot: &'slot mut ::core::mem::MaybeUninit<Self>,
                     layers: &mut #krate::gml::Layers,
                 ) -> ::core::result::Result<&'slot mut Self, #krate::gml::LoadError> {
-                    #krate::__private::read_fields_into!(slot, layers, { #( #members: #types ),* })
+                    #krate::__private::read_fields_into!(
+                        #krate::__private::gml_fill, slot, layers, { #( #members: #types ),* }
+                    )
                 }
+            }
+        }
+    }
+}
+
+/// The parameter schema (`Schema`): the fields' parameters one after the other, read and written
+/// in field order, and read in place field by field.
+///
+/// The scalar is the `scalar` option, or else the first field's; every field's must be the same.
+/// As for loading, the bounds are higher-ranked, so a field without a schema makes only the uses
+/// of the schema (loading, a blob) errors, naming that field's bound.
+fn schema_impl(input: &DeriveInput, options: &Options, layers: &[Layer]) -> TokenStream {
+    let krate = &options.krate;
+    let schema = quote!(#krate::Schema);
+    let first = &layers[0].ty;
+    let scalar = match &options.scalar {
+        Some(ty) => quote!(#ty),
+        None => quote!(<#first as #schema>::Scalar),
+    };
+    let mut generics = input.generics.clone();
+    let where_clause = generics.make_where_clause();
+    for (k, layer) in layers.iter().enumerate() {
+        let ty = &layer.ty;
+        where_clause
+            .predicates
+            .push(if k == 0 && options.scalar.is_none() {
+                parse_quote!(for<'geomattn> #ty: #schema)
+            } else {
+                parse_quote!(for<'geomattn> #ty: #schema<Scalar = #scalar>)
+            });
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let name = &input.ident;
+    let types: Vec<_> = layers.iter().map(|l| &l.ty).collect();
+    let members: Vec<_> = layers.iter().map(|l| &l.member).collect();
+    let values: Vec<_> = (0..layers.len())
+        .map(|k| format_ident!("layer_{k}"))
+        .collect();
+    let result = quote!(::core::result::Result);
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #schema for #name #ty_generics #where_clause {
+            type Scalar = #scalar;
+            const SCALARS: usize = 0 #( + <#types as #schema>::SCALARS )*;
+            const LAYERS: usize = 0 #( + <#types as #schema>::LAYERS )*;
+
+            fn describe<V: #krate::Visit + ?::core::marker::Sized>(visitor: &mut V) {
+                #( <#types as #schema>::describe(visitor); )*
+            }
+
+            fn read<Src: #krate::Source<Self::Scalar> + ?::core::marker::Sized>(
+                source: &mut Src,
+            ) -> #result<Self, Src::Error> {
+                #( let #values = <#types as #schema>::read(source)?; )*
+                #result::Ok(Self { #( #members: #values ),* })
+            }
+
+            fn read_into<'slot, Src: #krate::Source<Self::Scalar> + ?::core::marker::Sized>(
+                slot: &'slot mut ::core::mem::MaybeUninit<Self>,
+                source: &mut Src,
+            ) -> #result<&'slot mut Self, Src::Error> {
+                #krate::__private::read_fields_into!(
+                    #krate::fill, slot, source, { #( #members: #types ),* }
+                )
+            }
+
+            fn write<K: #krate::Sink<Self::Scalar> + ?::core::marker::Sized>(
+                &self,
+                sink: &mut K,
+            ) -> #result<(), K::Error> {
+                #( <#types as #schema>::write(&self.#members, sink)?; )*
+                #result::Ok(())
             }
         }
     }
@@ -371,7 +445,10 @@ mod tests {
 
     #[test]
     fn one_layer_writes_straight_to_the_output() {
-        let out = expand(quote!(struct Net(A);)).replace(' ', "");
+        let out = expand(quote!(
+            struct Net(A);
+        ))
+        .replace(' ', "");
         assert!(out.contains("forward_into(&self.0,z,out)"), "{out}");
         assert!(!out.contains("zeros"), "{out}");
         assert!(out.contains("(&self.0,\"0\",z,out,)?"), "{out}");
@@ -379,7 +456,12 @@ mod tests {
 
     #[test]
     fn open_sizes_become_generic_parameters() {
-        let out = expand(quote!(struct Block<Att, Ff> { att: Att, ff: Ff }));
+        let out = expand(quote!(
+            struct Block<Att, Ff> {
+                att: Att,
+                ff: Ff,
+            }
+        ));
         let normalised = out.replace(' ', "");
         assert!(
             normalised.contains(
@@ -388,8 +470,9 @@ mod tests {
             "{out}"
         );
         assert!(
-            normalised
-                .contains("Att:::geomattn::SequenceLayer<GeomattnScalar,GEOMATTN_DIM,GEOMATTN_LEN>"),
+            normalised.contains(
+                "Att:::geomattn::SequenceLayer<GeomattnScalar,GEOMATTN_DIM,GEOMATTN_LEN>"
+            ),
             "{out}"
         );
         assert!(normalised.contains("forBlock<Att,Ff>"), "{out}");
@@ -402,19 +485,76 @@ mod tests {
             struct Net { a: A }
         });
         assert!(!out.contains("geomattn ::"), "{out}");
-        assert!(out.replace(' ', "").contains("ga::__private::if_hdf5!"), "{out}");
+        assert!(
+            out.replace(' ', "").contains("ga::__private::if_hdf5!"),
+            "{out}"
+        );
     }
 
     #[test]
     fn loading_reads_the_fields_in_order() {
-        let out = expand(quote!(struct Net { a: A, b: [B; 2] })).replace(' ', "");
+        let out = expand(quote!(
+            struct Net {
+                a: A,
+                b: [B; 2],
+            }
+        ))
+        .replace(' ', "");
         assert!(
             out.contains("constLAYERS:usize=0+<Aas::geomattn::gml::FromGml>::LAYERS+<[B;2]as::geomattn::gml::FromGml>::LAYERS;"),
             "{out}"
         );
-        assert!(out.contains("for<'geomattn>A:::geomattn::gml::FromGml"), "{out}");
+        assert!(
+            out.contains("for<'geomattn>A:::geomattn::gml::FromGml"),
+            "{out}"
+        );
         assert!(out.contains("Self{a:layer_0,b:layer_1}"), "{out}");
-        assert!(out.contains("read_fields_into!(slot,layers,{a:A,b:[B;2]})"), "{out}");
+        assert!(
+            out.contains(
+                "read_fields_into!(::geomattn::__private::gml_fill,slot,layers,{a:A,b:[B;2]})"
+            ),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn the_schema_is_the_fields_in_order_with_one_scalar() {
+        let out = expand(quote!(
+            struct Net {
+                a: A,
+                b: B,
+            }
+        ))
+        .replace(' ', "");
+        assert!(
+            out.contains("typeScalar=<Aas::geomattn::Schema>::Scalar;"),
+            "{out}"
+        );
+        assert!(out.contains("for<'geomattn>A:::geomattn::Schema,"), "{out}");
+        assert!(
+            out.contains(
+                "for<'geomattn>B:::geomattn::Schema<Scalar=<Aas::geomattn::Schema>::Scalar>"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("constSCALARS:usize=0+<Aas::geomattn::Schema>::SCALARS+<Bas::geomattn::Schema>::SCALARS;"),
+            "{out}"
+        );
+        assert!(
+            out.contains("<Aas::geomattn::Schema>::write(&self.a,sink)?;<Bas::geomattn::Schema>::write(&self.b,sink)?;"),
+            "{out}"
+        );
+        let fixed = expand(quote!(
+            #[geomattn(scalar = f32)]
+            struct Net(A);
+        ))
+        .replace(' ', "");
+        assert!(fixed.contains("typeScalar=f32;"), "{fixed}");
+        assert!(
+            fixed.contains("for<'geomattn>A:::geomattn::Schema<Scalar=f32>"),
+            "{fixed}"
+        );
     }
 
     #[test]
@@ -433,25 +573,69 @@ mod tests {
     #[test]
     fn errors_name_what_is_wrong() {
         let cases = [
-            (quote!(enum E { A }), "needs a struct"),
-            (quote!(union U { a: u8 }), "needs a struct"),
-            (quote!(struct Net;), "at least one field"),
-            (quote!(struct Net {}), "at least one field"),
-            (quote!(struct Net<'a> { a: &'a A }), "lifetime parameters"),
             (
-                quote!(#[geomattn(size = 3)] struct Net { a: A }),
+                quote!(
+                    enum E {
+                        A,
+                    }
+                ),
+                "needs a struct",
+            ),
+            (quote!(union U { a: u8 }), "needs a struct"),
+            (
+                quote!(
+                    struct Net;
+                ),
+                "at least one field",
+            ),
+            (
+                quote!(
+                    struct Net {}
+                ),
+                "at least one field",
+            ),
+            (
+                quote!(
+                    struct Net<'a> {
+                        a: &'a A,
+                    }
+                ),
+                "lifetime parameters",
+            ),
+            (
+                quote!(
+                    #[geomattn(size = 3)]
+                    struct Net {
+                        a: A,
+                    }
+                ),
                 "unknown option",
             ),
             (
-                quote!(#[geomattn(dim = 3, dim = 4)] struct Net { a: A }),
+                quote!(
+                    #[geomattn(dim = 3, dim = 4)]
+                    struct Net {
+                        a: A,
+                    }
+                ),
                 "`dim` is given twice",
             ),
             (
-                quote!(#[geomattn(scalar = 3)] struct Net { a: A }),
+                quote!(
+                    #[geomattn(scalar = 3)]
+                    struct Net {
+                        a: A,
+                    }
+                ),
                 "expected one of",
             ),
             (
-                quote!(struct Net { #[geomattn(skip)] a: A }),
+                quote!(
+                    struct Net {
+                        #[geomattn(skip)]
+                        a: A,
+                    }
+                ),
                 "no field options",
             ),
         ];

@@ -48,11 +48,11 @@ pub use feedforward::{
     Dense, GradientLayer, GradientLayerP, GradientLayerQ, ResNetLayer, StrictlyTriangular,
     VolumePreservingLayer, VolumePreservingLowerLayer, VolumePreservingUpperLayer,
 };
-pub use init::{glorot_bound, glorot_dense, uniform};
-pub use layer::{ColumnLayer, SequenceLayer};
 /// `#[derive(Network)]`: a struct whose fields are layers, applied in field order, becomes a
 /// [`SequenceLayer`] (and, with the feature `hdf5`, a [`gml::FromGml`]); see [`network`].
 pub use geomattn_macros::Network;
+pub use init::{glorot_bound, glorot_dense, uniform};
+pub use layer::{ColumnLayer, SequenceLayer};
 pub use mha::{Head, MultiHeadAttention, project_to_stiefel, stiefel_error};
 pub use orthogonal::{DefaultCayley, OrthogonalMap};
 pub use orthonormal::OrthonormalAttention;
@@ -83,10 +83,9 @@ pub use vpa::{ArbitraryVpa, SkewVpa, VolumePreservingAttention};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::__if_hdf5 as if_hdf5;
-    #[cfg(feature = "hdf5")]
     pub use crate::__read_fields_into as read_fields_into;
     #[cfg(feature = "hdf5")]
-    pub use crate::gml::networks::fill;
+    pub use crate::gml::networks::fill as gml_fill;
     pub use crate::network::forward_checked_field;
     pub use crate::scalar::{Field, ratio};
     pub use geomattn_macros::cayley_with_crate;

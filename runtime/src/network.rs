@@ -6,10 +6,12 @@
 //! flat and checked entry points come with it. The checked pass checks the output of every field
 //! and names it in [`NonFinite::field`] (a [`FieldPath`], outermost first when derived networks
 //! nest), next to the layer's type and, inside a [`Transformer`](crate::Transformer), its block.
-//! With the feature `hdf5` the struct is also a [`gml::FromGml`](crate::gml::FromGml): its fields
-//! are read in order from consecutive layer groups of a GML file (in place, field by field, for
-//! [`gml::load_boxed`](crate::gml::load_boxed)), so a GML `Chain` loads into the struct that
-//! names its layers.
+//! The struct's parameter [`Schema`](crate::Schema) is its fields', in order (read in place,
+//! field by field, for [`read_boxed`](crate::read_boxed) and the blob), so it loads from a blob
+//! and embeds like a built-in architecture; with the feature `hdf5` it is also a
+//! [`gml::FromGml`](crate::gml::FromGml): its fields are read in order from consecutive layer
+//! groups of a GML file (in place, for [`gml::load_boxed`](crate::gml::load_boxed)), so a GML
+//! `Chain` loads into the struct that names its layers.
 //!
 //! ```
 //! use geomattn::nalgebra::{Matrix3, SMatrix};
@@ -94,13 +96,15 @@ where
     S: Field + RealField,
     L: SequenceLayer<S, D, T> + ?Sized,
 {
-    layer.forward_checked_into(z, out).map_err(|error| match error {
-        Error::NonFinite(found) if found.layer != INPUT => Error::NonFinite(NonFinite {
-            field: found.field.within(field),
-            ..found
-        }),
-        other => other,
-    })
+    layer
+        .forward_checked_into(z, out)
+        .map_err(|error| match error {
+            Error::NonFinite(found) if found.layer != INPUT => Error::NonFinite(NonFinite {
+                field: found.field.within(field),
+                ..found
+            }),
+            other => other,
+        })
 }
 
 /// The items it is given with the feature `hdf5`, nothing without: what the derive wraps its
@@ -121,24 +125,24 @@ macro_rules! __if_hdf5 {
     ($($item:tt)*) => {};
 }
 
-/// `gml::FromGml::read_into` of a struct, field by field in place:
-/// `read_fields_into!(slot, layers, { field: Type, … })` with **every** field of the struct, in
-/// order (the derive lists them all; a missing field would leave the slot partly uninitialised).
-/// The unsafe code lives here, in this crate, so the derive emits none into the caller's crate.
-/// Not a public API.
-#[cfg(feature = "hdf5")]
+/// `read_into` of a struct (for [`Schema`](crate::Schema) and `gml::FromGml`), field by field
+/// in place: `read_fields_into!(fill, slot, source, { field: Type, … })` with **every** field of
+/// the struct, in order (the derive lists them all; a missing field would leave the slot partly
+/// uninitialised), `fill` the function that fills one slot and checks it
+/// ([`fill`](crate::fill)). The unsafe code lives here, in this crate, so the derive emits none
+/// into the caller's crate. Not a public API.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __read_fields_into {
-    ($slot:ident, $layers:ident, { $($field:tt : $ty:ty),+ $(,)? }) => {{
+    ($fill:path, $slot:ident, $source:ident, { $($field:tt : $ty:ty),+ $(,)? }) => {{
         let base = $slot.as_mut_ptr();
         $(
-            $crate::__private::fill(
+            $fill(
                 // SAFETY: `&raw mut` takes the field's address inside the slot without making a
                 // reference to the (uninitialised) field; `MaybeUninit<F>` has `F`'s layout and
                 // accepts any bits, and each field is named once, so no two references alias.
                 unsafe { &mut *(&raw mut (*base).$field).cast::<::core::mem::MaybeUninit<$ty>>() },
-                $layers,
+                $source,
             )?;
         )+
         // SAFETY: every field has been filled (`fill` checks each), and the derive names all.

@@ -3,7 +3,8 @@
 
 use geomattn::nalgebra::{Matrix3, SMatrix};
 use geomattn::{
-    Error, FieldPath, Identity, NonFinite, ResNetLayer, SequenceLayer, SkewSymmetric, SkewVpa, Transformer,
+    Error, FieldPath, Identity, NonFinite, ResNetLayer, SequenceLayer, SkewSymmetric, SkewVpa,
+    Transformer,
 };
 
 fn vpa() -> SkewVpa<f32, 3, 4> {

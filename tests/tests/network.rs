@@ -5,9 +5,9 @@
 use geomattn::gml::{FromGml, Settings, load_file, load_file_boxed};
 use geomattn::nalgebra::{Matrix3, SMatrix, Vector3};
 use geomattn::{
-    ArbitraryVpa, Error, FieldPath, Identity, Network, NonFinite, ResNetLayer, SequenceLayer,
-    SkewSymmetric, SkewVpa, Tanh, Transformer, VolumePreservingFeedForward,
-    VolumePreservingTransformer,
+    ArbitraryVpa, Error, FieldPath, Identity, Network, NonFinite, ResNetLayer, Schema,
+    SequenceLayer, SkewSymmetric, SkewVpa, Tanh, Transformer, VolumePreservingFeedForward,
+    VolumePreservingTransformer, fingerprint, read_blob, read_blob_boxed, to_blob,
 };
 use geomattn_testkit::{fixture, rigid_body};
 use proptest::prelude::*;
@@ -67,19 +67,24 @@ fn the_users_network_is_the_built_in_one_bit_for_bit() {
     let built_in: Vpt = load();
     let derived: RigidBodyVpt = load();
     let blocks: ThreeBlocks = load();
-    assert_eq!(
-        <RigidBodyVpt as FromGml>::LAYERS,
-        <Vpt as FromGml>::LAYERS
-    );
+    assert_eq!(<RigidBodyVpt as FromGml>::LAYERS, <Vpt as FromGml>::LAYERS);
     // The fields hold the built-in network's layers, in order (the attention layers compared by
     // their outputs: they are not `PartialEq`).
     let [(a1, f1), (a2, f2), (a3, f3)] = *built_in.blocks();
     assert_eq!(
-        [derived.feedforward_1, derived.feedforward_2, derived.feedforward_3],
+        [
+            derived.feedforward_1,
+            derived.feedforward_2,
+            derived.feedforward_3
+        ],
         [f1, f2, f3]
     );
     assert_eq!(
-        [blocks.0.feedforward, blocks.1.feedforward, blocks.2.feedforward],
+        [
+            blocks.0.feedforward,
+            blocks.1.feedforward,
+            blocks.2.feedforward
+        ],
         [f1, f2, f3]
     );
     for z in windows() {
@@ -112,6 +117,33 @@ fn loading_in_place_reads_the_same_network() {
         Settings::default(),
     );
     assert!(short.is_err());
+}
+
+#[test]
+fn the_schema_is_the_built_in_one_so_blobs_are_interchangeable() {
+    assert_eq!(
+        (RigidBodyVpt::SCALARS, <RigidBodyVpt as Schema>::LAYERS),
+        (Vpt::SCALARS, <Vpt as Schema>::LAYERS)
+    );
+    assert_eq!(fingerprint::<RigidBodyVpt>(), fingerprint::<Vpt>());
+    assert_eq!(fingerprint::<ThreeBlocks>(), fingerprint::<Vpt>());
+    let built_in: Vpt = load();
+    let derived: RigidBodyVpt = load();
+    let blob = to_blob(&built_in).unwrap();
+    assert_eq!(to_blob(&derived).unwrap(), blob);
+    let from_blob: RigidBodyVpt = read_blob(&blob).unwrap();
+    let boxed: Box<ThreeBlocks> = read_blob_boxed(&blob).unwrap();
+    for z in windows() {
+        assert_eq!(from_blob.forward(&z), built_in.forward(&z));
+        assert_eq!(boxed.forward(&z), built_in.forward(&z));
+    }
+    // Another architecture's blob is refused.
+    let other: VolumePreservingFeedForward<f64, 3, 6, 1, Tanh> = load_file(
+        fixture("transformer_rigid_body_nn_vpff.h5"),
+        Settings::default(),
+    )
+    .unwrap();
+    assert!(read_blob::<RigidBodyVpt>(&to_blob(&other).unwrap()).is_err());
 }
 
 proptest! {
