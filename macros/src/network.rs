@@ -7,7 +7,7 @@
 //! wrong: the option, the generic parameter, or (through the bounds, which carry the field's span)
 //! the field whose type is not a layer of the network's sequences.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{
@@ -206,11 +206,11 @@ fn sequence_layer_impl(input: &DeriveInput, options: &Options, layers: &[Layer])
         .push(parse_quote!(#s: #krate::Field));
     for layer in layers {
         let ty = &layer.ty;
-        // Spanned at the field: a field that is not a layer of these sequences (wrong sizes,
-        // wrong scalar, not a layer at all) is reported there.
-        where_clause
-            .predicates
-            .push(parse_quote!(#ty: #layer_trait));
+        // Spanned at the field, every token of the trait included (a predicate whose tokens come
+        // from two places is reported at the derive): a field that is not a layer of these sequences
+        // (wrong sizes, wrong scalar, not a layer at all) is reported there.
+        let bound = respan(layer_trait.clone(), ty.span());
+        where_clause.predicates.push(parse_quote!(#ty: #bound));
     }
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let (_, ty_generics, _) = input.generics.split_for_impl();
@@ -252,6 +252,22 @@ fn sequence_layer_impl(input: &DeriveInput, options: &Options, layers: &[Layer])
             }
         }
     }
+}
+
+/// `tokens`, every one of them spanned at `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let TokenTree::Group(group) = &token {
+                let mut inner = Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                token = TokenTree::Group(inner);
+            }
+            token.set_span(span);
+            token
+        })
+        .collect()
 }
 
 /// The statements applying every layer in order, from `z` to `out`, through two buffers used in
