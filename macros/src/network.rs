@@ -227,7 +227,7 @@ fn sequence_layer_impl(input: &DeriveInput, options: &Options, layers: &[Layer])
         let (ty, member, field) = (&layer.ty, &layer.member, &layer.name);
         quote_spanned!(ty.span()=>
             #krate::__private::forward_checked_field::<#s, #d, #t, #ty>(
-                &self.#member, #field, #from, #to,
+                &self.#member, &#field, #from, #to,
             )?;
         )
     });
@@ -456,7 +456,7 @@ mod tests {
         ] {
             assert!(normalised.contains(step), "no step {step} in {out}");
         }
-        assert!(normalised.contains("(&self.c,\"c\",odd.as_view(),even.as_view_mut(),)?"));
+        assert!(normalised.contains("(&self.c,&\"c\",odd.as_view(),even.as_view_mut(),)?"));
     }
 
     #[test]
@@ -467,7 +467,7 @@ mod tests {
         .replace(' ', "");
         assert!(out.contains("forward_into(&self.0,z,out)"), "{out}");
         assert!(!out.contains("zeros"), "{out}");
-        assert!(out.contains("(&self.0,\"0\",z,out,)?"), "{out}");
+        assert!(out.contains("(&self.0,&\"0\",z,out,)?"), "{out}");
     }
 
     #[test]

@@ -121,52 +121,48 @@ impl core::fmt::Display for NonFinite {
 /// The fields of nested derived networks ([`Network`](crate::Network)) that lead to a layer,
 /// outermost first: `encoder.attention` is the field `attention` of the network in the field
 /// `encoder`. Fixed capacity ([`DEPTH`](Self::DEPTH) names, no allocation): deeper nesting keeps
-/// the outermost names.
+/// the outermost names. Each name is held by a thin reference (to a `'static` string slice, which
+/// `&"name"` is), so the path, and [`Error`], stay small.
 ///
 /// ```
 /// use geomattn::FieldPath;
-/// let path = FieldPath::default().within("attention").within("encoder");
-/// assert_eq!(path.names(), ["encoder", "attention"]);
+/// let path = FieldPath::default().within(&"attention").within(&"encoder");
+/// assert!(path.names().eq(["encoder", "attention"]));
 /// assert_eq!(path.to_string(), "encoder.attention");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct FieldPath {
-    names: [&'static str; FieldPath::DEPTH],
-    len: usize,
+    names: [Option<&'static &'static str>; FieldPath::DEPTH],
 }
 
 impl FieldPath {
     /// How many names a path holds.
-    pub const DEPTH: usize = 4;
+    pub const DEPTH: usize = 3;
 
     /// The names, outermost first.
-    pub fn names(&self) -> &[&'static str] {
-        &self.names[..self.len]
+    pub fn names(&self) -> impl Iterator<Item = &'static str> {
+        self.names.into_iter().map_while(|name| name.copied())
     }
 
     /// Whether the path has no name (the layer is not inside a derived network).
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.names[0].is_none()
     }
 
     /// The path seen from a network one level up, whose field `outer` holds this one; when the
     /// path is full, its innermost name is dropped.
     #[must_use]
-    pub fn within(self, outer: &'static str) -> Self {
-        let mut names = [""; Self::DEPTH];
-        names[0] = outer;
-        let kept = self.len.min(Self::DEPTH - 1);
-        names[1..=kept].copy_from_slice(&self.names[..kept]);
-        Self {
-            names,
-            len: kept + 1,
-        }
+    pub fn within(self, outer: &'static &'static str) -> Self {
+        let mut names = [None; Self::DEPTH];
+        names[0] = Some(outer);
+        names[1..].copy_from_slice(&self.names[..Self::DEPTH - 1]);
+        Self { names }
     }
 }
 
 impl core::fmt::Display for FieldPath {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        for (k, name) in self.names().iter().enumerate() {
+        for (k, name) in self.names().enumerate() {
             if k > 0 {
                 f.write_str(".")?;
             }

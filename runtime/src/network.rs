@@ -34,7 +34,8 @@
 //! // The checked pass names the field whose output is not finite.
 //! let huge = Block { feedforward: ResNetLayer::new(Matrix3::repeat(f64::MAX), None), ..block };
 //! let Err(Error::NonFinite(found)) = huge.forward_checked(&z) else { panic!() };
-//! assert_eq!((found.field.names(), found.layer), (&["feedforward"][..], "ResNetLayer"));
+//! assert!(found.field.names().eq(["feedforward"]));
+//! assert_eq!(found.layer, "ResNetLayer");
 //! assert_eq!(
 //!     found.to_string(),
 //!     "non-finite value at time step 0 in the output of ResNetLayer (field `feedforward`)"
@@ -88,7 +89,7 @@ use crate::FieldPath;
 #[doc(hidden)]
 pub fn forward_checked_field<S, const D: usize, const T: usize, L>(
     layer: &L,
-    field: &'static str,
+    field: &'static &'static str,
     z: SMatrixView<'_, S, D, T>,
     out: SMatrixViewMut<'_, S, D, T>,
 ) -> Result<(), Error>

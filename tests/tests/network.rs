@@ -56,10 +56,7 @@ fn load<N: FromGml>() -> N {
 fn windows() -> Vec<SMatrix<f64, 3, 3>> {
     let mut states = [Vector3::zeros(); 12];
     rigid_body::trajectory(&rigid_body::initial_state(1.1), rigid_body::H, &mut states);
-    states
-        .windows(3)
-        .map(|w| SMatrix::from_columns(w))
-        .collect()
+    states.windows(3).map(SMatrix::from_columns).collect()
 }
 
 #[test]
@@ -222,8 +219,8 @@ fn the_checked_pass_names_the_field_path() {
     };
     let found = non_finite(body.forward_checked(&sequence()));
     assert_eq!(
-        (found.field.names(), found.layer, found.block),
-        (&["body"][..], "ResNetLayer", Some(1))
+        (found.field.to_string(), found.layer, found.block),
+        ("body".to_string(), "ResNetLayer", Some(1))
     );
     assert_eq!(
         found.to_string(),
@@ -242,7 +239,7 @@ fn the_checked_pass_names_the_field_path() {
         ..fine
     };
     let found = non_finite(first.forward_checked(&sequence()));
-    assert_eq!(found.field.names(), ["first", "feedforward"]);
+    assert!(found.field.names().eq(["first", "feedforward"]));
     assert_eq!(found.block, None);
     assert!(
         found
@@ -271,13 +268,15 @@ fn the_checked_pass_names_the_field_path() {
 
 #[test]
 fn a_field_path_keeps_the_outermost_names() {
-    let deep = ["e", "d", "c", "b", "a"]
+    let deep = [&"e", &"d", &"c", &"b", &"a"]
         .into_iter()
         .fold(FieldPath::default(), FieldPath::within);
-    assert_eq!(deep.names(), ["a", "b", "c", "d"]);
-    assert_eq!(deep.to_string(), "a.b.c.d");
+    assert!(deep.names().eq(["a", "b", "c"]));
+    assert_eq!(deep.to_string(), "a.b.c");
     assert!(FieldPath::default().is_empty());
     assert_eq!(FieldPath::default().to_string(), "");
+    // Small enough to keep the crate's error small (a `Result` with it is returned everywhere).
+    assert!(std::mem::size_of::<Error>() <= 96);
 }
 
 mod renamed {
