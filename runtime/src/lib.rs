@@ -49,7 +49,10 @@ pub use feedforward::{
 };
 pub use init::{glorot_bound, glorot_dense, uniform};
 pub use layer::{ColumnLayer, SequenceLayer};
-pub use mha::{Head, MultiHeadAttention, project_to_stiefel, stiefel_error};
+pub use mha::{
+    AddConnection, Connection, Euclidean, Head, MultiHeadAttention, NoConnection, Projection,
+    STIEFEL_TOLERANCE, Stiefel, project_to_stiefel, stiefel_error,
+};
 pub use orthogonal::{DefaultCayley, OrthogonalMap};
 pub use orthonormal::OrthonormalAttention;
 pub use packed::{
