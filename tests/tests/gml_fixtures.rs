@@ -21,8 +21,8 @@ use geomattn::gml::{GmlFile, Layers, LoadError, load_file};
 use geomattn::nalgebra::RealField;
 use geomattn::nalgebra::{Matrix3, SMatrix, Vector3};
 use geomattn::{
-    Euclidean, MultiHeadAttention, NoConnection, Projection, ResNetLayer, Schema, Stiefel,
-    Transformer, read_boxed,
+    AddConnection, Euclidean, MultiHeadAttention, NoConnection, Projection, ResNetLayer, Schema,
+    Stiefel, Transformer, read_boxed,
 };
 use geomattn::{
     StandardTransformerIntegrator, VolumePreservingFeedForward, VolumePreservingTransformer,
@@ -118,6 +118,30 @@ fn standard_transformer_predicts_the_middle_of_the_next_window() {
     let (error, roll) = transformer_errors(&net);
     assert!(error < 5e-2, "{error}");
     assert!(roll < 0.15, "{roll}");
+}
+
+/// GML's file does not say `add_connection`. The loader used to guess GML's default (`true`), and
+/// the standard transformer then loaded "successfully" and predicted the next window off by 3.3.
+/// Now the option is part of the type: a network type without it does not compile (see the
+/// `compile_fail` example in `geomattn::gml`), and naming the wrong one is a visible choice whose
+/// numbers are those measured here.
+#[test]
+fn add_connection_is_named_by_the_type_never_guessed() {
+    type WithConnection = StandardTransformerIntegrator<
+        f64,
+        3,
+        MultiHeadAttention<f64, 3, 1, 3, AddConnection>,
+        2,
+        3,
+        Tanh,
+    >;
+    let right: St<f64> = load("transformer_rigid_body_nn_st.h5");
+    let wrong: WithConnection = load("transformer_rigid_body_nn_st.h5");
+    let (right, _) = transformer_errors(&right);
+    let (wrong, _) = transformer_errors(&wrong);
+    // Measured: 4.2e-2 and 3.3.
+    assert!(right < 5e-2, "{right}");
+    assert!(wrong > 3.0, "{wrong}");
 }
 
 #[test]

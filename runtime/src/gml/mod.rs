@@ -32,6 +32,35 @@
 //! # Ok::<(), geomattn::gml::LoadError>(())
 //! ```
 //!
+//! # Nothing the file does not say is guessed
+//!
+//! GML's files hold the weights, not the architecture's options: the activations, the sequence
+//! length, the weighting of volume-preserving attention, `add_connection` of multi-head
+//! attention. Each is part of the network's type, and has no default where a wrong guess would
+//! load without an error: multi-head attention names its [`Connection`](crate::Connection).
+//! (Where the file does say it, a default is checked against it: GML's `Stiefel = true`
+//! projections, [`Stiefel`](crate::Stiefel), are rejected as the default
+//! [`Euclidean`](crate::Euclidean) ones, and the other way round.)
+//!
+//! ```compile_fail
+//! use geomattn::{MultiHeadAttention, StandardTransformerIntegrator, Tanh};
+//! // Without `add_connection` (`AddConnection` or `NoConnection`) the type is incomplete.
+//! type St = StandardTransformerIntegrator<f64, 3, MultiHeadAttention<f64, 3, 1, 3>, 2, 3, Tanh>;
+//! let _: St = geomattn::gml::load_file("transformer_rigid_body_nn_st.h5")?;
+//! # Ok::<(), geomattn::gml::LoadError>(())
+//! ```
+//!
+//! ```
+//! use geomattn::{MultiHeadAttention, NoConnection, StandardTransformerIntegrator, Tanh};
+//! // StandardTransformerIntegrator(3; n_heads = 1, n_blocks = 2, L = 3,
+//! //                               resnet_activation = tanh, add_connection = false)
+//! type Attention = MultiHeadAttention<f64, 3, 1, 3, NoConnection>;
+//! type St = StandardTransformerIntegrator<f64, 3, Attention, 2, 3, Tanh>;
+//! let _: St = geomattn::gml::load_file(concat!(env!("CARGO_MANIFEST_DIR"),
+//!     "/../fixtures/gml/transformer_rigid_body_nn_st.h5"))?;
+//! # Ok::<(), geomattn::gml::LoadError>(())
+//! ```
+//!
 //! # Large networks
 //!
 //! [`load`] builds the network by value, on the stack. A large one (GML's MNIST classifier is
