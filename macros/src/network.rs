@@ -1,6 +1,6 @@
 //! `#[derive(Network)]`: a struct whose fields are sequence layers, applied in field order,
-//! becomes a `SequenceLayer` (forward, batch, flat and checked passes) and, with geomattn's
-//! `hdf5` feature, a `gml::FromGml` reading its fields in order.
+//! becomes a `SequenceLayer` (forward, batch, flat and checked passes) and a `Schema` (the fields'
+//! parameters in order), which the HDF5 loader and the blob read.
 //!
 //! The logic is a plain function over `proc_macro2` tokens ([`derive`]), unit-tested here; the
 //! proc-macro entry point only converts tokens. Every error is a `syn::Error` spanned at what is
@@ -47,8 +47,7 @@ pub fn derive(input: TokenStream) -> syn::Result<TokenStream> {
     let layers = layers(&input)?;
     let sequence = sequence_layer_impl(&input, &options, &layers);
     let schema = schema_impl(&input, &options, &layers);
-    let gml = from_gml_impl(&input, &options, &layers);
-    Ok(quote! { #sequence #schema #gml })
+    Ok(quote! { #sequence #schema })
 }
 
 fn parse_options(input: &DeriveInput) -> syn::Result<Options> {
@@ -302,62 +301,13 @@ fn chain(
     statements
 }
 
-/// `gml::FromGml`, read field by field in order, emitted only when geomattn has its `hdf5`
-/// feature (the runtime's `if_hdf5!` decides: a `cfg` here would test the caller's features).
-///
-/// The bounds are higher-ranked (`for<'a> Field: FromGml`), which defers them to where the network
-/// is loaded: a network with a layer that has no loader still derives, and only loading it is an
-/// error, which names that field's bound.
-fn from_gml_impl(input: &DeriveInput, options: &Options, layers: &[Layer]) -> TokenStream {
-    let krate = &options.krate;
-    let from_gml = quote!(#krate::gml::FromGml);
-    let mut generics = input.generics.clone();
-    let where_clause = generics.make_where_clause();
-    for layer in layers {
-        let ty = &layer.ty;
-        where_clause
-            .predicates
-            .push(parse_quote!(for<'geomattn> #ty: #from_gml));
-    }
-    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let name = &input.ident;
-    let types: Vec<_> = layers.iter().map(|l| &l.ty).collect();
-    let members: Vec<_> = layers.iter().map(|l| &l.member).collect();
-    let values: Vec<_> = (0..layers.len())
-        .map(|k| format_ident!("layer_{k}"))
-        .collect();
-    quote! {
-        #krate::__private::if_hdf5! {
-            #[automatically_derived]
-            impl #impl_generics #from_gml for #name #ty_generics #where_clause {
-                const LAYERS: usize = 0 #( + <#types as #from_gml>::LAYERS )*;
-
-                fn read(
-                    layers: &mut #krate::gml::Layers,
-                ) -> ::core::result::Result<Self, #krate::gml::LoadError> {
-                    #( let #values = <#types as #from_gml>::read(layers)?; )*
-                    ::core::result::Result::Ok(Self { #( #members: #values ),* })
-                }
-
-                fn read_into<'slot>(
-                    slot: &'slot mut ::core::mem::MaybeUninit<Self>,
-                    layers: &mut #krate::gml::Layers,
-                ) -> ::core::result::Result<&'slot mut Self, #krate::gml::LoadError> {
-                    #krate::__private::read_fields_into!(
-                        #krate::__private::gml_fill, slot, layers, { #( #members: #types ),* }
-                    )
-                }
-            }
-        }
-    }
-}
-
 /// The parameter schema (`Schema`): the fields' parameters one after the other, read and written
 /// in field order, and read in place field by field.
 ///
 /// The scalar is the `scalar` option, or else the first field's; every field's must be the same.
-/// As for loading, the bounds are higher-ranked, so a field without a schema makes only the uses
-/// of the schema (loading, a blob) errors, naming that field's bound.
+/// The bounds are higher-ranked (`for<'a> Field: Schema`), which defers them to where the schema is
+/// used: a network with a layer that has no schema still derives (and runs), and only loading it
+/// (from a file, a blob) is an error, which names that field's bound.
 fn schema_impl(input: &DeriveInput, options: &Options, layers: &[Layer]) -> TokenStream {
     let krate = &options.krate;
     let schema = quote!(#krate::Schema);
@@ -502,33 +452,8 @@ mod tests {
         });
         assert!(!out.contains("geomattn ::"), "{out}");
         assert!(
-            out.replace(' ', "").contains("ga::__private::if_hdf5!"),
-            "{out}"
-        );
-    }
-
-    #[test]
-    fn loading_reads_the_fields_in_order() {
-        let out = expand(quote!(
-            struct Net {
-                a: A,
-                b: [B; 2],
-            }
-        ))
-        .replace(' ', "");
-        assert!(
-            out.contains("constLAYERS:usize=0+<Aas::geomattn::gml::FromGml>::LAYERS+<[B;2]as::geomattn::gml::FromGml>::LAYERS;"),
-            "{out}"
-        );
-        assert!(
-            out.contains("for<'geomattn>A:::geomattn::gml::FromGml"),
-            "{out}"
-        );
-        assert!(out.contains("Self{a:layer_0,b:layer_1}"), "{out}");
-        assert!(
-            out.contains(
-                "read_fields_into!(::geomattn::__private::gml_fill,slot,layers,{a:A,b:[B;2]})"
-            ),
+            out.replace(' ', "")
+                .contains("ga::__private::read_fields_into!(ga::fill,"),
             "{out}"
         );
     }
@@ -559,6 +484,15 @@ mod tests {
         );
         assert!(
             out.contains("<Aas::geomattn::Schema>::write(&self.a,sink)?;<Bas::geomattn::Schema>::write(&self.b,sink)?;"),
+            "{out}"
+        );
+        assert!(
+            out.contains("letlayer_0=<Aas::geomattn::Schema>::read(source)?;letlayer_1=<Bas::geomattn::Schema>::read(source)?;"),
+            "{out}"
+        );
+        assert!(out.contains("Self{a:layer_0,b:layer_1}"), "{out}");
+        assert!(
+            out.contains("read_fields_into!(::geomattn::fill,slot,source,{a:A,b:B})"),
             "{out}"
         );
         let fixed = expand(quote!(

@@ -49,11 +49,14 @@ pub use feedforward::{
     VolumePreservingLayer, VolumePreservingLowerLayer, VolumePreservingUpperLayer,
 };
 /// `#[derive(Network)]`: a struct whose fields are layers, applied in field order, becomes a
-/// [`SequenceLayer`] (and, with the feature `hdf5`, a [`gml::FromGml`]); see [`network`].
+/// [`SequenceLayer`] with the fields' parameter [`Schema`]; see [`network`].
 pub use geomattn_macros::Network;
 pub use init::{glorot_bound, glorot_dense, uniform};
 pub use layer::{ColumnLayer, SequenceLayer};
-pub use mha::{Head, MultiHeadAttention, project_to_stiefel, stiefel_error};
+pub use mha::{
+    AddConnection, Connection, Euclidean, Head, MultiHeadAttention, NoConnection, Projection,
+    STIEFEL_TOLERANCE, Stiefel, project_to_stiefel, stiefel_error,
+};
 pub use orthogonal::{DefaultCayley, OrthogonalMap};
 pub use orthonormal::OrthonormalAttention;
 pub use packed::{
@@ -82,10 +85,7 @@ pub use vpa::{ArbitraryVpa, SkewVpa, VolumePreservingAttention};
 /// What `cayley!`, `derive(Network)` and the code `geomattn-macros` emits name; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::__if_hdf5 as if_hdf5;
     pub use crate::__read_fields_into as read_fields_into;
-    #[cfg(feature = "hdf5")]
-    pub use crate::gml::networks::fill as gml_fill;
     pub use crate::network::forward_checked_field;
     pub use crate::scalar::{Field, ratio};
     pub use geomattn_macros::cayley_with_crate;

@@ -7,11 +7,10 @@
 //! and names it in [`NonFinite::field`] (a [`FieldPath`], outermost first when derived networks
 //! nest), next to the layer's type and, inside a [`Transformer`](crate::Transformer), its block.
 //! The struct's parameter [`Schema`](crate::Schema) is its fields', in order (read in place,
-//! field by field, for [`read_boxed`](crate::read_boxed) and the blob), so it loads from a blob
-//! and embeds like a built-in architecture; with the feature `hdf5` it is also a
-//! [`gml::FromGml`](crate::gml::FromGml): its fields are read in order from consecutive layer
-//! groups of a GML file (in place, for [`gml::load_boxed`](crate::gml::load_boxed)), so a GML
-//! `Chain` loads into the struct that names its layers.
+//! field by field, for [`read_boxed`](crate::read_boxed)), so it loads like a built-in
+//! architecture from a blob ([`read_blob`](crate::read_blob)) and, with the feature `hdf5`, from
+//! a GML file (`gml::load`): its fields are read from consecutive layer groups, so a GML `Chain`
+//! loads into the struct that names its layers.
 //!
 //! ```
 //! use geomattn::nalgebra::{Matrix3, SMatrix};
@@ -108,25 +107,7 @@ where
         })
 }
 
-/// The items it is given with the feature `hdf5`, nothing without: what the derive wraps its
-/// `gml::FromGml` implementation in (a `cfg` in the derive's output would test the features of the
-/// caller's crate, not this one's). Not a public API.
-#[cfg(feature = "hdf5")]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __if_hdf5 {
-    ($($item:tt)*) => { $($item)* };
-}
-
-/// See the `hdf5` version.
-#[cfg(not(feature = "hdf5"))]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __if_hdf5 {
-    ($($item:tt)*) => {};
-}
-
-/// `read_into` of a struct (for [`Schema`](crate::Schema) and `gml::FromGml`), field by field
+/// [`Schema::read_into`](crate::Schema::read_into) of a struct, field by field
 /// in place: `read_fields_into!(fill, slot, source, { field: Type, … })` with **every** field of
 /// the struct, in order (the derive lists them all; a missing field would leave the slot partly
 /// uninitialised), `fill` the function that fills one slot and checks it

@@ -216,6 +216,78 @@ impl<S: Field, const SIZE: usize, Layout: PackedLayout> Packed<S, SIZE, Layout> 
     }
 }
 
+/// `const` constructors for the scalars whose arithmetic is `const` (`f32`, `f64`).
+macro_rules! const_packed {
+    ($($scalar:ty),*) => {$(
+        impl<const SIZE: usize, Layout: PackedLayout> Packed<$scalar, SIZE, Layout> {
+            /// [`from_packed`](Self::from_packed) as a `const fn`, so that a `static` network can
+            /// hold a packed weight (in a `static`'s initialiser, a wrong length is a compile
+            /// error):
+            ///
+            /// ```
+            /// use geomattn::SkewSymmetric;
+            #[doc = concat!("type A = SkewSymmetric<", stringify!($scalar), ", 3>;")]
+            /// static WEIGHT: A = match A::from_packed_const(&[1.0, 2.0, 3.0]) {
+            ///     Ok(a) => a,
+            ///     Err(_) => panic!("a 3×3 skew-symmetric matrix has 3 packed entries"),
+            /// };
+            /// assert_eq!(WEIGHT, A::from_packed(&[1.0, 2.0, 3.0])?);
+            /// # Ok::<(), geomattn::Error>(())
+            /// ```
+            ///
+            /// # Errors
+            /// [`Error::PackedLength`] if `packed` does not have [`packed_len`](Self::packed_len)
+            /// entries.
+            pub const fn from_packed_const(packed: &[$scalar]) -> Result<Self, Error> {
+                let expected = Layout::PARAM_KIND.len(SIZE, SIZE);
+                if packed.len() != expected {
+                    return Err(Error::PackedLength {
+                        kind: Layout::KIND,
+                        n: SIZE,
+                        expected,
+                        found: packed.len(),
+                    });
+                }
+                // Column-major, as nalgebra stores it: `columns[j][i]` is entry (i, j).
+                let mut columns = [[0.0; SIZE]; SIZE];
+                let with_diagonal = matches!(Layout::PARAM_KIND, Kind::Symmetric);
+                let (mut i, mut j, mut k) = (0, 0, 0);
+                while i < SIZE {
+                    let end = if with_diagonal { i + 1 } else { i };
+                    while j < end {
+                        let value = packed[k];
+                        match Layout::MIRROR {
+                            Mirror::Antisymmetric => {
+                                columns[j][i] = value;
+                                columns[i][j] = -value;
+                            }
+                            Mirror::Symmetric => {
+                                columns[j][i] = value;
+                                columns[i][j] = value;
+                            }
+                            // Strictly lower: (i, j) row by row; strictly upper: its transpose,
+                            // (j, i), which runs column by column.
+                            Mirror::Zero => match Layout::PARAM_KIND {
+                                Kind::StrictlyUpper => columns[i][j] = value,
+                                _ => columns[j][i] = value,
+                            },
+                        }
+                        j += 1;
+                        k += 1;
+                    }
+                    i += 1;
+                    j = 0;
+                }
+                Ok(Self {
+                    matrix: SMatrix::from_array_storage(nalgebra::ArrayStorage(columns)),
+                    layout: PhantomData,
+                })
+            }
+        }
+    )*};
+}
+const_packed!(f32, f64);
+
 impl<S: RealField + Copy, const SIZE: usize, Layout: PackedLayout> Packed<S, SIZE, Layout> {
     /// GML's initialisation: each of the `len` packed entries drawn from
     /// U(−√(6/len), √(6/len)).

@@ -2,7 +2,7 @@
 //! architecture made of the same layers gives, loads from the same GML file, and its batch, flat
 //! and checked passes agree with its single forward pass; the checked pass names the field.
 
-use geomattn::gml::{FromGml, Settings, load_file, load_file_boxed};
+use geomattn::gml::{load_file, load_file_boxed};
 use geomattn::nalgebra::{Matrix3, SMatrix, Vector3};
 use geomattn::{
     ArbitraryVpa, Error, FieldPath, Identity, Network, NonFinite, ResNetLayer, Schema,
@@ -48,8 +48,8 @@ struct ThreeBlocks(
 
 const VPT: &str = "transformer_rigid_body_nn_vpt.h5";
 
-fn load<N: FromGml>() -> N {
-    load_file(fixture(VPT), Settings::default()).unwrap()
+fn load<N: Schema<Scalar = f64>>() -> N {
+    load_file(fixture(VPT)).unwrap()
 }
 
 /// Windows of three consecutive states of the rigid body the network was trained on.
@@ -64,7 +64,6 @@ fn the_users_network_is_the_built_in_one_bit_for_bit() {
     let built_in: Vpt = load();
     let derived: RigidBodyVpt = load();
     let blocks: ThreeBlocks = load();
-    assert_eq!(<RigidBodyVpt as FromGml>::LAYERS, <Vpt as FromGml>::LAYERS);
     // The fields hold the built-in network's layers, in order (the attention layers compared by
     // their outputs: they are not `PartialEq`).
     let [(a1, f1), (a2, f2), (a3, f3)] = *built_in.blocks();
@@ -98,9 +97,9 @@ fn the_users_network_is_the_built_in_one_bit_for_bit() {
 
 #[test]
 fn loading_in_place_reads_the_same_network() {
-    let boxed: Box<RigidBodyVpt> = load_file_boxed(fixture(VPT), Settings::default()).unwrap();
+    let boxed: Box<RigidBodyVpt> = load_file_boxed(fixture(VPT)).unwrap();
     let by_value: RigidBodyVpt = load();
-    let nested: Box<ThreeBlocks> = load_file_boxed(fixture(VPT), Settings::default()).unwrap();
+    let nested: Box<ThreeBlocks> = load_file_boxed(fixture(VPT)).unwrap();
     assert_eq!(boxed.feedforward_1, by_value.feedforward_1);
     assert_eq!(boxed.feedforward_3, by_value.feedforward_3);
     assert_eq!(nested.2.feedforward, by_value.feedforward_3);
@@ -109,18 +108,15 @@ fn loading_in_place_reads_the_same_network() {
         assert_eq!(nested.forward(&z), by_value.forward(&z));
     }
     // A file with another number of layers is refused, as for the built-in network.
-    let short = load_file::<ThreeBlocks>(
-        fixture("transformer_rigid_body_nn_vpff.h5"),
-        Settings::default(),
-    );
+    let short = load_file::<ThreeBlocks>(fixture("transformer_rigid_body_nn_vpff.h5"));
     assert!(short.is_err());
 }
 
 #[test]
 fn the_schema_is_the_built_in_one_so_blobs_are_interchangeable() {
     assert_eq!(
-        (RigidBodyVpt::SCALARS, <RigidBodyVpt as Schema>::LAYERS),
-        (Vpt::SCALARS, <Vpt as Schema>::LAYERS)
+        (RigidBodyVpt::SCALARS, RigidBodyVpt::LAYERS),
+        (Vpt::SCALARS, Vpt::LAYERS)
     );
     assert_eq!(fingerprint::<RigidBodyVpt>(), fingerprint::<Vpt>());
     assert_eq!(fingerprint::<ThreeBlocks>(), fingerprint::<Vpt>());
@@ -135,11 +131,8 @@ fn the_schema_is_the_built_in_one_so_blobs_are_interchangeable() {
         assert_eq!(boxed.forward(&z), built_in.forward(&z));
     }
     // Another architecture's blob is refused.
-    let other: VolumePreservingFeedForward<f64, 3, 6, 1, Tanh> = load_file(
-        fixture("transformer_rigid_body_nn_vpff.h5"),
-        Settings::default(),
-    )
-    .unwrap();
+    let other: VolumePreservingFeedForward<f64, 3, 6, 1, Tanh> =
+        load_file(fixture("transformer_rigid_body_nn_vpff.h5")).unwrap();
     assert!(read_blob::<RigidBodyVpt>(&to_blob(&other).unwrap()).is_err());
 }
 

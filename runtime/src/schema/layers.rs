@@ -3,9 +3,11 @@
 use nalgebra::{RealField, SMatrix, SVector};
 
 use super::{Kind, Name, Param, Schema, Sink, Source, Visit};
+use crate::mha::check_stiefel;
 use crate::packed::{Packed, PackedLayout};
 use crate::{
-    ArbitraryVpa, Error, Field, ResNetLayer, SkewVpa, StrictlyTriangular, VolumePreservingLayer,
+    ArbitraryVpa, Error, Field, Head, Kind as ParamKind, MultiHeadAttention, Projection,
+    ResNetLayer, STIEFEL_TOLERANCE, SkewVpa, StrictlyTriangular, VolumePreservingLayer,
 };
 
 /// The parameter `name`, a dense (or Stiefel) `ROWS×COLS` matrix.
@@ -304,5 +306,71 @@ impl<S: Field, const D: usize, Layout: StrictlyTriangular, Act> Schema
 
     fn write<K: Sink<S> + ?Sized>(&self, sink: &mut K) -> Result<(), K::Error> {
         VpLayer::<true>::write(self, sink)
+    }
+}
+
+/// GML's names of the three projections of multi-head attention, in its order.
+const PROJECTIONS: [&str; 3] = ["PQ", "PK", "PV"];
+
+/// GML's `MultiHeadAttention`: plain groups `PQ`, `PK`, `PV`, each with `head_1 … head_H`
+/// (`D×DH`, dense or, for [`Stiefel`](crate::Stiefel) projections, `StiefelManifold` checked to
+/// [`STIEFEL_TOLERANCE`]); all of `PQ`, then `PK`, then `PV`.
+impl<S, const D: usize, const H: usize, const DH: usize, Conn, Proj, Sm> Schema
+    for MultiHeadAttention<S, D, H, DH, Conn, Proj, Sm>
+where
+    S: RealField + Copy,
+    Proj: Projection,
+{
+    type Scalar = S;
+    const SCALARS: usize = 3 * H * D * DH;
+    const LAYERS: usize = 1;
+
+    fn describe<V: Visit + ?Sized>(visitor: &mut V) {
+        visitor.layer();
+        for group in PROJECTIONS {
+            for head in 1..=H {
+                let name = Name::numbered(group, "head_", head);
+                visitor.param(&matrix_param::<D, DH>(name, Proj::KIND));
+            }
+        }
+    }
+
+    fn read<Src: Source<S> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error> {
+        source.begin_layer()?;
+        let zero = SMatrix::zeros();
+        let mut heads = [Head::new(zero, zero, zero); H];
+        for group in PROJECTIONS {
+            for (h, head) in heads.iter_mut().enumerate() {
+                let name = Name::numbered(group, "head_", h + 1);
+                let weight = match group {
+                    "PQ" => &mut head.query,
+                    "PK" => &mut head.key,
+                    _ => &mut head.value,
+                };
+                *weight = read_matrix(source, name, Proj::KIND)?;
+            }
+        }
+        source.end_layer()?;
+        if matches!(Proj::KIND, ParamKind::Stiefel) {
+            check_stiefel(&heads, nalgebra::convert(STIEFEL_TOLERANCE))
+                .map_err(|error| source.invalid(error))?;
+        }
+        Ok(Self::from_heads(heads))
+    }
+
+    fn write<K: Sink<S> + ?Sized>(&self, sink: &mut K) -> Result<(), K::Error> {
+        sink.begin_layer()?;
+        for group in PROJECTIONS {
+            for (h, head) in self.heads().iter().enumerate() {
+                let name = Name::numbered(group, "head_", h + 1);
+                let weight = match group {
+                    "PQ" => &head.query,
+                    "PK" => &head.key,
+                    _ => &head.value,
+                };
+                write_matrix(sink, name, Proj::KIND, weight)?;
+            }
+        }
+        Ok(())
     }
 }
