@@ -114,3 +114,20 @@ macro_rules! embed_gml {
         $crate::__private::embed_gml_with_crate!($crate; $($args)*);
     };
 }
+
+/// Its tokens where geomattn has the `hdf5` feature, nothing otherwise: what the crate's docs wrap
+/// their examples of the loader in. Not a public API.
+#[cfg(feature = "hdf5")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_hdf5 {
+    ($($tokens:tt)*) => { $($tokens)* };
+}
+
+/// Its tokens where geomattn has the `hdf5` feature, nothing otherwise. Not a public API.
+#[cfg(not(feature = "hdf5"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_hdf5 {
+    ($($tokens:tt)*) => {};
+}
