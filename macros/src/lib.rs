@@ -47,3 +47,14 @@ pub fn __unrolled_match(input: TokenStream) -> TokenStream {
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }
+
+/// The implementation of `geomattn::embed_gml!`; use that macro, which documents the syntax.
+///
+/// Input: `path; [vis] static NAME: Type = "file.h5";`, where `path` names the `geomattn` crate.
+#[proc_macro]
+pub fn embed_gml_with_crate(input: TokenStream) -> TokenStream {
+    let args = syn::parse_macro_input!(input as geomattn_codegen::embed::EmbedArgs);
+    geomattn_codegen::embed::embed(&args)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}

@@ -64,6 +64,7 @@ pub use packed::{
     Symmetric, Upper,
 };
 pub use scalar::Field;
+pub use schema::{After, EmbedFrom, Embedded, EmbeddedParam, Nth, embedded};
 pub use schema::{
     BLOB_HEADER_LEN, BLOB_MAGIC, BLOB_VERSION, BlobError, BlobScalar, Kind, Name, Param, Schema,
     Sink, Source, Visit, blob_len, fill, fingerprint, read_blob, read_blob_into, write_blob,
@@ -88,7 +89,7 @@ pub mod __private {
     pub use crate::__read_fields_into as read_fields_into;
     pub use crate::network::forward_checked_field;
     pub use crate::scalar::{Field, ratio};
-    pub use geomattn_macros::cayley_with_crate;
+    pub use geomattn_macros::{cayley_with_crate, embed_gml_with_crate};
     pub use nalgebra::{ArrayStorage, SMatrix};
 }
 

@@ -39,6 +39,7 @@
 
 mod blob;
 mod containers;
+mod embed;
 mod layers;
 
 use core::fmt;
@@ -50,6 +51,7 @@ pub use blob::{
 };
 #[cfg(feature = "std")]
 pub use blob::{read_blob_boxed, to_blob};
+pub use embed::{After, EmbedFrom, Embedded, EmbeddedParam, Nth, embedded};
 
 /// The kind of matrix a parameter is, which fixes how many scalars it has and in which order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
