@@ -3,23 +3,20 @@
 //! Seed the corpus with `../fixtures/gml/*.h5`.
 #![no_main]
 
-use geomattn::gml::{FromGml, GmlFile, Settings, load_boxed, load_with};
+use geomattn::gml::{GmlFile, load, load_boxed};
 use geomattn::{
-    MultiHeadAttention, StandardTransformerIntegrator, Tanh, VolumePreservingFeedForward,
+    MultiHeadAttention, NoConnection, Schema, StandardTransformerIntegrator, Tanh, VolumePreservingFeedForward,
     VolumePreservingTransformer,
 };
 use libfuzzer_sys::fuzz_target;
 
 type Vpt = VolumePreservingTransformer<f64, 3, 3, 2, 1, 3, Tanh>;
 type Vpff = VolumePreservingFeedForward<f64, 3, 6, 1, Tanh>;
-type St = StandardTransformerIntegrator<f64, 3, MultiHeadAttention<f64, 3, 1, 3>, 2, 3, Tanh>;
+type St = StandardTransformerIntegrator<f64, 3, MultiHeadAttention<f64, 3, 1, 3, NoConnection>, 2, 3, Tanh>;
 
-fn both<N: FromGml>(file: &GmlFile) {
-    let settings = Settings {
-        add_connection: false,
-    };
-    let _ = load_with::<N>(file, settings);
-    let _ = load_boxed::<N>(file, settings);
+fn both<N: Schema<Scalar = f64>>(file: &GmlFile) {
+    let _ = load::<N>(file);
+    let _ = load_boxed::<N>(file);
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -70,6 +70,16 @@ pub enum Error {
         /// The head (0-based) it belongs to.
         head: usize,
     },
+    /// A layer has something its architecture's parameters (its [`Schema`](crate::Schema)) cannot
+    /// hold: a bias where GML's architecture has none, or none where it has one, or a scale
+    /// other than GML's.
+    #[error("{layer} has {what}")]
+    NotInSchema {
+        /// The layer's type.
+        layer: &'static str,
+        /// What it has that the architecture does not.
+        what: &'static str,
+    },
 }
 
 /// Where a checked forward pass first met a NaN or an infinity: in the input, or in the output of
@@ -80,6 +90,9 @@ pub struct NonFinite {
     pub sequence: Option<usize>,
     /// The block of a network (0-based), for architectures made of blocks.
     pub block: Option<usize>,
+    /// The fields of networks derived with [`Network`](crate::Network) that lead to the layer,
+    /// outermost first; empty outside derived networks.
+    pub field: FieldPath,
     /// The layer whose output is not finite (its type's name), or `"input"`.
     pub layer: &'static str,
     /// The first time step (column, 0-based) with a non-finite entry.
@@ -93,14 +106,69 @@ impl core::fmt::Display for NonFinite {
             write!(f, " of sequence {sequence}")?;
         }
         if self.layer == INPUT {
-            write!(f, " in the input")
-        } else {
-            write!(f, " in the output of {}", self.layer)?;
-            match self.block {
-                Some(block) => write!(f, " (block {block})"),
-                None => Ok(()),
-            }
+            return write!(f, " in the input");
         }
+        write!(f, " in the output of {}", self.layer)?;
+        match (self.field.is_empty(), self.block) {
+            (true, None) => Ok(()),
+            (true, Some(block)) => write!(f, " (block {block})"),
+            (false, None) => write!(f, " (field `{}`)", self.field),
+            (false, Some(block)) => write!(f, " (field `{}`, block {block})", self.field),
+        }
+    }
+}
+
+/// The fields of nested derived networks ([`Network`](crate::Network)) that lead to a layer,
+/// outermost first: `encoder.attention` is the field `attention` of the network in the field
+/// `encoder`. Fixed capacity ([`DEPTH`](Self::DEPTH) names, no allocation): deeper nesting keeps
+/// the outermost names. Each name is held by a thin reference (to a `'static` string slice, which
+/// `&"name"` is), so the path, and [`Error`], stay small.
+///
+/// ```
+/// use geomattn::FieldPath;
+/// let path = FieldPath::default().within(&"attention").within(&"encoder");
+/// assert!(path.names().eq(["encoder", "attention"]));
+/// assert_eq!(path.to_string(), "encoder.attention");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FieldPath {
+    names: [Option<&'static &'static str>; FieldPath::DEPTH],
+}
+
+impl FieldPath {
+    /// How many names a path holds.
+    pub const DEPTH: usize = 3;
+
+    /// The names, outermost first.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> {
+        self.names.into_iter().map_while(|name| name.copied())
+    }
+
+    /// Whether the path has no name (the layer is not inside a derived network).
+    pub fn is_empty(&self) -> bool {
+        self.names[0].is_none()
+    }
+
+    /// The path seen from a network one level up, whose field `outer` holds this one; when the
+    /// path is full, its innermost name is dropped.
+    #[must_use]
+    pub fn within(self, outer: &'static &'static str) -> Self {
+        let mut names = [None; Self::DEPTH];
+        names[0] = Some(outer);
+        names[1..].copy_from_slice(&self.names[..Self::DEPTH - 1]);
+        Self { names }
+    }
+}
+
+impl core::fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        for (k, name) in self.names().enumerate() {
+            if k > 0 {
+                f.write_str(".")?;
+            }
+            f.write_str(name)?;
+        }
+        Ok(())
     }
 }
 

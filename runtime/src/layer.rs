@@ -10,7 +10,7 @@
 
 use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut, SVector};
 
-use crate::error::{INPUT, NonFinite};
+use crate::error::{FieldPath, INPUT, NonFinite};
 use crate::{Error, Field};
 
 /// A map `R^{D×T} → R^{D×T}` applied to one sequence (one column per time step) at a time.
@@ -33,6 +33,11 @@ use crate::{Error, Field};
 /// assert_eq!(found.to_string(), "non-finite value at time step 2 in the input");
 /// # Ok::<(), Error>(())
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a layer of {D}×{T} sequences of `{S}`",
+    label = "not a `SequenceLayer<{S}, {D}, {T}>`",
+    note = "every field of a `derive(Network)` struct is a layer of the network's sequences: the same scalar, dimension and length (see `geomattn::network`)"
+)]
 pub trait SequenceLayer<S: Field, const D: usize, const T: usize> {
     /// Writes the layer's output for the sequence `z` into `out`.
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, out: SMatrixViewMut<'_, S, D, T>);
@@ -213,6 +218,7 @@ pub(crate) fn check_finite<S: RealField, const D: usize, const T: usize>(
         Some(step) => Err(Error::NonFinite(NonFinite {
             sequence: None,
             block,
+            field: FieldPath::default(),
             layer,
             step,
         })),

@@ -2,7 +2,7 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
-#[cfg(feature = "hdf5")]
+#[cfg(feature = "std")]
 extern crate std;
 
 pub mod activation;
@@ -18,10 +18,12 @@ pub mod init;
 mod layer;
 mod macros;
 pub mod mha;
+pub mod network;
 pub mod orthogonal;
 pub mod orthonormal;
 pub mod packed;
 mod scalar;
+pub mod schema;
 pub mod self_attention;
 pub mod softmax;
 pub mod symplectic;
@@ -40,15 +42,21 @@ pub use correlation::{
     Additive, ArbitraryWeight, Bilinear, Correlation, LowRank, SkewCorrelation, SkewWeight,
     lower_correlation, skew_from_lower, tensor_mat_skew_sym_assign,
 };
-pub use error::{Error, NonFinite};
+pub use error::{Error, FieldPath, NonFinite};
 pub use exp::{Exp, ScalingSquaring};
 pub use feedforward::{
     Dense, GradientLayer, GradientLayerP, GradientLayerQ, ResNetLayer, StrictlyTriangular,
     VolumePreservingLayer, VolumePreservingLowerLayer, VolumePreservingUpperLayer,
 };
+/// `#[derive(Network)]`: a struct whose fields are layers, applied in field order, becomes a
+/// [`SequenceLayer`] with the fields' parameter [`Schema`]; see [`network`].
+pub use geomattn_macros::Network;
 pub use init::{glorot_bound, glorot_dense, uniform};
 pub use layer::{ColumnLayer, SequenceLayer};
-pub use mha::{Head, MultiHeadAttention, project_to_stiefel, stiefel_error};
+pub use mha::{
+    AddConnection, Connection, Euclidean, Head, MultiHeadAttention, NoConnection, Projection,
+    STIEFEL_TOLERANCE, Stiefel, project_to_stiefel, stiefel_error,
+};
 pub use orthogonal::{DefaultCayley, OrthogonalMap};
 pub use orthonormal::OrthonormalAttention;
 pub use packed::{
@@ -56,6 +64,13 @@ pub use packed::{
     Symmetric, Upper,
 };
 pub use scalar::Field;
+pub use schema::{After, EmbedFrom, Embedded, EmbeddedParam, Nth, embedded};
+pub use schema::{
+    BLOB_HEADER_LEN, BLOB_MAGIC, BLOB_VERSION, BlobError, BlobScalar, Kind, Name, Param, Schema,
+    Sink, Source, Visit, blob_len, fill, fingerprint, read_blob, read_blob_into, write_blob,
+};
+#[cfg(feature = "std")]
+pub use schema::{read_blob_boxed, read_boxed, to_blob};
 pub use self_attention::SoftmaxAttention;
 pub use softmax::{MatrixSoftmax, OneMatrixSoftmax, OneVectorSoftmax, Softmax, VectorSoftmax};
 pub use symplectic::attention::{
@@ -68,11 +83,13 @@ pub use symplectic::linear::{
 pub use symplectic::{PhaseSide, UpdateP, UpdateQ};
 pub use vpa::{ArbitraryVpa, SkewVpa, VolumePreservingAttention};
 
-/// What `cayley!` and the code `geomattn-macros` emits name; not a public API.
+/// What `cayley!`, `derive(Network)` and the code `geomattn-macros` emits name; not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::__read_fields_into as read_fields_into;
+    pub use crate::network::forward_checked_field;
     pub use crate::scalar::{Field, ratio};
-    pub use geomattn_macros::cayley_with_crate;
+    pub use geomattn_macros::{cayley_with_crate, embed_gml_with_crate};
     pub use nalgebra::{ArrayStorage, SMatrix};
 }
 

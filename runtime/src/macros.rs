@@ -78,3 +78,56 @@ macro_rules! cayley {
         $crate::__private::cayley_with_crate!($crate; $($args)*)
     };
 }
+
+/// A network trained in GML, embedded at compile time: `embed_gml!(static NAME: Type =
+/// "file.h5");` reads the file when your crate compiles (the path is relative to your crate's
+/// `Cargo.toml`, `CARGO_MANIFEST_DIR`), checks it against `Type`, and defines a `static` holding the
+/// network, its weights literals in `Type`'s scalar (`f32` or `f64`): nothing is parsed at run time,
+/// nothing allocated, and the weights are in read-only memory. Cargo rebuilds the crate when the
+/// file changes. Works without `std`.
+///
+/// ```
+/// use geomattn::{ColumnLayer, Tanh, VolumePreservingFeedForward, nalgebra::Vector3};
+/// // GML's VolumePreservingFeedForward(3, 6, 1, tanh), from the repository's fixture.
+/// geomattn::embed_gml!(static NET: VolumePreservingFeedForward<f32, 3, 6, 1, Tanh> =
+///     "../fixtures/gml/transformer_rigid_body_nn_vpff.h5");
+/// let next = NET.apply(&Vector3::new(0.0, 0.891, 0.454));
+/// assert!((next - Vector3::new(0.0405, 0.8894, 0.4554)).amax() < 3e-3);
+/// ```
+///
+/// The type says what the file does not (activations, sequence length, `add_connection`: see
+/// [`gml`](crate#loading-a-trained-network)); its parameters must be exactly the file's, layer
+/// group by layer group, or the build fails with the layer, the parameter and both shapes:
+///
+/// ```compile_fail
+/// use geomattn::{Tanh, VolumePreservingFeedForward};
+/// // Five blocks where the file has six: "the file has 26 layer groups, the network 22".
+/// geomattn::embed_gml!(static NET: VolumePreservingFeedForward<f64, 3, 5, 1, Tanh> =
+///     "../fixtures/gml/transformer_rigid_body_nn_vpff.h5");
+/// ```
+///
+/// A file that cannot be read, or is not one of GML's networks, is a compile error on the path.
+/// How it works: [`Embedded`](crate::Embedded), [`EmbedFrom`](crate::EmbedFrom).
+#[macro_export]
+macro_rules! embed_gml {
+    ($($args:tt)*) => {
+        $crate::__private::embed_gml_with_crate!($crate; $($args)*);
+    };
+}
+
+/// Its tokens where geomattn has the `hdf5` feature, nothing otherwise: what the crate's docs wrap
+/// their examples of the loader in. Not a public API.
+#[cfg(feature = "hdf5")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_hdf5 {
+    ($($tokens:tt)*) => { $($tokens)* };
+}
+
+/// Its tokens where geomattn has the `hdf5` feature, nothing otherwise. Not a public API.
+#[cfg(not(feature = "hdf5"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_hdf5 {
+    ($($tokens:tt)*) => {};
+}

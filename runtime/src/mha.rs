@@ -16,11 +16,11 @@
 //! with no head) does not build, so GML's `dim % n_heads != 0` cannot be represented:
 //!
 //! ```compile_fail
-//! use geomattn::{Head, MultiHeadAttention};
+//! use geomattn::{Head, MultiHeadAttention, NoConnection};
 //! use geomattn::nalgebra::SMatrix;
 //! let w = SMatrix::<f64, 5, 2>::zeros();
 //! // dim = 5 is not 2 heads of width 2.
-//! let _ = MultiHeadAttention::<f64, 5, 2, 2>::new([Head::new(w, w, w); 2], true);
+//! let _ = MultiHeadAttention::<f64, 5, 2, 2, NoConnection>::new([Head::new(w, w, w); 2]);
 //! ```
 //!
 //! `Stiefel = true` in GML keeps each weight on the Stiefel manifold (orthonormal columns).
@@ -28,13 +28,13 @@
 //! [`project_to_stiefel`] maps a weight that drifted back onto the manifold.
 //!
 //! ```
-//! use geomattn::{Head, MultiHeadAttention};
+//! use geomattn::{Head, MultiHeadAttention, NoConnection, Stiefel};
 //! use geomattn::{SequenceLayer, nalgebra::{SMatrix, Matrix2x3}};
 //! // Two heads of width 1 on R²: head 0 reads the first coordinate, head 1 the second.
 //! let e0 = SMatrix::<f64, 2, 1>::new(1.0, 0.0);
 //! let e1 = SMatrix::<f64, 2, 1>::new(0.0, 1.0);
 //! let heads = [Head::new(e0, e0, e0), Head::new(e1, e1, e1)];
-//! let layer = MultiHeadAttention::<f64, 2, 2, 1>::stiefel(heads, false)?;
+//! let layer = MultiHeadAttention::<f64, 2, 2, 1, NoConnection, Stiefel>::stiefel(heads)?;
 //! // Head 1 sees only zeros, so its softmax is uniform and it outputs the mean, 0.
 //! let z = Matrix2x3::new(1.0, 0.0, 0.0,
 //!                        0.0, 0.0, 0.0);
@@ -53,7 +53,7 @@ use rand::Rng;
 
 use crate::packed::matrix_from_slice;
 use crate::softmax::{Softmax, VectorSoftmax};
-use crate::{Error, Field, SequenceLayer, init};
+use crate::{Error, Field, Kind, SequenceLayer, init};
 
 /// The three projections of one head, each `D×DH` and applied transposed (`PQᵀ Z`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -68,7 +68,11 @@ pub struct Head<S, const D: usize, const DH: usize> {
 
 impl<S: Field, const D: usize, const DH: usize> Head<S, D, DH> {
     /// A head from its three projections `PQ`, `PK`, `PV`.
-    pub fn new(query: SMatrix<S, D, DH>, key: SMatrix<S, D, DH>, value: SMatrix<S, D, DH>) -> Self {
+    pub const fn new(
+        query: SMatrix<S, D, DH>,
+        key: SMatrix<S, D, DH>,
+        value: SMatrix<S, D, DH>,
+    ) -> Self {
         Self { query, key, value }
     }
 
@@ -151,35 +155,73 @@ where
     q
 }
 
-/// GML's `MultiHeadAttention` on sequences in `R^D` with `H` heads of width `DH` (`D = H·DH`),
-/// softmax `Sm` (GML: [`VectorSoftmax`]).
+/// GML's `add_connection`, as a type: whether multi-head attention adds its input to its output.
+/// GML's files do not record it, so a network's type must say it: [`AddConnection`] or
+/// [`NoConnection`].
+pub trait Connection {
+    /// Whether the input is added to the output.
+    const ADD: bool;
+}
+
+/// `add_connection = true` (GML's default, which its integrators and classifiers often turn off).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddConnection {}
+impl Connection for AddConnection {
+    const ADD: bool = true;
+}
+
+/// `add_connection = false`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoConnection {}
+impl Connection for NoConnection {
+    const ADD: bool = false;
+}
+
+/// GML's `Stiefel` option, as a type: where the projections live. Unlike
+/// [`Connection`], GML's files say it (a `StiefelManifold` group or a plain dataset), and a file
+/// that disagrees with the type is rejected.
+pub trait Projection {
+    /// The kind of the projections in the [`Schema`](crate::Schema).
+    const KIND: Kind;
+}
+
+/// `Stiefel = false` (GML's default): any `D×DH` projections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Euclidean {}
+impl Projection for Euclidean {
+    const KIND: Kind = Kind::Dense;
+}
+
+/// `Stiefel = true`: projections with orthonormal columns, checked on construction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stiefel {}
+impl Projection for Stiefel {
+    const KIND: Kind = Kind::Stiefel;
+}
+
+/// GML's `MultiHeadAttention(D, H; Stiefel, add_connection)` on sequences in `R^D` with `H` heads
+/// of width `DH` (`D = H·DH`): `Conn` is `add_connection` ([`AddConnection`] or
+/// [`NoConnection`], always named: GML's files do not say it), `Proj` the `Stiefel` option
+/// ([`Euclidean`], GML's default, or [`Stiefel`]), `Sm` the softmax (GML: [`VectorSoftmax`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MultiHeadAttention<
     S,
     const D: usize,
     const H: usize,
     const DH: usize,
+    Conn,
+    Proj = Euclidean,
     Sm = VectorSoftmax,
 > {
     heads: [Head<S, D, DH>; H],
-    scale: S,
-    add_connection: bool,
-    stiefel: bool,
-    softmax: PhantomData<Sm>,
+    options: PhantomData<(Conn, Proj, Sm)>,
 }
 
-impl<S: RealField + Copy, const D: usize, const H: usize, const DH: usize, Sm>
-    MultiHeadAttention<S, D, H, DH, Sm>
+impl<S, const D: usize, const H: usize, const DH: usize, Conn, Proj, Sm>
+    MultiHeadAttention<S, D, H, DH, Conn, Proj, Sm>
 {
-    /// The tolerance of [`Self::stiefel`]: `√ε` of the scalar (`1.5·10⁻⁸` for `f64`,
-    /// `3.5·10⁻⁴` for `f32`), loose enough for weights that went through a retraction in Julia and
-    /// a round trip through a file, tight enough to reject anything that was not on the manifold.
-    pub fn stiefel_tolerance() -> S {
-        S::default_epsilon().sqrt()
-    }
-
-    /// GML's `Stiefel = false` layer: `heads` in head order, any weights.
-    pub fn new(heads: [Head<S, D, DH>; H], add_connection: bool) -> Self {
+    /// The layer from its heads, unchecked: what the checked constructors end in.
+    pub(crate) const fn from_heads(heads: [Head<S, D, DH>; H]) -> Self {
         const {
             assert!(
                 H > 0,
@@ -192,11 +234,78 @@ impl<S: RealField + Copy, const D: usize, const H: usize, const DH: usize, Sm>
         }
         Self {
             heads,
-            scale: S::one() / nalgebra::convert::<f64, S>(D as f64).sqrt(),
-            add_connection,
-            stiefel: false,
-            softmax: PhantomData,
+            options: PhantomData,
         }
+    }
+
+    /// The heads, in head order.
+    pub const fn heads(&self) -> &[Head<S, D, DH>; H] {
+        &self.heads
+    }
+
+    /// The same weights with another softmax.
+    pub fn with_softmax<Sm2>(self) -> MultiHeadAttention<S, D, H, DH, Conn, Proj, Sm2> {
+        MultiHeadAttention::from_heads(self.heads)
+    }
+}
+
+impl<S, const D: usize, const H: usize, const DH: usize, Conn: Connection, Proj: Projection, Sm>
+    MultiHeadAttention<S, D, H, DH, Conn, Proj, Sm>
+{
+    /// Whether the input is added to the output (GML's `add_connection`, [`Connection::ADD`]).
+    pub const fn add_connection(&self) -> bool {
+        Conn::ADD
+    }
+
+    /// Whether the layer is GML's `Stiefel = true` (weights checked orthonormal).
+    pub const fn is_stiefel(&self) -> bool {
+        matches!(Proj::KIND, Kind::Stiefel)
+    }
+}
+
+impl<S, const D: usize, const H: usize, const DH: usize, Conn, Sm>
+    MultiHeadAttention<S, D, H, DH, Conn, Euclidean, Sm>
+{
+    /// GML's `Stiefel = false` layer: `heads` in head order, any weights. A `const fn`, so a
+    /// layer can be a `static`.
+    pub const fn new(heads: [Head<S, D, DH>; H]) -> Self {
+        Self::from_heads(heads)
+    }
+}
+
+impl<S: RealField + Copy, const D: usize, const H: usize, const DH: usize, Conn, Sm>
+    MultiHeadAttention<S, D, H, DH, Conn, Euclidean, Sm>
+{
+    /// GML's `Stiefel = false` initialisation: every projection Glorot-uniform,
+    /// U(−√(6/(D+DH)), √(6/(D+DH))), drawn head by head in the order `PQ`, `PK`, `PV`.
+    pub fn glorot<R: Rng + ?Sized>(rng: &mut R) -> Self {
+        let heads = core::array::from_fn(|_| {
+            let query = init::glorot_dense(rng);
+            let key = init::glorot_dense(rng);
+            Head::new(query, key, init::glorot_dense(rng))
+        });
+        Self::new(heads)
+    }
+}
+
+impl<S, const D: usize, const H: usize, const DH: usize, Conn, Sm>
+    MultiHeadAttention<S, D, H, DH, Conn, Stiefel, Sm>
+{
+    /// GML's `Stiefel = true` layer without the check of [`stiefel`](Self::stiefel): for weights
+    /// checked before (a `static` network generated from a checked file). A `const fn`.
+    pub const fn stiefel_unchecked(heads: [Head<S, D, DH>; H]) -> Self {
+        Self::from_heads(heads)
+    }
+}
+
+impl<S: RealField + Copy, const D: usize, const H: usize, const DH: usize, Conn, Sm>
+    MultiHeadAttention<S, D, H, DH, Conn, Stiefel, Sm>
+{
+    /// The tolerance of [`Self::stiefel`]: `√ε` of the scalar (`1.5·10⁻⁸` for `f64`,
+    /// `3.5·10⁻⁴` for `f32`), loose enough for weights that went through a retraction in Julia and
+    /// a round trip through a file, tight enough to reject anything that was not on the manifold.
+    pub fn stiefel_tolerance() -> S {
+        S::default_epsilon().sqrt()
     }
 
     /// GML's `Stiefel = true` layer, checking that every projection has orthonormal columns to
@@ -205,50 +314,23 @@ impl<S: RealField + Copy, const D: usize, const H: usize, const DH: usize, Sm>
     /// # Errors
     /// [`Error::NotOrthonormal`] for the first projection that is off the manifold; use
     /// [`Head::project_to_stiefel`] on weights that drifted.
-    pub fn stiefel(heads: [Head<S, D, DH>; H], add_connection: bool) -> Result<Self, Error> {
-        Self::stiefel_with_tolerance(heads, add_connection, Self::stiefel_tolerance())
+    pub fn stiefel(heads: [Head<S, D, DH>; H]) -> Result<Self, Error> {
+        Self::stiefel_with_tolerance(heads, Self::stiefel_tolerance())
     }
 
     /// [`Self::stiefel`] with an explicit tolerance on `‖WᵀW − I‖_max`.
     ///
     /// # Errors
     /// [`Error::NotOrthonormal`] for the first projection with `‖WᵀW − I‖_max > tolerance`.
-    pub fn stiefel_with_tolerance(
-        heads: [Head<S, D, DH>; H],
-        add_connection: bool,
-        tolerance: S,
-    ) -> Result<Self, Error> {
-        for (head, weights) in heads.iter().enumerate() {
-            for (name, w) in weights.named() {
-                // A NaN error compares as `None` and is rejected too.
-                let within = stiefel_error(w)
-                    .partial_cmp(&tolerance)
-                    .is_some_and(|o| o.is_le());
-                if !within {
-                    return Err(Error::NotOrthonormal { name, head });
-                }
-            }
-        }
-        let mut layer = Self::new(heads, add_connection);
-        layer.stiefel = true;
-        Ok(layer)
-    }
-
-    /// GML's `Stiefel = false` initialisation: every projection Glorot-uniform,
-    /// U(−√(6/(D+DH)), √(6/(D+DH))), drawn head by head in the order `PQ`, `PK`, `PV`.
-    pub fn glorot<R: Rng + ?Sized>(rng: &mut R, add_connection: bool) -> Self {
-        let heads = core::array::from_fn(|_| {
-            let query = init::glorot_dense(rng);
-            let key = init::glorot_dense(rng);
-            Head::new(query, key, init::glorot_dense(rng))
-        });
-        Self::new(heads, add_connection)
+    pub fn stiefel_with_tolerance(heads: [Head<S, D, DH>; H], tolerance: S) -> Result<Self, Error> {
+        check_stiefel(&heads, tolerance)?;
+        Ok(Self::from_heads(heads))
     }
 
     /// GML's `Stiefel = true` initialisation (`rand(StiefelManifold, D, DH)`): each projection is
     /// the Stiefel factor of a matrix of standard normal draws, i.e. uniformly (Haar) distributed
     /// on the manifold.
-    pub fn stiefel_random<R: Rng + ?Sized>(rng: &mut R, add_connection: bool) -> Self
+    pub fn stiefel_random<R: Rng + ?Sized>(rng: &mut R) -> Self
     where
         Const<D>: DimMin<Const<DH>, Output = Const<DH>>,
     {
@@ -258,36 +340,32 @@ impl<S: RealField + Copy, const D: usize, const H: usize, const DH: usize, Sm>
             let key = normal();
             Head::new(query, key, normal())
         });
-        let mut layer = Self::new(heads, add_connection);
-        layer.stiefel = true;
-        layer
+        Self::from_heads(heads)
     }
+}
 
-    /// The heads, in head order.
-    pub fn heads(&self) -> &[Head<S, D, DH>; H] {
-        &self.heads
-    }
+/// The bound on `‖WᵀW − I‖_max` for Stiefel weights read from a file or a blob (through their
+/// [`Schema`](crate::Schema)). Weights trained in GML drift off the manifold in Float32: up to
+/// 6.2·10⁻³ in the MNIST fixture.
+pub const STIEFEL_TOLERANCE: f64 = 1e-2;
 
-    /// Whether the input is added to the output (GML's `add_connection`).
-    pub fn add_connection(&self) -> bool {
-        self.add_connection
-    }
-
-    /// Whether the layer was built as GML's `Stiefel = true` (weights checked orthonormal).
-    pub fn is_stiefel(&self) -> bool {
-        self.stiefel
-    }
-
-    /// The same weights with another softmax.
-    pub fn with_softmax<Sm2>(self) -> MultiHeadAttention<S, D, H, DH, Sm2> {
-        MultiHeadAttention {
-            heads: self.heads,
-            scale: self.scale,
-            add_connection: self.add_connection,
-            stiefel: self.stiefel,
-            softmax: PhantomData,
+/// Checks that every projection of `heads` has `‖WᵀW − I‖_max ≤ tolerance`.
+pub(crate) fn check_stiefel<S: RealField + Copy, const D: usize, const DH: usize>(
+    heads: &[Head<S, D, DH>],
+    tolerance: S,
+) -> Result<(), Error> {
+    for (head, weights) in heads.iter().enumerate() {
+        for (name, w) in weights.named() {
+            // A NaN error compares as `None` and is rejected too.
+            let within = stiefel_error(w)
+                .partial_cmp(&tolerance)
+                .is_some_and(|o| o.is_le());
+            if !within {
+                return Err(Error::NotOrthonormal { name, head });
+            }
         }
     }
+    Ok(())
 }
 
 /// A standard normal draw (Box–Muller, from 53-bit uniforms in `(0, 1]`).
@@ -298,14 +376,17 @@ fn standard_normal<S: RealField + Copy, R: Rng + ?Sized>(rng: &mut R) -> S {
     (-(S::one() + S::one()) * u1.ln()).sqrt() * (S::two_pi() * u2).cos()
 }
 
-impl<S, const D: usize, const H: usize, const DH: usize, const T: usize, Sm> SequenceLayer<S, D, T>
-    for MultiHeadAttention<S, D, H, DH, Sm>
+impl<S, const D: usize, const H: usize, const DH: usize, const T: usize, Conn, Proj, Sm>
+    SequenceLayer<S, D, T> for MultiHeadAttention<S, D, H, DH, Conn, Proj, Sm>
 where
     S: RealField + Copy,
+    Conn: Connection,
     Sm: Softmax,
 {
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
-        if self.add_connection {
+        // GML scales by the square root of the full dimension D.
+        let scale = S::one() / nalgebra::convert::<f64, S>(D as f64).sqrt();
+        if Conn::ADD {
             out.copy_from(&z);
         } else {
             out.fill(S::zero());
@@ -313,7 +394,7 @@ where
         for (h, head) in self.heads.iter().enumerate() {
             let q = head.query.tr_mul(&z);
             let k = head.key.tr_mul(&z);
-            let mut c: SMatrix<S, T, T> = q.tr_mul(&k) * self.scale;
+            let mut c: SMatrix<S, T, T> = q.tr_mul(&k) * scale;
             Sm::apply_in_place(&mut c);
             let mut rows = out.fixed_rows_mut::<DH>(h * DH);
             rows += head.value.tr_mul(&z) * c;

@@ -30,7 +30,7 @@ use core::marker::PhantomData;
 use nalgebra::{RealField, SMatrix};
 use rand::Rng;
 
-use crate::{Error, Field, init};
+use crate::{Error, Field, Kind, init};
 
 /// How the triangle that is not stored is filled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +49,8 @@ pub trait PackedLayout {
     const KIND: &'static str;
     /// How the unstored triangle is filled.
     const MIRROR: Mirror;
+    /// The [`Kind`] of a parameter of this layout in a [`Schema`](crate::Schema).
+    const PARAM_KIND: Kind;
     /// Number of packed entries of an `n×n` matrix.
     fn packed_len(n: usize) -> usize;
     /// The 0-based positions `(row, column)` that the packed entries occupy, in packed order.
@@ -74,6 +76,7 @@ pub enum Lower {}
 pub enum Upper {}
 
 impl PackedLayout for Skew {
+    const PARAM_KIND: Kind = Kind::Skew;
     const KIND: &'static str = "skew-symmetric";
     const MIRROR: Mirror = Mirror::Antisymmetric;
     fn packed_len(n: usize) -> usize {
@@ -85,6 +88,7 @@ impl PackedLayout for Skew {
 }
 
 impl PackedLayout for Sym {
+    const PARAM_KIND: Kind = Kind::Symmetric;
     const KIND: &'static str = "symmetric";
     const MIRROR: Mirror = Mirror::Symmetric;
     fn packed_len(n: usize) -> usize {
@@ -96,6 +100,7 @@ impl PackedLayout for Sym {
 }
 
 impl PackedLayout for Lower {
+    const PARAM_KIND: Kind = Kind::StrictlyLower;
     const KIND: &'static str = "strictly lower triangular";
     const MIRROR: Mirror = Mirror::Zero;
     fn packed_len(n: usize) -> usize {
@@ -107,6 +112,7 @@ impl PackedLayout for Lower {
 }
 
 impl PackedLayout for Upper {
+    const PARAM_KIND: Kind = Kind::StrictlyUpper;
     const KIND: &'static str = "strictly upper triangular";
     const MIRROR: Mirror = Mirror::Zero;
     fn packed_len(n: usize) -> usize {
@@ -209,6 +215,78 @@ impl<S: Field, const SIZE: usize, Layout: PackedLayout> Packed<S, SIZE, Layout> 
         }
     }
 }
+
+/// `const` constructors for the scalars whose arithmetic is `const` (`f32`, `f64`).
+macro_rules! const_packed {
+    ($($scalar:ty),*) => {$(
+        impl<const SIZE: usize, Layout: PackedLayout> Packed<$scalar, SIZE, Layout> {
+            /// [`from_packed`](Self::from_packed) as a `const fn`, so that a `static` network can
+            /// hold a packed weight (in a `static`'s initialiser, a wrong length is a compile
+            /// error):
+            ///
+            /// ```
+            /// use geomattn::SkewSymmetric;
+            #[doc = concat!("type A = SkewSymmetric<", stringify!($scalar), ", 3>;")]
+            /// static WEIGHT: A = match A::from_packed_const(&[1.0, 2.0, 3.0]) {
+            ///     Ok(a) => a,
+            ///     Err(_) => panic!("a 3×3 skew-symmetric matrix has 3 packed entries"),
+            /// };
+            /// assert_eq!(WEIGHT, A::from_packed(&[1.0, 2.0, 3.0])?);
+            /// # Ok::<(), geomattn::Error>(())
+            /// ```
+            ///
+            /// # Errors
+            /// [`Error::PackedLength`] if `packed` does not have [`packed_len`](Self::packed_len)
+            /// entries.
+            pub const fn from_packed_const(packed: &[$scalar]) -> Result<Self, Error> {
+                let expected = Layout::PARAM_KIND.len(SIZE, SIZE);
+                if packed.len() != expected {
+                    return Err(Error::PackedLength {
+                        kind: Layout::KIND,
+                        n: SIZE,
+                        expected,
+                        found: packed.len(),
+                    });
+                }
+                // Column-major, as nalgebra stores it: `columns[j][i]` is entry (i, j).
+                let mut columns = [[0.0; SIZE]; SIZE];
+                let with_diagonal = matches!(Layout::PARAM_KIND, Kind::Symmetric);
+                let (mut i, mut j, mut k) = (0, 0, 0);
+                while i < SIZE {
+                    let end = if with_diagonal { i + 1 } else { i };
+                    while j < end {
+                        let value = packed[k];
+                        match Layout::MIRROR {
+                            Mirror::Antisymmetric => {
+                                columns[j][i] = value;
+                                columns[i][j] = -value;
+                            }
+                            Mirror::Symmetric => {
+                                columns[j][i] = value;
+                                columns[i][j] = value;
+                            }
+                            // Strictly lower: (i, j) row by row; strictly upper: its transpose,
+                            // (j, i), which runs column by column.
+                            Mirror::Zero => match Layout::PARAM_KIND {
+                                Kind::StrictlyUpper => columns[i][j] = value,
+                                _ => columns[j][i] = value,
+                            },
+                        }
+                        j += 1;
+                        k += 1;
+                    }
+                    i += 1;
+                    j = 0;
+                }
+                Ok(Self {
+                    matrix: SMatrix::from_array_storage(nalgebra::ArrayStorage(columns)),
+                    layout: PhantomData,
+                })
+            }
+        }
+    )*};
+}
+const_packed!(f32, f64);
 
 impl<S: RealField + Copy, const SIZE: usize, Layout: PackedLayout> Packed<S, SIZE, Layout> {
     /// GML's initialisation: each of the `len` packed entries drawn from

@@ -33,7 +33,7 @@ pub struct SoftmaxAttention<Corr, Sm = VectorSoftmax> {
 
 impl<Corr> SoftmaxAttention<Corr> {
     /// The layer with the given correlation and the column-wise softmax.
-    pub fn new(correlation: Corr) -> Self {
+    pub const fn new(correlation: Corr) -> Self {
         Self {
             correlation,
             softmax: PhantomData,

@@ -57,7 +57,7 @@ impl<S: Field, const D: usize, const T: usize, Corr: SkewCorrelation<S, D>, Map>
     VolumePreservingAttention<S, D, T, Corr, Map>
 {
     /// The layer with the given weighting.
-    pub fn new(weight: Corr) -> Self {
+    pub const fn new(weight: Corr) -> Self {
         Self {
             weight,
             map: PhantomData,
@@ -82,7 +82,7 @@ impl<S: Field, const D: usize, const T: usize, Corr: SkewCorrelation<S, D>, Map>
 
 impl<S: Field, const D: usize, const T: usize, Map> SkewVpa<S, D, T, Map> {
     /// GML's `skew_sym = true` layer with weight `A`.
-    pub fn skew_sym(a: SkewSymmetric<S, D>) -> Self {
+    pub const fn skew_sym(a: SkewSymmetric<S, D>) -> Self {
         Self::new(SkewWeight::new(a))
     }
 
@@ -102,7 +102,7 @@ impl<S: RealField + Copy, const D: usize, const T: usize, Map> SkewVpa<S, D, T, 
 impl<S: Field, const D: usize, const T: usize, Map> ArbitraryVpa<S, D, T, Map> {
     /// The arbitrary weighting with an explicit factor instead of `1/√D`: for scalars without a
     /// square root (exact rationals, where `1/√D` is rational only for square `D`).
-    pub fn arbitrary_with_scale(a: SMatrix<S, D, D>, scale: S) -> Self {
+    pub const fn arbitrary_with_scale(a: SMatrix<S, D, D>, scale: S) -> Self {
         Self::new(ArbitraryWeight::with_scale(a, scale))
     }
 

@@ -3,7 +3,8 @@
 
 use geomattn::nalgebra::{Matrix3, SMatrix};
 use geomattn::{
-    Error, Identity, NonFinite, ResNetLayer, SequenceLayer, SkewSymmetric, SkewVpa, Transformer,
+    Error, FieldPath, Identity, NonFinite, ResNetLayer, SequenceLayer, SkewSymmetric, SkewVpa,
+    Transformer,
 };
 
 fn vpa() -> SkewVpa<f32, 3, 4> {
@@ -45,6 +46,7 @@ fn names_the_time_step_of_a_bad_input() {
             NonFinite {
                 sequence: None,
                 block: None,
+                field: FieldPath::default(),
                 layer: "input",
                 step
             }

@@ -15,11 +15,15 @@
 //! A wrong convention (transposed weights, `Aᵀ` in the attention, a missing residual, layers out
 //! of order) gives errors of order 1e-1 and more.
 
-use geomattn::MultiHeadAttention;
 use geomattn::SequenceLayer;
 use geomattn::Tanh;
-use geomattn::gml::{FromGml, Settings, load_file};
+use geomattn::gml::{GmlFile, Layers, LoadError, load_file};
+use geomattn::nalgebra::RealField;
 use geomattn::nalgebra::{Matrix3, SMatrix, Vector3};
+use geomattn::{
+    AddConnection, Euclidean, MultiHeadAttention, NoConnection, Projection, ResNetLayer, Schema,
+    Stiefel, Transformer, read_boxed,
+};
 use geomattn::{
     StandardTransformerIntegrator, VolumePreservingFeedForward, VolumePreservingTransformer,
     iterate,
@@ -35,13 +39,11 @@ type Vpff<S> = VolumePreservingFeedForward<S, 3, 6, 1, Tanh>;
 
 /// `StandardTransformerIntegrator(3; n_heads = 1, n_blocks = 2, L = 3, resnet_activation = tanh,
 /// add_connection = false)`.
-type St<S> = StandardTransformerIntegrator<S, 3, MultiHeadAttention<S, 3, 1, 3>, 2, 3, Tanh>;
+type St<S> =
+    StandardTransformerIntegrator<S, 3, MultiHeadAttention<S, 3, 1, 3, NoConnection>, 2, 3, Tanh>;
 
-fn load<N: FromGml>(name: &str) -> N {
-    let settings = Settings {
-        add_connection: false,
-    };
-    load_file(fixture(name), settings).unwrap()
+fn load<N: Schema<Scalar: RealField>>(name: &str) -> N {
+    load_file(fixture(name)).unwrap()
 }
 
 /// Rollout length (states, the initial window included).
@@ -118,6 +120,30 @@ fn standard_transformer_predicts_the_middle_of_the_next_window() {
     assert!(roll < 0.15, "{roll}");
 }
 
+/// GML's file does not say `add_connection`. The loader used to guess GML's default (`true`), and
+/// the standard transformer then loaded "successfully" and predicted the next window off by 3.3.
+/// Now the option is part of the type: a network type without it does not compile (see the
+/// `compile_fail` example in `geomattn::gml`), and naming the wrong one is a visible choice whose
+/// numbers are those measured here.
+#[test]
+fn add_connection_is_named_by_the_type_never_guessed() {
+    type WithConnection = StandardTransformerIntegrator<
+        f64,
+        3,
+        MultiHeadAttention<f64, 3, 1, 3, AddConnection>,
+        2,
+        3,
+        Tanh,
+    >;
+    let right: St<f64> = load("transformer_rigid_body_nn_st.h5");
+    let wrong: WithConnection = load("transformer_rigid_body_nn_st.h5");
+    let (right, _) = transformer_errors(&right);
+    let (wrong, _) = transformer_errors(&wrong);
+    // Measured: 4.2e-2 and 3.3.
+    assert!(right < 5e-2, "{right}");
+    assert!(wrong > 3.0, "{wrong}");
+}
+
 #[test]
 fn volume_preserving_feedforward_maps_a_state_to_the_next() {
     let net: Vpff<f64> = load("transformer_rigid_body_nn_vpff.h5");
@@ -147,31 +173,47 @@ fn volume_preserving_feedforward_has_unit_jacobian_determinant() {
     }
 }
 
+/// The MNIST classifier's body (`L1 … L32`) with projections `Proj`.
+type MnistBody<Proj> = Transformer<
+    MultiHeadAttention<f64, 49, 7, 7, NoConnection, Proj>,
+    ResNetLayer<f64, 49, Tanh>,
+    16,
+>;
+
+/// The body of the MNIST classifier in `name`, read onto the heap.
+fn mnist_body<Proj: Projection>(name: &str) -> Result<Box<MnistBody<Proj>>, LoadError> {
+    let file = GmlFile::open(fixture(name))?;
+    read_boxed(&mut Layers::new(&file)?)
+}
+
 /// The MNIST `ClassificationTransformer` with Stiefel heads (dim 49, 7 heads of width 7): every
 /// head projection read from `mnist_nn2.h5` has orthonormal columns up to the drift of training in
 /// Float32 (measured `max ‖WᵀW − I‖ = 6.2e-3` over the 336 projections), and those of
-/// `mnist_nn1.h5` (dense heads) are far from it.
+/// `mnist_nn1.h5` (dense heads) are far from it. Each file loads only with the `Stiefel` option
+/// it was trained with: the file says it, and the other type is rejected.
 #[test]
 fn mnist_stiefel_heads_are_orthonormal() {
-    let worst = |name: &str| {
-        let file = geomattn::gml::GmlFile::open(fixture(name)).unwrap();
-        let mut worst = 0.0_f64;
-        let mut heads = 0;
-        for layer in file.layers().unwrap() {
-            let Ok(pq) = layer.group("PQ") else { continue };
-            for projection in [pq, layer.group("PK").unwrap(), layer.group("PV").unwrap()] {
-                for head in 1..=7 {
-                    let w: SMatrix<f64, 49, 7> =
-                        projection.matrix(&format!("head_{head}")).unwrap();
-                    worst = worst.max(geomattn::stiefel_error(&w));
-                    heads += 1;
-                }
-            }
-        }
-        (worst, heads)
-    };
-    let (stiefel, heads) = worst("mnist_nn2.h5");
+    fn worst<Proj: Projection>(body: &MnistBody<Proj>) -> (f64, usize) {
+        let projections = body.blocks().iter().flat_map(|(attention, _)| {
+            attention
+                .heads()
+                .iter()
+                .flat_map(|h| [h.query, h.key, h.value])
+        });
+        projections.fold((0.0_f64, 0), |(worst, n), w| {
+            (worst.max(geomattn::stiefel_error(&w)), n + 1)
+        })
+    }
+    let (stiefel, heads) = worst(&*mnist_body::<Stiefel>("mnist_nn2.h5").unwrap());
     assert!(heads == 336 && stiefel < 1e-2, "{heads} {stiefel}");
-    let (dense, _) = worst("mnist_nn1.h5");
+    let (dense, _) = worst(&*mnist_body::<Euclidean>("mnist_nn1.h5").unwrap());
     assert!(dense > 0.1, "{dense}");
+    assert!(matches!(
+        mnist_body::<Euclidean>("mnist_nn2.h5").map(drop),
+        Err(LoadError::Kind { path, .. }) if path == "/L1/PQ/head_1"
+    ));
+    assert!(matches!(
+        mnist_body::<Stiefel>("mnist_nn1.h5").map(drop),
+        Err(LoadError::Kind { path, .. }) if path == "/L1/PQ/head_1"
+    ));
 }

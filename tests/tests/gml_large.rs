@@ -1,32 +1,35 @@
 //! A network larger than a thread's stack loads and runs: GML's MNIST `ClassificationTransformer`
 //! (`mnist_nn2.h5`, dim 49, 16 blocks of multi-head attention with 7 Stiefel heads and a ResNet
 //! layer, then a 10×49 classification weight) is 1.2 MB in `f64`. Built by value it overflows a
-//! 2 MiB stack; [`FromGml::read_boxed`] builds it in place on the heap. Run in debug and in
+//! 2 MiB stack; [`geomattn::read_boxed`] builds it in place on the heap. Run in debug and in
 //! release (`cargo test --release -p geomattn-tests --test gml_large`): the by-value path is the
 //! one that overflows in debug, and release must not rely on copies being elided either.
 
-use geomattn::gml::{FromGml, GmlFile, Layers, LoadError, Settings, load_file_boxed};
+use geomattn::gml::{GmlFile, Layers, LoadError, load_file_boxed};
 use geomattn::nalgebra::{SMatrix, SVector};
-use geomattn::{MultiHeadAttention, ResNetLayer, SequenceLayer, Tanh, Transformer};
+use geomattn::{
+    MultiHeadAttention, NoConnection, ResNetLayer, Schema, SequenceLayer, Stiefel, Tanh,
+    Transformer, read_boxed,
+};
 use geomattn_testkit::fixture;
 use std::sync::OnceLock;
 
 /// The 32 layers of attention and ResNet of the MNIST classifier (`L1 … L32`).
-type Body = Transformer<MultiHeadAttention<f64, 49, 7, 7>, ResNetLayer<f64, 49, Tanh>, 16>;
+type Body = Transformer<
+    MultiHeadAttention<f64, 49, 7, 7, NoConnection, Stiefel>,
+    ResNetLayer<f64, 49, Tanh>,
+    16,
+>;
 /// The classification weight `W_c` (`L33/weight`).
 type Classifier = SMatrix<f64, 10, 49>;
 /// An image cut into 16 patches of 7×7.
 type Patches = SMatrix<f64, 49, 16>;
 
-const SETTINGS: Settings = Settings {
-    add_connection: false,
-};
-
 /// The body, onto the heap, and the classification weight, from the file's 33 layers.
 fn load_classifier() -> Result<(Box<Body>, Classifier), LoadError> {
     let file = GmlFile::open(fixture("mnist_nn2.h5"))?;
-    let mut layers = Layers::new(&file, SETTINGS)?;
-    let body = Body::read_boxed(&mut layers)?;
+    let mut layers = Layers::new(&file)?;
+    let body: Box<Body> = read_boxed(&mut layers)?;
     let classifier = layers.next_layer()?.matrix("weight")?;
     layers.finish()?;
     Ok((body, classifier))
@@ -77,7 +80,7 @@ fn in_place_and_by_value_agree() {
     let boxed = on_stack(TWO_MIB, || load_classifier().unwrap().0);
     let equal = on_stack(256 << 20, move || {
         let file = GmlFile::open(fixture("mnist_nn2.h5")).unwrap();
-        let mut layers = Layers::new(&file, SETTINGS).unwrap();
+        let mut layers = Layers::new(&file).unwrap();
         let by_value = Body::read(&mut layers).unwrap();
         *boxed == by_value
     });
@@ -88,7 +91,7 @@ fn in_place_and_by_value_agree() {
 #[test]
 fn the_body_alone_is_one_layer_short_of_the_file() {
     let err = on_stack(TWO_MIB, || {
-        load_file_boxed::<Body>(fixture("mnist_nn2.h5"), SETTINGS).map(|_| ())
+        load_file_boxed::<Body>(fixture("mnist_nn2.h5")).map(|_| ())
     })
     .unwrap_err();
     assert!(

@@ -5,7 +5,7 @@ use geomattn::MultiHeadAttention;
 use geomattn::Tanh;
 use geomattn::VolumePreservingFeedForward;
 use geomattn::gml::Object;
-use geomattn::gml::{GmlFile, LoadError, Settings, load, load_file};
+use geomattn::gml::{GmlFile, LoadError, load, load_file};
 use geomattn::{ArbitraryVpa, Error, SkewVpa};
 use geomattn_testkit::fixture;
 use hdf5_pure::{AttrValue, FileBuilder, GroupBuilder};
@@ -271,18 +271,15 @@ fn truncated_and_foreign_files() {
     type St = geomattn::StandardTransformerIntegrator<
         f64,
         3,
-        MultiHeadAttention<f64, 3, 1, 3>,
+        MultiHeadAttention<f64, 3, 1, 3, geomattn::NoConnection>,
         2,
         3,
         Tanh,
     >;
-    let settings = Settings {
-        add_connection: false,
-    };
     let cut = |keep: usize| {
         let path = dir.join(format!("cut-{keep}.h5"));
         std::fs::write(&path, &bytes[..keep]).unwrap();
-        load_file::<St>(&path, settings)
+        load_file::<St>(&path)
     };
     for keep in [0, 8, 100, 1000, bytes.len() / 2, 3 * bytes.len() / 4] {
         assert!(cut(keep).is_err(), "kept {keep} bytes");
@@ -295,17 +292,17 @@ fn truncated_and_foreign_files() {
     let text = dir.join("text.h5");
     std::fs::write(&text, b"not an HDF5 file, just text").unwrap();
     assert!(matches!(
-        load_file::<St>(&text, settings),
+        load_file::<St>(&text),
         Err(LoadError::Hdf5 { .. })
     ));
     let absent = dir.join("absent.h5");
     assert!(matches!(
-        load_file::<St>(&absent, settings),
+        load_file::<St>(&absent),
         Err(LoadError::Hdf5 { .. })
     ));
     std::fs::remove_dir_all(&dir).unwrap();
     // The intact file loads.
-    assert!(load_file::<St>(fixture("transformer_rigid_body_nn_st.h5"), settings).is_ok());
+    assert!(load_file::<St>(fixture("transformer_rigid_body_nn_st.h5")).is_ok());
 }
 
 /// The tiny network's file with one more group at the root.

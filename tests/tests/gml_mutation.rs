@@ -17,21 +17,24 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use geomattn::gml::{FromGml, GmlFile, LoadError, Settings, load_boxed, load_with};
+use geomattn::gml::{GmlFile, LoadError, load_boxed};
 use geomattn::{
-    MultiHeadAttention, StandardTransformerIntegrator, Tanh, VolumePreservingFeedForward,
-    VolumePreservingTransformer,
+    MultiHeadAttention, NoConnection, Schema, StandardTransformerIntegrator, Tanh,
+    VolumePreservingFeedForward, VolumePreservingTransformer,
 };
 use geomattn_testkit::fixture;
 use geomattn_testkit::seeded::XorShift;
 
 type Vpt = VolumePreservingTransformer<f64, 3, 3, 2, 1, 3, Tanh>;
 type Vpff = VolumePreservingFeedForward<f64, 3, 6, 1, Tanh>;
-type St = StandardTransformerIntegrator<f64, 3, MultiHeadAttention<f64, 3, 1, 3>, 2, 3, Tanh>;
-
-const SETTINGS: Settings = Settings {
-    add_connection: false,
-};
+type St = StandardTransformerIntegrator<
+    f64,
+    3,
+    MultiHeadAttention<f64, 3, 1, 3, NoConnection>,
+    2,
+    3,
+    Tanh,
+>;
 
 // ---------------------------------------------------------------------------------------------
 // Jenkins lookup3 (`hashlittle`, initial value 0), as HDF5 uses it for metadata checksums.
@@ -175,12 +178,12 @@ fn the_fixtures_metadata_is_found() {
 /// Loads `bytes` as the fixture's architecture (alternately by value and in place on the heap):
 /// `Err(message)` if that panicked, else whether it loaded.
 fn try_load(name: &str, bytes: Vec<u8>, boxed: bool) -> Result<bool, String> {
-    fn load<N: FromGml>(bytes: Vec<u8>, boxed: bool) -> Result<(), LoadError> {
+    fn load<N: Schema<Scalar = f64>>(bytes: Vec<u8>, boxed: bool) -> Result<(), LoadError> {
         let file = GmlFile::from_bytes(bytes)?;
         if boxed {
-            load_boxed::<N>(&file, SETTINGS).map(drop)
+            load_boxed::<N>(&file).map(drop)
         } else {
-            load_with::<N>(&file, SETTINGS).map(drop)
+            geomattn::gml::load::<N>(&file).map(drop)
         }
     }
     let outcome = catch_unwind(AssertUnwindSafe(|| match name {
@@ -391,10 +394,10 @@ fn regression_file(name: &str, made: Vec<u8>) -> Vec<u8> {
     committed
 }
 
-fn load_error<N: FromGml>(bytes: Vec<u8>) -> LoadError {
+fn load_error<N: Schema<Scalar = f64>>(bytes: Vec<u8>) -> LoadError {
     let file = GmlFile::from_bytes(bytes).unwrap();
-    let by_value = load_with::<N>(&file, SETTINGS).map(drop).unwrap_err();
-    let boxed = load_boxed::<N>(&file, SETTINGS).map(drop).unwrap_err();
+    let by_value = geomattn::gml::load::<N>(&file).map(drop).unwrap_err();
+    let boxed = load_boxed::<N>(&file).map(drop).unwrap_err();
     assert_eq!(by_value.to_string(), boxed.to_string());
     by_value
 }
@@ -418,7 +421,7 @@ fn vector3_dataspace(name: &str, index: usize) -> usize {
 /// iterator (`SMatrix::from_iterator`: "iterator not long enough").
 #[test]
 fn regression_null_dataspace_that_keeps_its_dimensions() {
-    fn check<N: FromGml>(name: &str, at: usize, path: &str) {
+    fn check<N: Schema<Scalar = f64>>(name: &str, at: usize, path: &str) {
         let bytes = std::fs::read(fixture(name)).unwrap();
         assert_eq!(
             bytes[at - 3..at + 17],

@@ -27,6 +27,7 @@ fn public_items(source: &str) -> Vec<String> {
         "pub trait ",
         "pub type ",
         "pub fn ",
+        "pub const fn ",
         "pub const ",
     ];
     source

@@ -3,13 +3,13 @@
 
 use geomattn::LinearSymplecticAttention;
 use geomattn::nalgebra::SMatrix;
+use geomattn::{AddConnection, MultiHeadAttention, Stiefel, stiefel_error};
 use geomattn::{
     DenseA, GmlCompatible, GradientExact, SymmetricA, SymmetricMode, SymplecticAttention,
 };
 use geomattn::{
     MatrixSoftmax, OneMatrixSoftmax, OneVectorSoftmax, SequenceLayer, Softmax, VectorSoftmax,
 };
-use geomattn::{MultiHeadAttention, stiefel_error};
 use geomattn::{PhaseSide, UpdateP, UpdateQ};
 use geomattn_testkit::symplectic::symplecticity_error;
 use geomattn_testkit::{jacobian, random_matrix};
@@ -104,7 +104,8 @@ where
         >,
 {
     let mut rng = SmallRng::seed_from_u64((100 * D + T) as u64);
-    let layer = MultiHeadAttention::<f64, D, H, DH>::stiefel_random(&mut rng, true);
+    let layer =
+        MultiHeadAttention::<f64, D, H, DH, AddConnection, Stiefel>::stiefel_random(&mut rng);
     let error = layer
         .heads()
         .iter()

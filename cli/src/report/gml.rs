@@ -2,11 +2,11 @@
 //! rigid body integrated with the implicit midpoint rule: error of one prediction, error of a
 //! rollout to 60 states, and time per prediction.
 
-use geomattn::MultiHeadAttention;
 use geomattn::SequenceLayer;
 use geomattn::Tanh;
-use geomattn::gml::{FromGml, Settings, load_file};
+use geomattn::gml::load_file;
 use geomattn::nalgebra::{SMatrix, Vector3};
+use geomattn::{MultiHeadAttention, NoConnection, Schema};
 use geomattn::{
     StandardTransformerIntegrator, VolumePreservingFeedForward, VolumePreservingTransformer,
     iterate,
@@ -37,7 +37,18 @@ pub fn table() -> Table {
         "VolumePreservingTransformer",
         "transformer_rigid_body_nn_vpt.h5",
     );
-    row::<StandardTransformerIntegrator<f64, 3, MultiHeadAttention<f64, 3, 1, 3>, 2, 3, Tanh>, 3, 3>(
+    row::<
+        StandardTransformerIntegrator<
+            f64,
+            3,
+            MultiHeadAttention<f64, 3, 1, 3, NoConnection>,
+            2,
+            3,
+            Tanh,
+        >,
+        3,
+        3,
+    >(
         &mut table,
         "StandardTransformerIntegrator",
         "transformer_rigid_body_nn_st.h5",
@@ -52,13 +63,10 @@ pub fn table() -> Table {
 
 fn row<N, const T: usize, const P: usize>(table: &mut Table, name: &str, file: &str)
 where
-    N: FromGml + SequenceLayer<f64, 3, T>,
+    N: Schema<Scalar = f64> + SequenceLayer<f64, 3, T>,
 {
     let path = fixture(file);
-    let settings = Settings {
-        add_connection: false,
-    };
-    let net: N = match load_file(&path, settings) {
+    let net: N = match load_file(&path) {
         Ok(net) => net,
         Err(error) => {
             let failed = format!("cannot load: {error}");

@@ -63,17 +63,17 @@ impl<S, const D: usize, const NB: usize, const NL: usize, Act>
     pub const LAYERS: usize = NB * (2 * NL + 2) + 2;
 
     /// The network from its blocks and the final linear pair.
-    pub fn new(blocks: [VpffBlock<S, D, NL, Act>; NB], last: LinearPair<S, D>) -> Self {
+    pub const fn new(blocks: [VpffBlock<S, D, NL, Act>; NB], last: LinearPair<S, D>) -> Self {
         Self { blocks, last }
     }
 
     /// The blocks.
-    pub fn blocks(&self) -> &[VpffBlock<S, D, NL, Act>; NB] {
+    pub const fn blocks(&self) -> &[VpffBlock<S, D, NL, Act>; NB] {
         &self.blocks
     }
 
     /// The final linear pair.
-    pub fn last(&self) -> &LinearPair<S, D> {
+    pub const fn last(&self) -> &LinearPair<S, D> {
         &self.last
     }
 }
@@ -121,7 +121,7 @@ impl<S, const D: usize, const NB: usize, Act> ResNetStack<S, D, NB, Act> {
     pub const LAYERS: usize = NB + 1;
 
     /// The stack from its nonlinear layers and the final linear one.
-    pub fn new(
+    pub const fn new(
         nonlinear: [ResNetLayer<S, D, Act>; NB],
         linear: ResNetLayer<S, D, Identity>,
     ) -> Self {

@@ -60,12 +60,12 @@ pub type StandardTransformerIntegrator<
 
 impl<Att, Ff, const L: usize> Transformer<Att, Ff, L> {
     /// The network from its blocks, in order.
-    pub fn new(blocks: [(Att, Ff); L]) -> Self {
+    pub const fn new(blocks: [(Att, Ff); L]) -> Self {
         Self { blocks }
     }
 
     /// The blocks, in order.
-    pub fn blocks(&self) -> &[(Att, Ff); L] {
+    pub const fn blocks(&self) -> &[(Att, Ff); L] {
         &self.blocks
     }
 }

@@ -37,7 +37,7 @@ pub struct Additive<S, const D: usize, const HIDDEN: usize, Act = Tanh> {
 
 impl<S: Field, const D: usize> Bilinear<S, D> {
     /// The correlation with weight `W`.
-    pub fn new(w: SMatrix<S, D, D>) -> Self {
+    pub const fn new(w: SMatrix<S, D, D>) -> Self {
         Self { w }
     }
 
@@ -56,7 +56,7 @@ impl<S: RealField + Copy, const D: usize> Bilinear<S, D> {
 
 impl<S: Field, const D: usize, const RANK: usize> LowRank<S, D, RANK> {
     /// The correlation of `W = W_U W_Vᵀ`, from the factors `W_U` and `W_V` (`D×RANK` each).
-    pub fn new(u: SMatrix<S, D, RANK>, v: SMatrix<S, D, RANK>) -> Self {
+    pub const fn new(u: SMatrix<S, D, RANK>, v: SMatrix<S, D, RANK>) -> Self {
         Self { u, v }
     }
 
@@ -76,7 +76,11 @@ impl<S: RealField + Copy, const D: usize, const RANK: usize> LowRank<S, D, RANK>
 
 impl<S: Field, const D: usize, const HIDDEN: usize, Act> Additive<S, D, HIDDEN, Act> {
     /// The correlation `vᵀ σ(W z_i + U z_j)`.
-    pub fn new(w: SMatrix<S, HIDDEN, D>, u: SMatrix<S, HIDDEN, D>, v: SVector<S, HIDDEN>) -> Self {
+    pub const fn new(
+        w: SMatrix<S, HIDDEN, D>,
+        u: SMatrix<S, HIDDEN, D>,
+        v: SVector<S, HIDDEN>,
+    ) -> Self {
         Self {
             w,
             u,

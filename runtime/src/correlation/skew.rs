@@ -22,7 +22,7 @@ pub struct ArbitraryWeight<S, const D: usize> {
 
 impl<S: Field, const D: usize> SkewWeight<S, D> {
     /// The weighting with the skew matrix `A`.
-    pub fn new(a: SkewSymmetric<S, D>) -> Self {
+    pub const fn new(a: SkewSymmetric<S, D>) -> Self {
         Self { a }
     }
 
@@ -47,7 +47,7 @@ impl<S: RealField + Copy, const D: usize> SkewWeight<S, D> {
 impl<S: Field, const D: usize> ArbitraryWeight<S, D> {
     /// The weighting with an explicit factor instead of `1/√D`: for scalars without a square root
     /// (exact rationals, where `1/√D` is rational only for square `D`).
-    pub fn with_scale(a: SMatrix<S, D, D>, scale: S) -> Self {
+    pub const fn with_scale(a: SMatrix<S, D, D>, scale: S) -> Self {
         Self { a, scale }
     }
 

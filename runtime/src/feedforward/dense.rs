@@ -40,7 +40,7 @@ pub struct Dense<S, const IN: usize, const OUT: usize, Act> {
 
 impl<S: Field, const IN: usize, const OUT: usize, Act> Dense<S, IN, OUT, Act> {
     /// The layer with weight `W` (`OUT×IN`) and bias `b` (`None`: GML's `use_bias = false`).
-    pub fn new(weight: SMatrix<S, OUT, IN>, bias: Option<SVector<S, OUT>>) -> Self {
+    pub const fn new(weight: SMatrix<S, OUT, IN>, bias: Option<SVector<S, OUT>>) -> Self {
         Self {
             weight,
             bias,

@@ -55,7 +55,11 @@ impl<S: Field, const N: usize, const HIDDEN: usize, Side: PhaseSide, Act>
     GradientLayer<S, N, HIDDEN, Side, Act>
 {
     /// The layer with GML's `weight` `K` (`HIDDEN×N`), `bias` `b` and `scale` `a`.
-    pub fn new(k: SMatrix<S, HIDDEN, N>, b: SVector<S, HIDDEN>, a: SVector<S, HIDDEN>) -> Self {
+    pub const fn new(
+        k: SMatrix<S, HIDDEN, N>,
+        b: SVector<S, HIDDEN>,
+        a: SVector<S, HIDDEN>,
+    ) -> Self {
         Self {
             k,
             b,

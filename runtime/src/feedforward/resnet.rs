@@ -29,7 +29,7 @@ pub struct ResNetLayer<S, const D: usize, Act = Identity> {
 
 impl<S: Field, const D: usize, Act> ResNetLayer<S, D, Act> {
     /// The layer with weight `W` and bias `b` (`None`: GML's `use_bias = false`).
-    pub fn new(weight: SMatrix<S, D, D>, bias: Option<SVector<S, D>>) -> Self {
+    pub const fn new(weight: SMatrix<S, D, D>, bias: Option<SVector<S, D>>) -> Self {
         Self {
             weight,
             bias,

@@ -54,7 +54,7 @@ impl<S: Field, const D: usize, Layout: StrictlyTriangular, Act>
     VolumePreservingLayer<S, D, Layout, Act>
 {
     /// The layer with weight `W` and bias `b` (`None`: GML's `use_bias = false`).
-    pub fn new(weight: Packed<S, D, Layout>, bias: Option<SVector<S, D>>) -> Self {
+    pub const fn new(weight: Packed<S, D, Layout>, bias: Option<SVector<S, D>>) -> Self {
         Self {
             weight,
             bias,

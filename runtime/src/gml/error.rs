@@ -52,19 +52,6 @@ pub enum LoadError {
         /// Groups `L1 … Ln` in the file.
         found: usize,
     },
-    /// A group has another number of numbered children (heads `head_1 … head_n`) than the
-    /// architecture.
-    #[error("`{path}` has {found} {what}, the architecture has {expected}")]
-    Count {
-        /// The group.
-        path: String,
-        /// What is counted (`"heads"`).
-        what: &'static str,
-        /// How many the architecture has.
-        expected: usize,
-        /// How many the file has.
-        found: usize,
-    },
     /// A child named like a numbered one (`L0`, `L01`, `head_0`) that is not in the numbering
     /// `1 … n`.
     #[error(

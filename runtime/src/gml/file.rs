@@ -11,6 +11,7 @@ use nalgebra::{RealField, SMatrix, SVector};
 
 use super::{LoadError, Object};
 use crate::packed::{Lower, Packed, PackedLayout, Skew, Sym, Upper};
+use crate::{Kind, Param};
 
 /// A GML file opened for reading.
 pub struct GmlFile {
@@ -28,23 +29,16 @@ pub struct Node {
     file_size: u64,
 }
 
-/// The `gml_type` attribute GML writes for each packed layout.
-pub trait GmlType: PackedLayout {
-    /// The attribute's value.
-    const GML_TYPE: &'static str;
-}
-
-impl GmlType for Skew {
-    const GML_TYPE: &'static str = "SkewSymMatrix";
-}
-impl GmlType for Sym {
-    const GML_TYPE: &'static str = "SymmetricMatrix";
-}
-impl GmlType for Lower {
-    const GML_TYPE: &'static str = "LowerTriangular";
-}
-impl GmlType for Upper {
-    const GML_TYPE: &'static str = "UpperTriangular";
+/// The `gml_type` attribute GML writes for a special matrix of this kind, and the kind's name in
+/// [`crate::Error::PackedLength`]; `None` for the dense kinds.
+fn special(kind: Kind) -> Option<(&'static str, &'static str)> {
+    match kind {
+        Kind::Skew => Some(("SkewSymMatrix", Skew::KIND)),
+        Kind::Symmetric => Some(("SymmetricMatrix", Sym::KIND)),
+        Kind::StrictlyLower => Some(("LowerTriangular", Lower::KIND)),
+        Kind::StrictlyUpper => Some(("UpperTriangular", Upper::KIND)),
+        Kind::Dense | Kind::Stiefel | Kind::Vector => None,
+    }
 }
 
 const STIEFEL: &str = "StiefelManifold";
@@ -163,17 +157,6 @@ impl Node {
         names.iter().map(|name| self.group(name)).collect()
     }
 
-    /// The names `<prefix>1 … <prefix>n` among the datasets and groups here (GML's `head_1 …
-    /// head_n`, which are datasets, or groups for Stiefel weights), in numerical order.
-    ///
-    /// # Errors
-    /// As [`numbered_groups`](Self::numbered_groups).
-    pub fn numbered_children(&self, prefix: &str) -> Result<Vec<String>, LoadError> {
-        let mut names = self.group_names()?;
-        names.extend(self.dataset_names()?);
-        self.numbered(names, prefix)
-    }
-
     /// Checks that the names of the form `<prefix><digits>` are exactly `<prefix>1 …
     /// <prefix>n`, and returns them in order.
     fn numbered(&self, names: Vec<String>, prefix: &str) -> Result<Vec<String>, LoadError> {
@@ -264,18 +247,6 @@ impl Node {
         Ok(self.group_names()?.iter().any(|g| g == name))
     }
 
-    /// Whether `name` is a group tagged as a point of the Stiefel manifold (GML's
-    /// `StiefelManifold`, written for `Stiefel = true` weights).
-    ///
-    /// # Errors
-    /// [`LoadError::Hdf5`] if the group cannot be read.
-    pub fn is_stiefel(&self, name: &str) -> Result<bool, LoadError> {
-        if !self.has_group(name)? {
-            return Ok(false);
-        }
-        Ok(self.group(name)?.gml_type()?.as_deref() == Some(STIEFEL))
-    }
-
     /// Checks that there is no dataset or group `name` (a parameter the architecture does not have
     /// there).
     ///
@@ -306,7 +277,7 @@ impl Node {
 
     /// What the file has at `name`: a dataset (its type and shape), a group (its `gml_type`), or
     /// nothing.
-    fn describe(&self, name: &str) -> Result<Option<Object>, LoadError> {
+    pub(crate) fn describe(&self, name: &str) -> Result<Option<Object>, LoadError> {
         if self.has_group(name)? {
             let group = self.group(name)?;
             return Ok(Some(Object::Group {
@@ -327,33 +298,18 @@ impl Node {
         }))
     }
 
-    /// A Julia `R×C` dense Float32 matrix: a dataset of HDF5 shape `(C, R)`, or a
-    /// `StiefelManifold` group holding one as `A`.
+    /// A Julia `ROWS×COLS` dense Float32 matrix: a dataset of HDF5 shape `(COLS, ROWS)`.
     ///
     /// # Errors
-    /// [`LoadError::Missing`], [`LoadError::Kind`] (a special-matrix group of another kind),
-    /// [`LoadError::Shape`], [`LoadError::DataType`], [`LoadError::ValueCount`],
-    /// [`LoadError::NonFinite`].
+    /// [`LoadError::Missing`], [`LoadError::Kind`] (a group), [`LoadError::Shape`],
+    /// [`LoadError::DataType`], [`LoadError::ValueCount`], [`LoadError::NonFinite`].
     pub fn matrix<S: RealField + Copy, const ROWS: usize, const COLS: usize>(
         &self,
         name: &str,
     ) -> Result<SMatrix<S, ROWS, COLS>, LoadError> {
-        // Column-major Julia data is the row-major HDF5 data of the reversed shape.
-        let shape = [COLS as u64, ROWS as u64];
-        if !self.has_dataset(name)? && self.has_group(name)? {
-            let group = self.group(name)?;
-            let gml_type = group.gml_type()?;
-            if gml_type.as_deref() != Some(STIEFEL) {
-                return Err(LoadError::Kind {
-                    path: group.path,
-                    expected: Object::floats(&shape),
-                    found: Object::Group { gml_type },
-                });
-            }
-            return group.matrix("A");
-        }
-        let data = self.floats(name, &shape)?;
-        filled(&data, || self.child_path(name), &shape)
+        let mut matrix = SMatrix::<S, ROWS, COLS>::zeros();
+        self.values(name, Kind::Dense, ROWS, COLS, matrix.as_mut_slice())?;
+        Ok(matrix)
     }
 
     /// A Float32 vector of length `LEN`.
@@ -364,9 +320,9 @@ impl Node {
         &self,
         name: &str,
     ) -> Result<SVector<S, LEN>, LoadError> {
-        let shape = [LEN as u64];
-        let data = self.floats(name, &shape)?;
-        filled(&data, || self.child_path(name), &shape)
+        let mut vector = SVector::<S, LEN>::zeros();
+        self.values(name, Kind::Vector, LEN, 1, vector.as_mut_slice())?;
+        Ok(vector)
     }
 
     /// A special matrix: a group `name` with `gml_type` naming layout `Layout`, the packed vector `S`
@@ -376,21 +332,90 @@ impl Node {
     /// [`LoadError::Kind`] (a dataset, e.g. a dense matrix, where the group is expected),
     /// [`LoadError::GmlType`], [`LoadError::Size`] (wrong `n`), [`LoadError::Invalid`] (wrong
     /// length of `S`), and those of [`matrix`](Self::matrix).
-    pub fn packed<S: RealField + Copy, const SIZE: usize, Layout: GmlType>(
+    pub fn packed<S: RealField + Copy, const SIZE: usize, Layout: PackedLayout>(
         &self,
         name: &str,
     ) -> Result<Packed<S, SIZE, Layout>, LoadError> {
-        let group = self.group_expecting(name, Object::tagged(Layout::GML_TYPE))?;
-        group.expect_gml_type(Layout::GML_TYPE)?;
-        let n = group.int("n")?;
-        if n != SIZE as i64 {
-            return Err(LoadError::Size {
-                path: group.child_path("n"),
-                expected: SIZE,
-                found: n,
+        let mut scratch = SMatrix::<S, SIZE, SIZE>::zeros();
+        let values = &mut scratch.as_mut_slice()[..Layout::packed_len(SIZE)];
+        self.values(name, Layout::PARAM_KIND, SIZE, SIZE, values)?;
+        Packed::from_packed(values).map_err(|source| LoadError::Invalid {
+            path: self.child_path(name),
+            source,
+        })
+    }
+
+    /// The values of the parameter `param` (a child of this layer group, or of one of its plain
+    /// groups) into `out`, in the kind's order.
+    pub(crate) fn param<S: RealField + Copy>(
+        &self,
+        param: &Param,
+        out: &mut [S],
+    ) -> Result<(), LoadError> {
+        let name = param_name(param);
+        let holder = match param.name.parent {
+            Some(parent) => &self.group(parent)?,
+            None => self,
+        };
+        holder.values(&name, param.kind, param.rows, param.cols, out)
+    }
+
+    /// The values of the child `name`, a `rows×cols` parameter of kind `kind`, into `out`.
+    fn values<S: RealField + Copy>(
+        &self,
+        name: &str,
+        kind: Kind,
+        rows: usize,
+        cols: usize,
+        out: &mut [S],
+    ) -> Result<(), LoadError> {
+        // Column-major Julia data is the row-major HDF5 data of the reversed shape.
+        let values = match (kind, special(kind)) {
+            (Kind::Vector, _) => self.floats(name, &[rows as u64])?,
+            (Kind::Stiefel, _) => {
+                let group = self.group_expecting(name, Object::tagged(STIEFEL))?;
+                group.expect_gml_type(STIEFEL)?;
+                group.floats("A", &[cols as u64, rows as u64])?
+            }
+            (_, None) => self.floats(name, &[cols as u64, rows as u64])?,
+            (_, Some((gml_type, what))) => self.packed_values(name, kind, gml_type, what, rows)?,
+        };
+        if values.len() != out.len() {
+            return Err(LoadError::ValueCount {
+                path: self.child_path(name),
+                shape: std::vec![out.len() as u64],
+                expected: out.len() as u64,
+                found: values.len(),
             });
         }
-        let expected = [Layout::packed_len(SIZE) as u64];
+        for (slot, &x) in out.iter_mut().zip(&values) {
+            *slot = convert(x);
+        }
+        Ok(())
+    }
+
+    /// The packed vector `S` of the special matrix `name`, checked to be an `n×n` matrix tagged
+    /// `gml_type` with the packed length of `what`.
+    fn packed_values(
+        &self,
+        name: &str,
+        kind: Kind,
+        gml_type: &'static str,
+        what: &'static str,
+        n: usize,
+    ) -> Result<Vec<f32>, LoadError> {
+        let group = self.group_expecting(name, Object::tagged(gml_type))?;
+        group.expect_gml_type(gml_type)?;
+        let found = group.int("n")?;
+        if found != n as i64 {
+            return Err(LoadError::Size {
+                path: group.child_path("n"),
+                expected: n,
+                found,
+            });
+        }
+        let expected_len = kind.len(n, n);
+        let expected = [expected_len as u64];
         let s = group.dataset("S", Object::floats(&expected))?;
         let shape = group.shape(&s, "S")?;
         if shape.len() != 1 {
@@ -400,14 +425,21 @@ impl Node {
                 found: shape,
             });
         }
-        // A vector of another length is read (within the file's size) and rejected by the layer,
-        // which names both lengths.
+        // A vector of another length is read (within the file's size) and rejected as the layer
+        // would reject it, naming both lengths.
         let values = group.checked_floats(&s, "S", &shape)?;
-        let values: Vec<S> = values.into_iter().map(convert).collect();
-        Packed::from_packed(&values).map_err(|source| LoadError::Invalid {
-            path: group.path.clone(),
-            source,
-        })
+        if values.len() != expected_len {
+            return Err(LoadError::Invalid {
+                path: group.path.clone(),
+                source: crate::Error::PackedLength {
+                    kind: what,
+                    n,
+                    expected: expected_len,
+                    found: values.len(),
+                },
+            });
+        }
+        Ok(values)
     }
 
     /// The group's `gml_type` attribute, `None` if it has none or it is not a string.
@@ -564,50 +596,36 @@ impl Node {
             .map_err(|source| LoadError::Hdf5 { path, source })
     }
 
-    fn group_names(&self) -> Result<Vec<String>, LoadError> {
+    pub(crate) fn group_names(&self) -> Result<Vec<String>, LoadError> {
         self.group.groups().map_err(|source| LoadError::Hdf5 {
             path: self.path.clone(),
             source,
         })
     }
 
-    fn dataset_names(&self) -> Result<Vec<String>, LoadError> {
+    pub(crate) fn dataset_names(&self) -> Result<Vec<String>, LoadError> {
         self.group.datasets().map_err(|source| LoadError::Hdf5 {
             path: self.path.clone(),
             source,
         })
     }
 
-    fn child_path(&self, name: &str) -> String {
+    pub(crate) fn child_path(&self, name: &str) -> String {
         format!("{}/{name}", self.path)
+    }
+}
+
+/// The name of a parameter inside its holder: `stem`, or `stem` and its number.
+pub(crate) fn param_name(param: &Param) -> String {
+    match param.name.number {
+        Some(number) => format!("{}{number}", param.name.stem),
+        None => param.name.stem.into(),
     }
 }
 
 /// The number of elements of a shape, `None` if it overflows.
 fn count(shape: &[u64]) -> Option<u64> {
     shape.iter().try_fold(1_u64, |n, &d| n.checked_mul(d))
-}
-
-/// A matrix from values in nalgebra's (column-major) order, which must be exactly `ROWS·COLS`
-/// (never filled from a short iterator).
-fn filled<S: RealField + Copy, const ROWS: usize, const COLS: usize>(
-    values: &[f32],
-    path: impl FnOnce() -> String,
-    shape: &[u64],
-) -> Result<SMatrix<S, ROWS, COLS>, LoadError> {
-    let mut matrix = SMatrix::<S, ROWS, COLS>::zeros();
-    if values.len() != matrix.len() {
-        return Err(LoadError::ValueCount {
-            path: path(),
-            shape: shape.to_vec(),
-            expected: matrix.len() as u64,
-            found: values.len(),
-        });
-    }
-    for (slot, &x) in matrix.iter_mut().zip(values) {
-        *slot = convert(x);
-    }
-    Ok(matrix)
 }
 
 fn dtype(dataset: &Dataset, path: &str) -> Result<DType, LoadError> {

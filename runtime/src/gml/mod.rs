@@ -14,7 +14,7 @@
 //! // VolumePreservingTransformer(3, 3; n_blocks = 2, n_linear = 1, L = 3, activation = tanh).
 //! type Vpt = VolumePreservingTransformer<f64, 3, 3, 2, 1, 3, Tanh>;
 //! let net: Vpt = load_file(concat!(env!("CARGO_MANIFEST_DIR"),
-//!     "/../fixtures/gml/transformer_rigid_body_nn_vpt.h5"), Default::default())?;
+//!     "/../fixtures/gml/transformer_rigid_body_nn_vpt.h5"))?;
 //! // Six consecutive states (columns) of the free rigid body the network was trained on, from
 //! // z₀ = (0, sin 1.1, cos 1.1) by the implicit midpoint rule with h = 0.2: a window of three,
 //! // and the three that follow it.
@@ -32,14 +32,43 @@
 //! # Ok::<(), geomattn::gml::LoadError>(())
 //! ```
 //!
+//! # Nothing the file does not say is guessed
+//!
+//! GML's files hold the weights, not the architecture's options: the activations, the sequence
+//! length, the weighting of volume-preserving attention, `add_connection` of multi-head
+//! attention. Each is part of the network's type, and has no default where a wrong guess would
+//! load without an error: multi-head attention names its [`Connection`](crate::Connection).
+//! (Where the file does say it, a default is checked against it: GML's `Stiefel = true`
+//! projections, [`Stiefel`](crate::Stiefel), are rejected as the default
+//! [`Euclidean`](crate::Euclidean) ones, and the other way round.)
+//!
+//! ```compile_fail
+//! use geomattn::{MultiHeadAttention, StandardTransformerIntegrator, Tanh};
+//! // Without `add_connection` (`AddConnection` or `NoConnection`) the type is incomplete.
+//! type St = StandardTransformerIntegrator<f64, 3, MultiHeadAttention<f64, 3, 1, 3>, 2, 3, Tanh>;
+//! let _: St = geomattn::gml::load_file("transformer_rigid_body_nn_st.h5")?;
+//! # Ok::<(), geomattn::gml::LoadError>(())
+//! ```
+//!
+//! ```
+//! use geomattn::{MultiHeadAttention, NoConnection, StandardTransformerIntegrator, Tanh};
+//! // StandardTransformerIntegrator(3; n_heads = 1, n_blocks = 2, L = 3,
+//! //                               resnet_activation = tanh, add_connection = false)
+//! type Attention = MultiHeadAttention<f64, 3, 1, 3, NoConnection>;
+//! type St = StandardTransformerIntegrator<f64, 3, Attention, 2, 3, Tanh>;
+//! let _: St = geomattn::gml::load_file(concat!(env!("CARGO_MANIFEST_DIR"),
+//!     "/../fixtures/gml/transformer_rigid_body_nn_st.h5"))?;
+//! # Ok::<(), geomattn::gml::LoadError>(())
+//! ```
+//!
 //! # Large networks
 //!
 //! [`load`] builds the network by value, on the stack. A large one (GML's MNIST classifier is
 //! 1.2 MB in `f64`, more than a thread's default 2 MiB stack holds with the copies a by-value
-//! build makes) loads with [`load_boxed`] / [`load_file_boxed`] / [`FromGml::read_boxed`], which
+//! build makes) loads with [`load_boxed`] / [`load_file_boxed`] / [`read_boxed`](crate::read_boxed), which
 //! build it in place on the heap, one layer at a time on the stack; the forward pass itself needs
 //! only a few sequences of stack. To keep it for the whole program, leak the box:
-//! `let net: &'static N = Box::leak(load_boxed(&file, settings)?)` (and put the reference in a
+//! `let net: &'static N = Box::leak(load_boxed(&file)?)` (and put the reference in a
 //! `static` `OnceLock` to reach it from anywhere).
 //!
 //! Without `std` there is no loader, and no heap: a large network lives in a `static`, whose
@@ -53,8 +82,5 @@ mod file;
 mod networks;
 
 pub use error::{LoadError, Object};
-pub use file::{GmlFile, GmlType, Node};
-pub use networks::{
-    FromGml, Layers, STIEFEL_TOLERANCE, Settings, load, load_boxed, load_file, load_file_boxed,
-    load_with,
-};
+pub use file::{GmlFile, Node};
+pub use networks::{Layers, load, load_boxed, load_file, load_file_boxed};

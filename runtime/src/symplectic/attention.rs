@@ -187,7 +187,7 @@ pub type SymplecticAttentionP<S, const N: usize, Sm = MatrixSoftmax, Weight = De
     SymplecticAttention<S, N, UpdateP, Sm, Weight>;
 
 impl<S, const N: usize, Side, Sm, Weight> SymplecticAttention<S, N, Side, Sm, Weight> {
-    fn with_weight(weight: Weight) -> Self {
+    const fn with_weight(weight: Weight) -> Self {
         Self {
             weight,
             marker: PhantomData,
@@ -207,7 +207,7 @@ impl<S, const N: usize, Side, Sm, Weight> SymplecticAttention<S, N, Side, Sm, We
 
 impl<S: Field, const N: usize, Side, Sm> SymplecticAttention<S, N, Side, Sm, DenseA<S, N>> {
     /// GML's `symmetric = false` layer with the dense weight `A` (`n×n`).
-    pub fn arbitrary(a: SMatrix<S, N, N>) -> Self {
+    pub const fn arbitrary(a: SMatrix<S, N, N>) -> Self {
         Self::with_weight(DenseA { a })
     }
 
@@ -220,7 +220,7 @@ impl<S: Field, const N: usize, Side, Sm> SymplecticAttention<S, N, Side, Sm, Den
     }
 
     /// A symmetric weight with the structure-preserving kick `A p (S + Sᵀ)`.
-    pub fn symmetric(
+    pub const fn symmetric(
         a: Symmetric<S, N>,
     ) -> SymplecticAttention<S, N, Side, Sm, SymmetricA<S, N, GradientExact>> {
         SymplecticAttention::with_symmetric(a)
@@ -228,7 +228,7 @@ impl<S: Field, const N: usize, Side, Sm> SymplecticAttention<S, N, Side, Sm, Den
 
     /// GML's `symmetric = true` layer, with GML's kick `2 A p S` (symplectic only with
     /// [`MatrixSoftmax`]; see the [module docs](self)).
-    pub fn symmetric_gml(
+    pub const fn symmetric_gml(
         a: Symmetric<S, N>,
     ) -> SymplecticAttention<S, N, Side, Sm, SymmetricA<S, N, GmlCompatible>> {
         SymplecticAttention::with_symmetric(a)
@@ -255,7 +255,7 @@ impl<S: RealField + Copy, const N: usize, Side, Sm>
 impl<S: Field, const N: usize, Side, Sm, Mode>
     SymplecticAttention<S, N, Side, Sm, SymmetricA<S, N, Mode>>
 {
-    fn with_symmetric(a: Symmetric<S, N>) -> Self {
+    const fn with_symmetric(a: Symmetric<S, N>) -> Self {
         Self::with_weight(SymmetricA {
             a,
             mode: PhantomData,

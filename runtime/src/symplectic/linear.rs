@@ -45,7 +45,7 @@ impl<S: Field, const N: usize, const T: usize, Side: PhaseSide>
     LinearSymplecticAttention<S, N, T, Side>
 {
     /// The layer with weight `A` (GML's `SymmetricMatrix` of size `seq_length`).
-    pub fn new(a: Symmetric<S, T>) -> Self {
+    pub const fn new(a: Symmetric<S, T>) -> Self {
         Self {
             a,
             side: PhantomData,

@@ -1,12 +1,12 @@
 //! Softmaxes, multi-head attention, symplectic and linear symplectic attention.
 
 use geomattn::nalgebra::SMatrix;
-use geomattn::{GmlCompatible, SymmetricA};
 use geomattn::{
-    LinearSymplecticAttentionP, LinearSymplecticAttentionQ, MatrixSoftmax, MultiHeadAttention,
-    OneVectorSoftmax, SequenceLayer, Softmax, SymplecticAttentionP, SymplecticAttentionQ,
-    VectorSoftmax,
+    AddConnection, LinearSymplecticAttentionP, LinearSymplecticAttentionQ, MatrixSoftmax,
+    MultiHeadAttention, OneVectorSoftmax, SequenceLayer, Softmax, Stiefel, SymplecticAttentionP,
+    SymplecticAttentionQ, VectorSoftmax,
 };
+use geomattn::{GmlCompatible, SymmetricA};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::hint::black_box;
@@ -32,7 +32,7 @@ pub fn check(probe: &mut Probe) {
     let flat: Vec<f64> = zs.iter().flat_map(|m| m.iter().copied()).collect();
     let mut flat_out = vec![0.0; flat.len()];
 
-    let mha = MultiHeadAttention::<f64, 6, 3, 2>::stiefel_random(&mut rng, true);
+    let mha = MultiHeadAttention::<f64, 6, 3, 2, AddConnection, Stiefel>::stiefel_random(&mut rng);
     probe.run("MHA forward", || {
         black_box(mha.forward(black_box(&z)));
     });

@@ -1,0 +1,4 @@
+#[derive(geomattn::Network)]
+struct Net {}
+
+fn main() {}

@@ -1,0 +1,493 @@
+//! A network's weights as one flat, checked binary blob: written from any [`Schema`] into a
+//! `&mut [u8]`, read back from a `&[u8]` (a file, flash, `include_bytes!`) with no allocation and
+//! no `std`.
+//!
+//! # Format (version 1)
+//!
+//! All integers little-endian; the header is [`BLOB_HEADER_LEN`] = 28 bytes.
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 0..8 | [`BLOB_MAGIC`], `b"GEOMATTN"` |
+//! | 8..10 | format version, `u16` ([`BLOB_VERSION`]) |
+//! | 10..12 | scalar width in bytes, `u16`: 4 (`f32`) or 8 (`f64`) |
+//! | 12..16 | [`fingerprint`] of the network's schema, `u32` |
+//! | 16..24 | number of scalars, `u64` |
+//! | 24..28 | CRC-32 (ISO-HDLC, as zlib and PNG) of the payload, `u32` |
+//! | 28.. | the payload: the scalars in schema order, IEEE 754, little-endian |
+//!
+//! A blob is read only into the network it was written from: the same schema (fingerprint and
+//! count) and the same scalar (width; no conversion). NaN and infinite weights are rejected
+//! ([`BlobError::NonFinite`]), as the HDF5 loader rejects them: no trained network has them, and
+//! one that has them would give NaN everywhere.
+//!
+//! ```
+//! use geomattn::{SkewSymmetric, SkewVpa, blob_len, read_blob, write_blob};
+//! type Net = SkewVpa<f32, 3, 4>;
+//! let net = Net::skew_sym(SkewSymmetric::from_packed(&[0.5, -1.0, 2.0])?);
+//! let mut bytes = [0_u8; blob_len::<Net>()];
+//! write_blob(&net, &mut bytes)?;
+//! let back: Net = read_blob(&bytes)?;
+//! assert_eq!(back.weight(), net.weight());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use core::mem::MaybeUninit;
+
+use super::{Name, Param, Schema, Sink, Source, Visit};
+
+/// The first eight bytes of every blob.
+pub const BLOB_MAGIC: [u8; 8] = *b"GEOMATTN";
+/// The format version this crate writes and reads.
+pub const BLOB_VERSION: u16 = 1;
+/// The length of the header, before the payload.
+pub const BLOB_HEADER_LEN: usize = 28;
+
+/// A scalar a blob can hold: `f32` or `f64`, stored as IEEE 754 little-endian.
+pub trait BlobScalar: Copy {
+    /// Its width in bytes.
+    const WIDTH: u16;
+    /// Its bytes, little-endian, into `out` (exactly [`WIDTH`](Self::WIDTH) bytes).
+    fn put(self, out: &mut [u8]);
+    /// The scalar of `bytes` (exactly [`WIDTH`](Self::WIDTH) bytes, little-endian).
+    fn get(bytes: &[u8]) -> Self;
+    /// Whether it is neither NaN nor infinite.
+    fn finite(self) -> bool;
+}
+
+macro_rules! blob_scalar {
+    ($($ty:ty),*) => {$(
+        impl BlobScalar for $ty {
+            const WIDTH: u16 = core::mem::size_of::<$ty>() as u16;
+            fn put(self, out: &mut [u8]) {
+                out.copy_from_slice(&self.to_le_bytes());
+            }
+            fn get(bytes: &[u8]) -> Self {
+                let mut le = [0; core::mem::size_of::<$ty>()];
+                le.copy_from_slice(bytes);
+                <$ty>::from_le_bytes(le)
+            }
+            fn finite(self) -> bool {
+                self.is_finite()
+            }
+        }
+    )*};
+}
+blob_scalar!(f32, f64);
+
+/// Why a blob cannot be read into the network asked for, or a network not written as a blob.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BlobError {
+    /// The bytes end before the header or the payload it announces does.
+    #[error("the blob is truncated: {needed} bytes needed, {found} given")]
+    Truncated {
+        /// Bytes the header (and payload) need.
+        needed: usize,
+        /// Bytes given.
+        found: usize,
+    },
+    /// The bytes do not start with [`BLOB_MAGIC`]: not a blob.
+    #[error("not a geomattn blob (the first bytes are {found:?})")]
+    Magic {
+        /// The first eight bytes.
+        found: [u8; 8],
+    },
+    /// A format version this crate does not read.
+    #[error("blob format version {found}, this crate reads version {BLOB_VERSION}")]
+    Version {
+        /// The version in the header.
+        found: u16,
+    },
+    /// The blob holds scalars of another width than the network's.
+    #[error("the blob holds {found}-byte scalars, the network {expected}-byte ones")]
+    Width {
+        /// The network's scalar width.
+        expected: u16,
+        /// The width in the header.
+        found: u16,
+    },
+    /// The blob was written for another architecture.
+    #[error(
+        "the blob was written for another architecture (schema fingerprint {found:#010x}, this network's is {expected:#010x})"
+    )]
+    Fingerprint {
+        /// This network's fingerprint.
+        expected: u32,
+        /// The fingerprint in the header.
+        found: u32,
+    },
+    /// The blob announces another number of scalars than the network has.
+    #[error("the blob holds {found} scalars, the network has {expected}")]
+    Count {
+        /// The network's number of scalars.
+        expected: u64,
+        /// The number in the header.
+        found: u64,
+    },
+    /// Bytes follow the payload.
+    #[error("{found} bytes where the blob is {expected} bytes long")]
+    TrailingBytes {
+        /// The blob's length (header and payload).
+        expected: usize,
+        /// Bytes given.
+        found: usize,
+    },
+    /// The payload does not match its checksum: corrupted.
+    #[error("the payload's CRC-32 is {found:#010x}, the header says {expected:#010x}")]
+    Checksum {
+        /// The checksum in the header.
+        expected: u32,
+        /// The checksum of the payload.
+        found: u32,
+    },
+    /// A weight is NaN or infinite.
+    #[error("`/L{layer}/{name}` has a non-finite entry at index {index}")]
+    NonFinite {
+        /// The layer group (from 1, as GML's `L1 … Ln`).
+        layer: usize,
+        /// The parameter.
+        name: Name,
+        /// The index of the entry in the parameter (in the kind's order).
+        index: usize,
+    },
+    /// A layer rejects its weights (a Stiefel weight off the manifold), or, when writing, the
+    /// network does not fit its own schema ([`crate::Error::NotInSchema`]).
+    #[error("layer {layer}: {source}")]
+    Invalid {
+        /// The layer group (from 1).
+        layer: usize,
+        /// What the layer reported.
+        source: crate::Error,
+    },
+    /// The buffer given to [`write_blob`] is too small.
+    #[error("the blob needs {needed} bytes, the buffer has {found}")]
+    BufferTooSmall {
+        /// [`blob_len`] of the network.
+        needed: usize,
+        /// The buffer's length.
+        found: usize,
+    },
+}
+
+/// The length of the blob of network `N`: header and payload.
+pub const fn blob_len<N: Schema>() -> usize
+where
+    N::Scalar: BlobScalar,
+{
+    BLOB_HEADER_LEN + N::SCALARS * N::Scalar::WIDTH as usize
+}
+
+/// The CRC-32 of `N`'s schema: its layer groups and, in order, every parameter's name, kind and
+/// shape. Two networks share it only if their files and blobs have the same layout.
+pub fn fingerprint<N: Schema>() -> u32 {
+    struct Fingerprint(crc32fast::Hasher);
+    impl Fingerprint {
+        fn text(&mut self, text: &str) {
+            self.0.update(&(text.len() as u64).to_le_bytes());
+            self.0.update(text.as_bytes());
+        }
+        fn number(&mut self, n: usize) {
+            self.0.update(&(n as u64).to_le_bytes());
+        }
+    }
+    impl Visit for Fingerprint {
+        fn layer(&mut self) {
+            self.0.update(b"L");
+        }
+        fn param(&mut self, param: &Param) {
+            self.0.update(b"P");
+            self.text(param.name.parent.unwrap_or(""));
+            self.text(param.name.stem);
+            self.number(param.name.number.unwrap_or(0));
+            self.0.update(&[param.kind.code()]);
+            self.number(param.rows);
+            self.number(param.cols);
+        }
+    }
+    let mut hasher = Fingerprint(crc32fast::Hasher::new());
+    N::describe(&mut hasher);
+    hasher.0.finalize()
+}
+
+fn u16_at(bytes: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([bytes[at], bytes[at + 1]])
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    let mut le = [0; 4];
+    le.copy_from_slice(&bytes[at..at + 4]);
+    u32::from_le_bytes(le)
+}
+
+fn u64_at(bytes: &[u8], at: usize) -> u64 {
+    let mut le = [0; 8];
+    le.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(le)
+}
+
+/// Checks the header and the length of `bytes` against network `N`, and returns the payload.
+fn payload<N: Schema>(bytes: &[u8]) -> Result<&[u8], BlobError>
+where
+    N::Scalar: BlobScalar,
+{
+    let truncated = |needed| BlobError::Truncated {
+        needed,
+        found: bytes.len(),
+    };
+    let header = bytes
+        .get(..BLOB_HEADER_LEN)
+        .ok_or(truncated(BLOB_HEADER_LEN))?;
+    let mut magic = [0; 8];
+    magic.copy_from_slice(&header[..8]);
+    if magic != BLOB_MAGIC {
+        return Err(BlobError::Magic { found: magic });
+    }
+    let version = u16_at(header, 8);
+    if version != BLOB_VERSION {
+        return Err(BlobError::Version { found: version });
+    }
+    let width = u16_at(header, 10);
+    if width != N::Scalar::WIDTH {
+        return Err(BlobError::Width {
+            expected: N::Scalar::WIDTH,
+            found: width,
+        });
+    }
+    let expected = fingerprint::<N>();
+    let found = u32_at(header, 12);
+    if found != expected {
+        return Err(BlobError::Fingerprint { expected, found });
+    }
+    let count = u64_at(header, 16);
+    if count != N::SCALARS as u64 {
+        return Err(BlobError::Count {
+            expected: N::SCALARS as u64,
+            found: count,
+        });
+    }
+    let len = blob_len::<N>();
+    let payload = bytes.get(BLOB_HEADER_LEN..len).ok_or(truncated(len))?;
+    if bytes.len() > len {
+        return Err(BlobError::TrailingBytes {
+            expected: len,
+            found: bytes.len(),
+        });
+    }
+    let expected = u32_at(header, 24);
+    let found = crc32fast::hash(payload);
+    if found != expected {
+        return Err(BlobError::Checksum { expected, found });
+    }
+    Ok(payload)
+}
+
+/// The scalars of a checked payload, handed out parameter by parameter.
+struct BlobSource<'a, S> {
+    payload: &'a [u8],
+    layer: usize,
+    scalar: core::marker::PhantomData<S>,
+}
+
+impl<S: BlobScalar> Source<S> for BlobSource<'_, S> {
+    type Error = BlobError;
+
+    fn begin_layer(&mut self) -> Result<(), BlobError> {
+        self.layer += 1;
+        Ok(())
+    }
+
+    fn end_layer(&mut self) -> Result<(), BlobError> {
+        Ok(())
+    }
+
+    fn param(&mut self, param: &Param, out: &mut [S]) -> Result<(), BlobError> {
+        let width = usize::from(S::WIDTH);
+        let needed = out.len() * width;
+        if needed > self.payload.len() {
+            // The header's count matched the schema's: only a schema that reads more than its
+            // `SCALARS` gets here.
+            return Err(BlobError::Count {
+                expected: out.len() as u64,
+                found: (self.payload.len() / width) as u64,
+            });
+        }
+        let (bytes, rest) = self.payload.split_at(needed);
+        for (index, (slot, bytes)) in out.iter_mut().zip(bytes.chunks_exact(width)).enumerate() {
+            *slot = S::get(bytes);
+            if !slot.finite() {
+                return Err(BlobError::NonFinite {
+                    layer: self.layer,
+                    name: param.name,
+                    index,
+                });
+            }
+        }
+        self.payload = rest;
+        Ok(())
+    }
+
+    fn invalid(&mut self, source: crate::Error) -> BlobError {
+        BlobError::Invalid {
+            layer: self.layer,
+            source,
+        }
+    }
+}
+
+/// Runs `read` on the payload of `bytes` after checking the header, then checks that the whole
+/// payload was read.
+fn with_source<N: Schema, R>(
+    bytes: &[u8],
+    read: impl FnOnce(&mut BlobSource<'_, N::Scalar>) -> Result<R, BlobError>,
+) -> Result<R, BlobError>
+where
+    N::Scalar: BlobScalar,
+{
+    let mut source = BlobSource {
+        payload: payload::<N>(bytes)?,
+        layer: 0,
+        scalar: core::marker::PhantomData,
+    };
+    let value = read(&mut source)?;
+    if source.payload.is_empty() {
+        Ok(value)
+    } else {
+        // Only a schema that reads fewer than its `SCALARS` gets here.
+        Err(BlobError::Count {
+            expected: N::SCALARS as u64,
+            found: (N::SCALARS - source.payload.len() / usize::from(N::Scalar::WIDTH)) as u64,
+        })
+    }
+}
+
+/// Reads network `N` from a blob written by [`write_blob`], by value, allocating nothing.
+///
+/// # Errors
+/// Every way the bytes can be wrong is a [`BlobError`]: checked in the order truncated header,
+/// magic, version, width, fingerprint, count, truncated payload, trailing bytes, checksum, then
+/// the values (non-finite, rejected by a layer).
+pub fn read_blob<N: Schema>(bytes: &[u8]) -> Result<N, BlobError>
+where
+    N::Scalar: BlobScalar,
+{
+    with_source::<N, _>(bytes, |source| N::read(source))
+}
+
+/// [`read_blob`] in place, into `slot` (e.g. a `static` cell's storage): only one layer at a time
+/// passes through the stack. Returns the slot, now initialised.
+///
+/// # Errors
+/// As [`read_blob`]; the slot may then be partly written (and what was written is leaked).
+pub fn read_blob_into<'slot, N: Schema>(
+    slot: &'slot mut MaybeUninit<N>,
+    bytes: &[u8],
+) -> Result<&'slot mut N, BlobError>
+where
+    N::Scalar: BlobScalar,
+{
+    with_source::<N, _>(bytes, |source| {
+        super::fill(slot, source)?;
+        Ok(())
+    })?;
+    // SAFETY: `fill` returned Ok, so the slot has been initialised (it checks that `read_into`
+    // returned the slot itself).
+    Ok(unsafe { slot.assume_init_mut() })
+}
+
+/// [`read_blob`] onto the heap, built in place: for networks larger than the stack.
+///
+/// # Errors
+/// As [`read_blob`].
+#[cfg(feature = "std")]
+pub fn read_blob_boxed<N: Schema>(bytes: &[u8]) -> Result<std::boxed::Box<N>, BlobError>
+where
+    N::Scalar: BlobScalar,
+{
+    with_source::<N, _>(bytes, |source| super::read_boxed(source))
+}
+
+/// The scalars of a network, written into a payload.
+struct BlobSink<'a> {
+    payload: &'a mut [u8],
+    layer: usize,
+}
+
+impl<S: BlobScalar> Sink<S> for BlobSink<'_> {
+    type Error = BlobError;
+
+    fn begin_layer(&mut self) -> Result<(), BlobError> {
+        self.layer += 1;
+        Ok(())
+    }
+
+    fn param(&mut self, _: &Param, values: &[S]) -> Result<(), BlobError> {
+        let width = usize::from(S::WIDTH);
+        let needed = values.len() * width;
+        let payload = core::mem::take(&mut self.payload);
+        if needed > payload.len() {
+            // The buffer was sized from the schema's `SCALARS`: only a schema that writes more
+            // gets here.
+            return Err(BlobError::BufferTooSmall {
+                needed,
+                found: payload.len(),
+            });
+        }
+        let (bytes, rest) = payload.split_at_mut(needed);
+        for (value, bytes) in values.iter().zip(bytes.chunks_exact_mut(width)) {
+            value.put(bytes);
+        }
+        self.payload = rest;
+        Ok(())
+    }
+
+    fn invalid(&mut self, source: crate::Error) -> BlobError {
+        BlobError::Invalid {
+            layer: self.layer,
+            source,
+        }
+    }
+}
+
+/// Writes `network` as a blob into the first [`blob_len::<N>()`](blob_len) bytes of `out`, and
+/// returns that length. Allocates nothing.
+///
+/// # Errors
+/// [`BlobError::BufferTooSmall`] if `out` is shorter than the blob, [`BlobError::Invalid`] if the
+/// network does not fit its schema (a layer with a bias where GML's architecture has none).
+pub fn write_blob<N: Schema>(network: &N, out: &mut [u8]) -> Result<usize, BlobError>
+where
+    N::Scalar: BlobScalar,
+{
+    let len = blob_len::<N>();
+    let found = out.len();
+    let blob = out
+        .get_mut(..len)
+        .ok_or(BlobError::BufferTooSmall { needed: len, found })?;
+    let (header, payload) = blob.split_at_mut(BLOB_HEADER_LEN);
+    let mut sink = BlobSink {
+        payload: &mut *payload,
+        layer: 0,
+    };
+    network.write(&mut sink)?;
+    header[..8].copy_from_slice(&BLOB_MAGIC);
+    header[8..10].copy_from_slice(&BLOB_VERSION.to_le_bytes());
+    header[10..12].copy_from_slice(&N::Scalar::WIDTH.to_le_bytes());
+    header[12..16].copy_from_slice(&fingerprint::<N>().to_le_bytes());
+    header[16..24].copy_from_slice(&(N::SCALARS as u64).to_le_bytes());
+    header[24..28].copy_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    Ok(len)
+}
+
+/// [`write_blob`] into a new vector.
+///
+/// # Errors
+/// As [`write_blob`] ([`BlobError::Invalid`] only).
+#[cfg(feature = "std")]
+pub fn to_blob<N: Schema>(network: &N) -> Result<std::vec::Vec<u8>, BlobError>
+where
+    N::Scalar: BlobScalar,
+{
+    let mut out = std::vec![0; blob_len::<N>()];
+    write_blob(network, &mut out)?;
+    Ok(out)
+}

@@ -1,0 +1,253 @@
+//! The schemas of the containers: arrays, pairs and GML's architectures, their parts one after
+//! the other; each also fills itself in place ([`Schema::read_into`]).
+
+use core::mem::MaybeUninit;
+
+use super::layers::VpLayer;
+use super::{Schema, Sink, Source, Visit, fill};
+use crate::packed::{Lower, Upper};
+use crate::{
+    Field, Identity, ResNetLayer, ResNetStack, Transformer, VolumePreservingFeedForward, VpffBlock,
+};
+
+/// The slots of the elements of an uninitialised array.
+fn array_slots<T, const LEN: usize>(
+    slot: &mut MaybeUninit<[T; LEN]>,
+) -> &mut [MaybeUninit<T>; LEN] {
+    // SAFETY: `MaybeUninit<T>` has the layout of `T`, so `[MaybeUninit<T>; LEN]` has that of
+    // `[T; LEN]`, and every bit pattern (uninitialised included) is a valid
+    // `[MaybeUninit<T>; LEN]`. The reference borrows `slot` mutably, so it is the only one.
+    unsafe { &mut *slot.as_mut_ptr().cast::<[MaybeUninit<T>; LEN]>() }
+}
+
+/// The slot of a field of an uninitialised struct or tuple: `field!(slot, name => Type)`.
+macro_rules! field {
+    ($slot:expr, $field:tt => $ty:ty) => {{
+        let base = $slot.as_mut_ptr();
+        // SAFETY: `&raw mut` takes the field's address inside the slot without making a
+        // reference to the (uninitialised) field. `MaybeUninit<F>` has `F`'s layout and accepts
+        // any bits, so the reference to it is valid; it borrows the slot mutably, and each call
+        // names a different field, so no two references alias.
+        unsafe { &mut *(&raw mut (*base).$field).cast::<MaybeUninit<$ty>>() }
+    }};
+}
+
+/// Builds an array element by element, in place (no copy of the whole array on the stack).
+fn read_array<T: Schema, const LEN: usize, Src: Source<T::Scalar> + ?Sized>(
+    source: &mut Src,
+) -> Result<[T; LEN], Src::Error> {
+    let mut slot = MaybeUninit::<[T; LEN]>::uninit();
+    for element in array_slots(&mut slot) {
+        fill(element, source)?;
+    }
+    // SAFETY: every element has been filled (`fill` checks each).
+    Ok(unsafe { slot.assume_init() })
+}
+
+/// `LEN` parts, one after the other.
+impl<T: Schema, const LEN: usize> Schema for [T; LEN] {
+    type Scalar = T::Scalar;
+    const SCALARS: usize = LEN * T::SCALARS;
+    const LAYERS: usize = LEN * T::LAYERS;
+
+    fn describe<V: Visit + ?Sized>(visitor: &mut V) {
+        for _ in 0..LEN {
+            T::describe(visitor);
+        }
+    }
+
+    fn read<Src: Source<T::Scalar> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error> {
+        read_array(source)
+    }
+
+    fn read_into<'slot, Src: Source<T::Scalar> + ?Sized>(
+        slot: &'slot mut MaybeUninit<Self>,
+        source: &mut Src,
+    ) -> Result<&'slot mut Self, Src::Error> {
+        for element in array_slots(slot) {
+            fill(element, source)?;
+        }
+        // SAFETY: every element has been filled (`fill` checks each).
+        Ok(unsafe { slot.assume_init_mut() })
+    }
+
+    fn write<K: Sink<T::Scalar> + ?Sized>(&self, sink: &mut K) -> Result<(), K::Error> {
+        self.iter().try_for_each(|element| element.write(sink))
+    }
+}
+
+/// `A`, then `B`.
+impl<S: Copy, A: Schema<Scalar = S>, B: Schema<Scalar = S>> Schema for (A, B) {
+    type Scalar = S;
+    const SCALARS: usize = A::SCALARS + B::SCALARS;
+    const LAYERS: usize = A::LAYERS + B::LAYERS;
+
+    fn describe<V: Visit + ?Sized>(visitor: &mut V) {
+        A::describe(visitor);
+        B::describe(visitor);
+    }
+
+    fn read<Src: Source<S> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error> {
+        let a = A::read(source)?;
+        Ok((a, B::read(source)?))
+    }
+
+    fn read_into<'slot, Src: Source<S> + ?Sized>(
+        slot: &'slot mut MaybeUninit<Self>,
+        source: &mut Src,
+    ) -> Result<&'slot mut Self, Src::Error> {
+        fill(field!(slot, 0 => A), source)?;
+        fill(field!(slot, 1 => B), source)?;
+        // SAFETY: both fields have been filled (`fill` checks each).
+        Ok(unsafe { slot.assume_init_mut() })
+    }
+
+    fn write<K: Sink<S> + ?Sized>(&self, sink: &mut K) -> Result<(), K::Error> {
+        self.0.write(sink)?;
+        self.1.write(sink)
+    }
+}
+
+/// `L` blocks of attention `Att` and feed-forward part `Ff`.
+impl<S: Copy, Att, Ff, const L: usize> Schema for Transformer<Att, Ff, L>
+where
+    Att: Schema<Scalar = S>,
+    Ff: Schema<Scalar = S>,
+{
+    type Scalar = S;
+    const SCALARS: usize = <[(Att, Ff); L]>::SCALARS;
+    const LAYERS: usize = <[(Att, Ff); L]>::LAYERS;
+
+    fn describe<V: Visit + ?Sized>(visitor: &mut V) {
+        <[(Att, Ff); L]>::describe(visitor);
+    }
+
+    fn read<Src: Source<S> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error> {
+        Ok(Self::new(read_array(source)?))
+    }
+
+    fn read_into<'slot, Src: Source<S> + ?Sized>(
+        slot: &'slot mut MaybeUninit<Self>,
+        source: &mut Src,
+    ) -> Result<&'slot mut Self, Src::Error> {
+        fill(field!(slot, blocks => [(Att, Ff); L]), source)?;
+        // SAFETY: its one field has been filled (`fill` checks it).
+        Ok(unsafe { slot.assume_init_mut() })
+    }
+
+    fn write<K: Sink<S> + ?Sized>(&self, sink: &mut K) -> Result<(), K::Error> {
+        self.blocks().write(sink)
+    }
+}
+
+/// `NB` ResNet layers with activation `Act`, then one with the identity.
+impl<S: Field, const D: usize, const NB: usize, Act> Schema for ResNetStack<S, D, NB, Act> {
+    type Scalar = S;
+    const SCALARS: usize = (NB + 1) * ResNetLayer::<S, D, Act>::SCALARS;
+    const LAYERS: usize = NB + 1;
+
+    fn describe<V: Visit + ?Sized>(visitor: &mut V) {
+        <[ResNetLayer<S, D, Act>; NB]>::describe(visitor);
+        ResNetLayer::<S, D, Identity>::describe(visitor);
+    }
+
+    fn read<Src: Source<S> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error> {
+        let nonlinear = read_array(source)?;
+        Ok(Self::new(nonlinear, ResNetLayer::read(source)?))
+    }
+
+    fn read_into<'slot, Src: Source<S> + ?Sized>(
+        slot: &'slot mut MaybeUninit<Self>,
+        source: &mut Src,
+    ) -> Result<&'slot mut Self, Src::Error> {
+        fill(
+            field!(slot, nonlinear => [ResNetLayer<S, D, Act>; NB]),
+            source,
+        )?;
+        fill(field!(slot, linear => ResNetLayer<S, D, Identity>), source)?;
+        // SAFETY: both fields have been filled (`fill` checks each).
+        Ok(unsafe { slot.assume_init_mut() })
+    }
+
+    fn write<K: Sink<S> + ?Sized>(&self, sink: &mut K) -> Result<(), K::Error> {
+        self.nonlinear.write(sink)?;
+        self.linear.write(sink)
+    }
+}
+
+/// GML's `VolumePreservingFeedForward(D, NB, NL, Act)`: per block, `NL` linear pairs of which only
+/// the last upper layer has a bias, then a lower and an upper layer with biases; then a final
+/// linear pair whose upper layer has a bias.
+impl<S: Field, const D: usize, const NB: usize, const NL: usize, Act> Schema
+    for VolumePreservingFeedForward<S, D, NB, NL, Act>
+{
+    type Scalar = S;
+    const SCALARS: usize = NB
+        * ((2 * NL + 2) * VpLayer::<false>::scalars::<D>() + if NL > 0 { D } else { 0 } + 2 * D)
+        + 2 * VpLayer::<false>::scalars::<D>()
+        + D;
+    const LAYERS: usize = Self::LAYERS;
+
+    fn describe<V: Visit + ?Sized>(visitor: &mut V) {
+        for _ in 0..NB {
+            for k in 0..NL {
+                VpLayer::<false>::describe::<D, Lower, V>(visitor);
+                if k + 1 == NL {
+                    VpLayer::<true>::describe::<D, Upper, V>(visitor);
+                } else {
+                    VpLayer::<false>::describe::<D, Upper, V>(visitor);
+                }
+            }
+            VpLayer::<true>::describe::<D, Lower, V>(visitor);
+            VpLayer::<true>::describe::<D, Upper, V>(visitor);
+        }
+        VpLayer::<false>::describe::<D, Lower, V>(visitor);
+        VpLayer::<true>::describe::<D, Upper, V>(visitor);
+    }
+
+    fn read<Src: Source<S> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error> {
+        let mut blocks = MaybeUninit::<[VpffBlock<S, D, NL, Act>; NB]>::uninit();
+        for block in array_slots(&mut blocks) {
+            let mut linear = MaybeUninit::<[_; NL]>::uninit();
+            for (k, pair) in array_slots(&mut linear).iter_mut().enumerate() {
+                let lower = VpLayer::<false>::read(source)?;
+                let upper = if k + 1 == NL {
+                    VpLayer::<true>::read(source)?
+                } else {
+                    VpLayer::<false>::read(source)?
+                };
+                pair.write((lower, upper));
+            }
+            block.write(VpffBlock {
+                // SAFETY: every pair has been written in the loop above.
+                linear: unsafe { linear.assume_init() },
+                lower: VpLayer::<true>::read(source)?,
+                upper: VpLayer::<true>::read(source)?,
+            });
+        }
+        let last = (
+            VpLayer::<false>::read(source)?,
+            VpLayer::<true>::read(source)?,
+        );
+        // SAFETY: every block has been written in the loop above.
+        Ok(Self::new(unsafe { blocks.assume_init() }, last))
+    }
+
+    fn write<K: Sink<S> + ?Sized>(&self, sink: &mut K) -> Result<(), K::Error> {
+        for block in self.blocks() {
+            for (k, (lower, upper)) in block.linear.iter().enumerate() {
+                VpLayer::<false>::write(lower, sink)?;
+                if k + 1 == NL {
+                    VpLayer::<true>::write(upper, sink)?;
+                } else {
+                    VpLayer::<false>::write(upper, sink)?;
+                }
+            }
+            VpLayer::<true>::write(&block.lower, sink)?;
+            VpLayer::<true>::write(&block.upper, sink)?;
+        }
+        let (lower, upper) = self.last();
+        VpLayer::<false>::write(lower, sink)?;
+        VpLayer::<true>::write(upper, sink)
+    }
+}

@@ -1,0 +1,341 @@
+//! One description of a network's parameters, in GML's order, that every source and sink of
+//! weights is built on: the HDF5 loader ([`gml`](crate#loading-a-trained-network)), the flat
+//! binary blob ([`read_blob`], [`write_blob`]) and the compile-time embedding.
+//!
+//! A type that implements [`Schema`] says, without allocating and without an instance:
+//!
+//! - how many scalars it holds ([`Schema::SCALARS`]) and how many of GML's layer groups `L1 … Ln`
+//!   it takes ([`Schema::LAYERS`]), both known at compile time;
+//! - its parameters in order, each a [`Param`]: a [`Name`] (GML's, as in the file: `A`, `weight`,
+//!   `PQ/head_1`), a [`Kind`] of matrix, and a shape ([`Schema::describe`]);
+//! - how to build it from the values of those parameters ([`Schema::read`], from any [`Source`])
+//!   and how to hand its values out ([`Schema::write`], to any [`Sink`]).
+//!
+//! Values travel as flat slices of scalars in the kind's order: Julia's column-major order for
+//! dense matrices (nalgebra's too), GML's packed order for special matrices (see
+//! [`packed`](crate::packed)).
+//!
+//! Containers compose their parts' schemas: arrays `[T; LEN]` (one element after the other),
+//! pairs `(A, B)`, [`Transformer`](crate::Transformer), [`ResNetStack`](crate::ResNetStack),
+//! [`VolumePreservingFeedForward`](crate::VolumePreservingFeedForward).
+//!
+//! ```
+//! use geomattn::{ArbitraryVpa, Kind, Param, Schema, SkewVpa, Visit};
+//! // Two layers of volume-preserving attention in R³: a dense 3×3 `A`, then a skew one.
+//! type Net = (ArbitraryVpa<f64, 3, 4>, SkewVpa<f64, 3, 4>);
+//! assert_eq!((Net::SCALARS, Net::LAYERS), (9 + 3, 2));
+//!
+//! struct Names(Vec<String>);
+//! impl Visit for Names {
+//!     fn layer(&mut self) {}
+//!     fn param(&mut self, param: &Param) {
+//!         self.0.push(format!("{} {:?} {}×{}", param.name, param.kind, param.rows, param.cols));
+//!     }
+//! }
+//! let mut names = Names(Vec::new());
+//! Net::describe(&mut names);
+//! assert_eq!(names.0, ["A Dense 3×3", "A Skew 3×3"]);
+//! ```
+
+mod blob;
+mod containers;
+mod embed;
+mod layers;
+
+use core::fmt;
+use core::mem::MaybeUninit;
+
+pub use blob::{
+    BLOB_HEADER_LEN, BLOB_MAGIC, BLOB_VERSION, BlobError, BlobScalar, blob_len, fingerprint,
+    read_blob, read_blob_into, write_blob,
+};
+#[cfg(feature = "std")]
+pub use blob::{read_blob_boxed, to_blob};
+pub use embed::{After, EmbedFrom, Embedded, EmbeddedParam, Nth, embedded};
+
+/// The kind of matrix a parameter is, which fixes how many scalars it has and in which order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// A dense `rows×cols` matrix, column-major (Julia's and nalgebra's order).
+    Dense,
+    /// A dense `rows×cols` matrix with orthonormal columns (GML's `StiefelManifold`),
+    /// column-major.
+    Stiefel,
+    /// A skew-symmetric `n×n` matrix, GML's packed `n(n−1)/2` entries
+    /// ([`SkewSymmetric`](crate::SkewSymmetric)).
+    Skew,
+    /// A symmetric `n×n` matrix, GML's packed `n(n+1)/2` entries
+    /// ([`Symmetric`](crate::Symmetric)).
+    Symmetric,
+    /// A strictly lower triangular `n×n` matrix, GML's packed `n(n−1)/2` entries
+    /// ([`StrictlyLower`](crate::StrictlyLower)).
+    StrictlyLower,
+    /// A strictly upper triangular `n×n` matrix, GML's packed `n(n−1)/2` entries
+    /// ([`StrictlyUpper`](crate::StrictlyUpper)).
+    StrictlyUpper,
+    /// A vector of `rows` entries (`cols = 1`).
+    Vector,
+}
+
+impl Kind {
+    /// The number of scalars of a `rows×cols` parameter of this kind.
+    pub const fn len(self, rows: usize, cols: usize) -> usize {
+        match self {
+            Self::Dense | Self::Stiefel => rows * cols,
+            Self::Skew | Self::StrictlyLower | Self::StrictlyUpper => {
+                rows * rows.saturating_sub(1) / 2
+            }
+            Self::Symmetric => rows * (rows + 1) / 2,
+            Self::Vector => rows,
+        }
+    }
+
+    /// A one-byte code, stable across versions (it enters the [`fingerprint`]).
+    pub const fn code(self) -> u8 {
+        match self {
+            Self::Dense => 1,
+            Self::Stiefel => 2,
+            Self::Skew => 3,
+            Self::Symmetric => 4,
+            Self::StrictlyLower => 5,
+            Self::StrictlyUpper => 6,
+            Self::Vector => 7,
+        }
+    }
+}
+
+/// A parameter's name inside its layer group, as GML writes it: `stem` (`A`, `weight`), or a
+/// numbered child of a plain group (`PQ/head_1`: `parent = Some("PQ")`, `stem = "head_"`,
+/// `number = Some(1)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Name {
+    /// The plain group holding the parameter, if any.
+    pub parent: Option<&'static str>,
+    /// The name, or its prefix when numbered.
+    pub stem: &'static str,
+    /// The number appended to `stem`, if any (from 1, as in GML).
+    pub number: Option<usize>,
+}
+
+impl Name {
+    /// A parameter directly in its layer group.
+    pub const fn new(stem: &'static str) -> Self {
+        Self {
+            parent: None,
+            stem,
+            number: None,
+        }
+    }
+
+    /// The `number`-th child `<stem><number>` of the plain group `parent`.
+    pub const fn numbered(parent: &'static str, stem: &'static str, number: usize) -> Self {
+        Self {
+            parent: Some(parent),
+            stem,
+            number: Some(number),
+        }
+    }
+}
+
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(parent) = self.parent {
+            write!(f, "{parent}/")?;
+        }
+        f.write_str(self.stem)?;
+        match self.number {
+            Some(number) => write!(f, "{number}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// One parameter of a layer: its name, kind and shape (Julia's `rows×cols`; `n×n` for the
+/// special matrices, `rows×1` for a vector).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Param {
+    /// GML's name of it inside the layer group.
+    pub name: Name,
+    /// The kind of matrix.
+    pub kind: Kind,
+    /// Rows (Julia's first dimension).
+    pub rows: usize,
+    /// Columns (`1` for a vector).
+    pub cols: usize,
+}
+
+impl Param {
+    /// A parameter; `cols` is ignored (taken as 1) for a [`Kind::Vector`], and as `rows` for the
+    /// special (square) kinds.
+    pub const fn new(name: Name, kind: Kind, rows: usize, cols: usize) -> Self {
+        let cols = match kind {
+            Kind::Vector => 1,
+            Kind::Dense | Kind::Stiefel => cols,
+            Kind::Skew | Kind::Symmetric | Kind::StrictlyLower | Kind::StrictlyUpper => rows,
+        };
+        Self {
+            name,
+            kind,
+            rows,
+            cols,
+        }
+    }
+
+    /// Its number of scalars.
+    pub const fn len(&self) -> usize {
+        self.kind.len(self.rows, self.cols)
+    }
+
+    /// Whether it has no scalars (a `0×n` matrix, a `1×1` skew one).
+    pub const fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// What receives a network's description: the layer groups and, in each, the parameters, in
+/// order ([`Schema::describe`]).
+pub trait Visit {
+    /// The next layer group begins.
+    fn layer(&mut self);
+    /// The next parameter of the current layer group.
+    fn param(&mut self, param: &Param);
+}
+
+/// Where a network's values come from ([`Schema::read`]): a GML file, a blob, constants.
+pub trait Source<S> {
+    /// Why a value could not be read.
+    type Error;
+
+    /// The next layer group begins.
+    ///
+    /// # Errors
+    /// If there is none.
+    fn begin_layer(&mut self) -> Result<(), Self::Error>;
+
+    /// The current layer group ends: a source that can tell checks that it held nothing else.
+    ///
+    /// # Errors
+    /// If the group holds something the schema does not have.
+    fn end_layer(&mut self) -> Result<(), Self::Error>;
+
+    /// Fills `out` (exactly [`param.len()`](Param::len) scalars) with the values of `param`, in
+    /// the kind's order.
+    ///
+    /// # Errors
+    /// If the parameter is missing, of another kind or shape, or not finite.
+    fn param(&mut self, param: &Param, out: &mut [S]) -> Result<(), Self::Error>;
+
+    /// The layer being read rejected its values (a Stiefel weight off the manifold): the error,
+    /// with where it happened.
+    fn invalid(&mut self, error: crate::Error) -> Self::Error;
+}
+
+/// Where a network's values go ([`Schema::write`]): a blob, a comparison, a checksum.
+pub trait Sink<S> {
+    /// Why a value could not be written.
+    type Error;
+
+    /// The next layer group begins.
+    ///
+    /// # Errors
+    /// As the sink says.
+    fn begin_layer(&mut self) -> Result<(), Self::Error>;
+
+    /// Takes the values of `param` (exactly [`param.len()`](Param::len) scalars, in the kind's
+    /// order).
+    ///
+    /// # Errors
+    /// As the sink says (e.g. it is full).
+    fn param(&mut self, param: &Param, values: &[S]) -> Result<(), Self::Error>;
+
+    /// The network does not fit its own schema (a bias where the architecture has none): the
+    /// error, with where it happened.
+    fn invalid(&mut self, error: crate::Error) -> Self::Error;
+}
+
+/// A network (or a part of one) described parameter by parameter in GML's order; see the
+/// [module docs](self).
+///
+/// The three methods walk the same parameters in the same order; [`SCALARS`](Self::SCALARS) is
+/// the sum of their lengths and [`LAYERS`](Self::LAYERS) the number of layer groups.
+pub trait Schema: Sized {
+    /// The scalar of every parameter.
+    type Scalar: Copy;
+    /// How many scalars the parameters hold together.
+    const SCALARS: usize;
+    /// How many of GML's layer groups (`L1 … Ln`) it takes.
+    const LAYERS: usize;
+
+    /// Tells `visitor` the layer groups and the parameters, in order.
+    fn describe<V: Visit + ?Sized>(visitor: &mut V);
+
+    /// Builds it from the values `source` gives, in order.
+    ///
+    /// # Errors
+    /// Whatever `source` reports, or `source.invalid(…)` if the layer rejects the values.
+    fn read<Src: Source<Self::Scalar> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error>;
+
+    /// Builds it into `slot`, in place, and returns the slot, now initialised. The default writes
+    /// [`read`](Self::read)'s value (which passes through the stack); the containers override it
+    /// to fill their parts one by one in place, so that only one layer at a time is on the stack
+    /// (what loading a large network onto the heap builds on).
+    ///
+    /// An implementation must return a reference to `slot` itself (which it can only obtain by
+    /// initialising it); on an error the slot may be partly written, and what was written is
+    /// leaked, never dropped.
+    ///
+    /// # Errors
+    /// As [`read`](Self::read).
+    fn read_into<'slot, Src: Source<Self::Scalar> + ?Sized>(
+        slot: &'slot mut MaybeUninit<Self>,
+        source: &mut Src,
+    ) -> Result<&'slot mut Self, Src::Error> {
+        Ok(slot.write(Self::read(source)?))
+    }
+
+    /// Hands its values to `sink`, in order.
+    ///
+    /// # Errors
+    /// Whatever `sink` reports, or `sink.invalid(…)` if the network does not fit its schema.
+    fn write<K: Sink<Self::Scalar> + ?Sized>(&self, sink: &mut K) -> Result<(), K::Error>;
+}
+
+/// Fills `slot` with [`Schema::read_into`], checking that it returned the slot itself: then, and
+/// only then, the slot is initialised.
+///
+/// # Errors
+/// As [`Schema::read`].
+///
+/// # Panics
+/// Only if an implementation of [`Schema::read_into`] breaks its contract (returns a reference
+/// other than to its slot): a bug in that implementation, never bad input.
+pub fn fill<N: Schema, Src: Source<N::Scalar> + ?Sized>(
+    slot: &mut MaybeUninit<N>,
+    source: &mut Src,
+) -> Result<(), Src::Error> {
+    let at = slot.as_ptr();
+    let filled: *const N = N::read_into(slot, source)?;
+    assert!(
+        core::ptr::eq(filled, at),
+        "Schema::read_into of {} returned a reference other than to its slot",
+        core::any::type_name::<N>()
+    );
+    Ok(())
+}
+
+/// Builds `N` onto the heap, in place ([`Schema::read_into`]): a large network (the MNIST
+/// classifier is 1.2 MB in `f64`) never passes through the stack.
+///
+/// # Errors
+/// As [`Schema::read`].
+#[cfg(feature = "std")]
+pub fn read_boxed<N: Schema, Src: Source<N::Scalar> + ?Sized>(
+    source: &mut Src,
+) -> Result<std::boxed::Box<N>, Src::Error> {
+    let mut slot = std::boxed::Box::<N>::new_uninit();
+    fill(&mut slot, source)?;
+    // SAFETY: `fill` returned Ok, so `read_into` returned a reference to the slot itself, and a
+    // `&mut N` to the slot exists only once the slot holds a valid `N` (obtained from
+    // `MaybeUninit::write`, or from `assume_init_mut` on the implementor's own promise).
+    Ok(unsafe { slot.assume_init() })
+}
