@@ -5,11 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use geomattn::gml::{Settings, load_file};
+use geomattn::gml::load_file;
 use geomattn::nalgebra::{SMatrix, SVector, Vector3};
 use geomattn::{
-    MultiHeadAttention, StandardTransformerIntegrator, Tanh, VolumePreservingFeedForward,
-    VolumePreservingTransformer, iterate,
+    MultiHeadAttention, NoConnection, StandardTransformerIntegrator, Tanh,
+    VolumePreservingFeedForward, VolumePreservingTransformer, iterate,
 };
 use geomattn_spec::rigid_body;
 
@@ -168,11 +168,7 @@ fn rollout_of_the_transformer_is_the_librarys_iterate_with_the_truth_beside_it()
     );
     assert_eq!(rows.len(), 21);
     type Vpt = VolumePreservingTransformer<f64, 3, 3, 2, 1, 3, Tanh>;
-    let net: Vpt = load_file(
-        fixture("transformer_rigid_body_nn_vpt.h5"),
-        Settings::default(),
-    )
-    .unwrap();
+    let net: Vpt = load_file(fixture("transformer_rigid_body_nn_vpt.h5")).unwrap();
     let truth = truth(21);
     let expected = library_rollout(&net, SMatrix::from_columns(&truth[..3]), 21);
     for (step, row) in rows.iter().enumerate() {
@@ -206,11 +202,7 @@ fn rollout_of_the_feed_forward_network_in_f32_is_the_librarys() {
     let (header, rows) = csv(&stdout(&out));
     assert_eq!(header, ["step", "z1", "z2", "z3"]);
     type Vpff = VolumePreservingFeedForward<f32, 3, 6, 1, Tanh>;
-    let net: Vpff = load_file(
-        fixture("transformer_rigid_body_nn_vpff.h5"),
-        Settings::default(),
-    )
-    .unwrap();
+    let net: Vpff = load_file(fixture("transformer_rigid_body_nn_vpff.h5")).unwrap();
     let z0 = truth(1)[0].map(|x| x as f32);
     let expected = library_rollout(&net, SMatrix::from(z0), 11);
     for (step, row) in rows.iter().enumerate() {
@@ -237,11 +229,9 @@ fn rollout_of_the_standard_transformer_takes_a_whole_window_without_add_connecti
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let (_, rows) = csv(&stdout(&out));
-    type St = StandardTransformerIntegrator<f64, 3, MultiHeadAttention<f64, 3, 1, 3>, 2, 3, Tanh>;
-    let settings = Settings {
-        add_connection: false,
-    };
-    let net: St = load_file(fixture("transformer_rigid_body_nn_st.h5"), settings).unwrap();
+    type Attention = MultiHeadAttention<f64, 3, 1, 3, NoConnection>;
+    type St = StandardTransformerIntegrator<f64, 3, Attention, 2, 3, Tanh>;
+    let net: St = load_file(fixture("transformer_rigid_body_nn_st.h5")).unwrap();
     let expected = library_rollout::<f64, 3>(&net, SMatrix::from_columns(&truth), 9);
     for (step, row) in rows.iter().enumerate() {
         assert_eq!(&row[1..], expected[step].as_slice(), "step {step}");

@@ -4,10 +4,11 @@
 use core::marker::PhantomData;
 use std::path::Path;
 
-use geomattn::gml::{FromGml, GmlFile, Layers, LoadError, Settings, load_with};
+use geomattn::gml::{GmlFile, Layers, LoadError, load};
+use geomattn::nalgebra::RealField;
 use geomattn::{
-    ArbitraryWeight, MultiHeadAttention, ResNetStack, SkewWeight, Tanh, VolumePreservingAttention,
-    VolumePreservingFeedForward,
+    AddConnection, ArbitraryWeight, MultiHeadAttention, NoConnection, ResNetStack, Schema,
+    SkewWeight, Tanh, VolumePreservingAttention, VolumePreservingFeedForward,
 };
 use num_dual::Dual64;
 
@@ -94,11 +95,18 @@ macro_rules! on_grid {
         }
     };
     (@st_nb $a:ident, $v:ident, $S:ty, $k:ident, $ctx:expr, $d:literal, $t:literal) => {
+        if $v.add_connection {
+            on_grid!(@st_c $a, $v, $S, $k, $ctx, $d, $t, AddConnection)
+        } else {
+            on_grid!(@st_c $a, $v, $S, $k, $ctx, $d, $t, NoConnection)
+        }
+    };
+    (@st_c $a:ident, $v:ident, $S:ty, $k:ident, $ctx:expr, $d:literal, $t:literal, $c:ty) => {
         match ($v.n_heads, $v.n_blocks, $v.activation) {
             (1, 1, Activation::Tanh) => $k!(st $a, $S, $d, $t,
-                MultiHeadAttention<$S, $d, 1, $d>, ResNetStack<$S, $d, 1, Tanh>, $ctx),
+                MultiHeadAttention<$S, $d, 1, $d, $c>, ResNetStack<$S, $d, 1, Tanh>, $ctx),
             (1, 2, Activation::Tanh) => $k!(st $a, $S, $d, $t,
-                MultiHeadAttention<$S, $d, 1, $d>, ResNetStack<$S, $d, 2, Tanh>, $ctx),
+                MultiHeadAttention<$S, $d, 1, $d, $c>, ResNetStack<$S, $d, 2, Tanh>, $ctx),
             (1, 1 | 2, activation) => Err(off_grid($a, "activation", activation, &grid::ST)),
             (1, n_blocks, _) => Err(off_grid($a, "n_blocks", n_blocks, &grid::ST)),
             (n_heads, _, _) => Err(off_grid($a, "n_heads", n_heads, &grid::ST)),
@@ -129,26 +137,18 @@ fn load_error(file: &GmlFile, arch: &Arch, source: LoadError) -> Error {
     }
 }
 
-/// The loader's options the spec gives: `add_connection` (the standard transformer's; the other
-/// architectures have no multi-head attention).
-fn settings(arch: &Arch) -> Settings {
-    match arch {
-        Arch::St(s) => Settings {
-            add_connection: s.add_connection,
-        },
-        Arch::Vpt(_) | Arch::Vpff(_) => Settings::default(),
-    }
-}
-
 /// `L` units of attention `Att` and feed-forward part `Ff`, read one by one.
-fn units<Att: FromGml, Ff: FromGml>(file: &GmlFile, arch: &Arch) -> Result<Units<Att, Ff>, Error> {
+fn units<Att, Ff>(file: &GmlFile, arch: &Arch) -> Result<Units<Att, Ff>, Error>
+where
+    (Att, Ff): Schema<Scalar: RealField>,
+{
     let l = match arch {
         Arch::Vpt(v) => v.l,
         Arch::St(s) => s.l,
         Arch::Vpff(_) => 1,
     };
     let read = || -> Result<Units<Att, Ff>, LoadError> {
-        let mut layers = Layers::new(file, settings(arch))?;
+        let mut layers = Layers::new(file)?;
         let expected = l.saturating_mul(<(Att, Ff)>::LAYERS);
         if layers.remaining() != expected {
             return Err(LoadError::LayerCount {
@@ -157,7 +157,7 @@ fn units<Att: FromGml, Ff: FromGml>(file: &GmlFile, arch: &Arch) -> Result<Units
             });
         }
         let units = (0..l)
-            .map(|_| <(Att, Ff)>::read(&mut layers))
+            .map(|_| <(Att, Ff) as Schema>::read(&mut layers))
             .collect::<Result<_, _>>()?;
         layers.finish()?;
         Ok(Units(units))
@@ -166,8 +166,11 @@ fn units<Att: FromGml, Ff: FromGml>(file: &GmlFile, arch: &Arch) -> Result<Units
 }
 
 /// A whole network `Net` (the feed-forward one), by value.
-fn whole<Net: FromGml>(file: &GmlFile, arch: &Arch) -> Result<Net, Error> {
-    load_with(file, settings(arch)).map_err(|source| load_error(file, arch, source))
+fn whole<Net>(file: &GmlFile, arch: &Arch) -> Result<Net, Error>
+where
+    Net: Schema<Scalar: RealField>,
+{
+    load(file).map_err(|source| load_error(file, arch, source))
 }
 
 macro_rules! open_network {
