@@ -1,7 +1,7 @@
 //! Procedural macros of geomattn: Cayley transforms specialised, at compile time, to one
-//! sequence length `T`.
+//! sequence length `T`, and networks trained in GML embedded at compile time.
 //!
-//! **Use `geomattn::cayley!`**, documented in `geomattn`: it forwards to [`cayley_with_crate!`]
+//! **Use `geomattn::cayley!` and `geomattn::embed_gml!`**, documented in `geomattn`: it forwards to [`cayley_with_crate!`]
 //! here with the path of the `geomattn` crate as the caller sees it, so the expansion works
 //! through `geomattn` alone and under any name the dependency is given.
 //!
