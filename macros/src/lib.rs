@@ -1,9 +1,11 @@
 //! Procedural macros of geomattn: Cayley transforms specialised, at compile time, to one
-//! sequence length `T`, and `#[derive(Network)]` for a struct whose fields are layers.
+//! sequence length `T`, `#[derive(Network)]` for a struct whose fields are layers, and networks
+//! trained in GML embedded at compile time.
 //!
-//! **Use `geomattn::cayley!`**, documented in `geomattn`: it forwards to [`cayley_with_crate!`]
-//! here with the path of the `geomattn` crate as the caller sees it, so the expansion works
-//! through `geomattn` alone and under any name the dependency is given. **Use
+//! **Use `geomattn::cayley!` and `geomattn::embed_gml!`**, documented in `geomattn`: they forward
+//! to [`cayley_with_crate!`] and `embed_gml_with_crate!` here with the path of the `geomattn` crate
+//! as the caller sees it, so the expansion works through `geomattn` alone and under any name the
+//! dependency is given. **Use
 //! `geomattn::Network`** (the derive, re-exported and documented in `geomattn::network`).
 //!
 //! A thin layer: the Cayley transform's parsing, table of sizes, strategy choice and emission

@@ -6,10 +6,11 @@ use geomattn::gml::load_file;
 use geomattn::nalgebra::{Matrix3, RealField, Vector3};
 use geomattn::{
     AddConnection, ColumnLayer, Error, MultiHeadAttention, NoConnection, Param, Schema,
-    SequenceLayer, Sink, StandardTransformerIntegrator, Tanh, VolumePreservingFeedForward,
+    SequenceLayer, Sink, StandardTransformerIntegrator, Stiefel, Tanh, VolumePreservingFeedForward,
     VolumePreservingTransformer,
 };
 use geomattn_testkit::fixture;
+use hdf5_pure::{AttrValue, FileBuilder};
 
 type Vpt<S> = VolumePreservingTransformer<S, 3, 3, 2, 1, 3, Tanh>;
 type Vpff<S> = VolumePreservingFeedForward<S, 3, 6, 1, Tanh>;
@@ -27,6 +28,49 @@ geomattn::embed_gml!(
 geomattn::embed_gml!(static ST32: St<f32, NoConnection> = "../fixtures/gml/transformer_rigid_body_nn_st.h5");
 // The type, not the file, says `add_connection`: the same file embeds under the other option.
 geomattn::embed_gml!(pub(crate) static ST_ADD: St<f64, AddConnection> = "../fixtures/gml/transformer_rigid_body_nn_st.h5");
+
+/// `MultiHeadAttention(2, 1; Stiefel = true, add_connection = false)`, written by
+/// [`stiefel_attention_file`].
+type StiefelAttention = MultiHeadAttention<f32, 2, 1, 2, NoConnection, Stiefel>;
+geomattn::embed_gml!(static STIEFEL: StiefelAttention = "fixtures/stiefel_attention.h5");
+
+/// The bytes of `fixtures/stiefel_attention.h5`: one Stiefel head of width 2 whose projections
+/// are rotations (orthonormal columns), in GML's layout (`StiefelManifold` groups holding `A`),
+/// written with hdf5-pure (no GML fixture has Stiefel heads small enough to embed in a test).
+fn stiefel_attention_file() -> Vec<u8> {
+    let (c, s) = (0.6_f32, 0.8_f32);
+    let rotations: [[f32; 4]; 3] = [[c, s, -s, c], [1.0, 0.0, 0.0, 1.0], [c, -s, s, c]];
+    let mut file = FileBuilder::new();
+    let mut layer = file.create_group("L1");
+    for (name, values) in ["PQ", "PK", "PV"].iter().zip(rotations) {
+        let mut projection = layer.create_group(name);
+        let mut head = projection.create_group("head_1");
+        head.set_attr("gml_type", AttrValue::AsciiString("StiefelManifold".into()));
+        head.create_dataset("A")
+            .with_f32_data(&values)
+            .with_shape(&[2, 2]);
+        projection.add_group(head.finish());
+        layer.add_group(projection.finish());
+    }
+    file.add_group(layer.finish());
+    file.finish().unwrap()
+}
+
+#[test]
+fn embedded_stiefel_attention_is_the_loaded_one() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/stiefel_attention.h5");
+    assert_eq!(std::fs::read(path).unwrap(), stiefel_attention_file());
+    let loaded: StiefelAttention = load_file(path).unwrap();
+    let (mut a, mut b) = (Collect::default(), Collect::default());
+    STIEFEL.write(&mut a).unwrap();
+    loaded.write(&mut b).unwrap();
+    assert_eq!(a, b);
+    assert!(STIEFEL.is_stiefel());
+    let z = window().fixed_rows::<2>(0).into_owned().cast::<f32>();
+    assert_eq!(STIEFEL.forward(&z), loaded.forward(&z));
+    // PQ's head, Julia's [0.6 -0.8; 0.8 0.6] (column-major values 0.6, 0.8, -0.8, 0.6).
+    assert_eq!(STIEFEL.heads()[0].query[(1, 0)], 0.8);
+}
 
 /// Every value a network hands out, as the bits of an `f64`, with its parameter.
 #[derive(Default, PartialEq, Debug)]

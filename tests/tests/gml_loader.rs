@@ -422,3 +422,49 @@ fn a_dense_weight_where_a_skew_one_is_expected_and_vice_versa() {
          [3]) there)"
     );
 }
+
+/// A multi-head attention layer (`D = 2`, heads of width 1) with the given head numbers in each of
+/// `PQ`, `PK`, `PV`, and a stray dataset `extra` in the layer group if asked.
+fn attention_layer(heads: &[usize], extra: bool) -> Vec<u8> {
+    let mut file = FileBuilder::new();
+    let mut layer = file.create_group("L1");
+    for projection in ["PQ", "PK", "PV"] {
+        let mut group = layer.create_group(projection);
+        for head in heads {
+            group
+                .create_dataset(&format!("head_{head}"))
+                .with_f32_data(&[1.0, 0.0])
+                .with_shape(&[1, 2]);
+        }
+        layer.add_group(group.finish());
+    }
+    if extra {
+        layer.create_dataset("extra").with_f32_data(&[0.0]);
+    }
+    file.add_group(layer.finish());
+    file.finish().unwrap()
+}
+
+/// The loader reads every layer group through the network's schema and rejects whatever the
+/// schema does not have: a head too many, a stray dataset; a head too few is missing.
+#[test]
+fn every_object_of_a_layer_group_belongs_to_the_schema() {
+    type Mha = MultiHeadAttention<f64, 2, 2, 1, geomattn::NoConnection>;
+    let read = |bytes| load::<Mha>(&GmlFile::from_bytes(bytes).unwrap());
+    assert!(read(attention_layer(&[1, 2], false)).is_ok());
+    let err = read(attention_layer(&[1, 2, 3], false)).unwrap_err();
+    assert!(
+        matches!(&err, LoadError::Unexpected { path, .. } if path == "/L1/PQ/head_3"),
+        "{err}"
+    );
+    let err = read(attention_layer(&[1], false)).unwrap_err();
+    assert!(
+        matches!(&err, LoadError::Missing { path, .. } if path == "/L1/PQ/head_2"),
+        "{err}"
+    );
+    let err = read(attention_layer(&[1, 2], true)).unwrap_err();
+    assert!(
+        matches!(&err, LoadError::Unexpected { path, .. } if path == "/L1/extra"),
+        "{err}"
+    );
+}

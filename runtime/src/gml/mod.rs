@@ -72,10 +72,11 @@
 //! `static` `OnceLock` to reach it from anywhere).
 //!
 //! Without `std` there is no loader, and no heap: a large network lives in a `static`, whose
-//! storage the linker reserves (in `.data`/`.bss`, never on the stack). Its weights are typically
-//! converted offline (loaded here, then written out as Rust source or raw bytes) and placed there
-//! by the firmware: a `static` initialised from `const` data, or one initialised once at start-up
-//! through a `static` cell, filled layer by layer in place, never as a whole value on the stack.
+//! storage the linker reserves (in `.data`/`.bss`, never on the stack). Either the file is
+//! embedded at compile time ([`embed_gml!`](crate::embed_gml), a `static` in read-only memory), or
+//! it is converted once into a blob ([`to_blob`](crate::to_blob)) that the firmware reads in place
+//! into a `static` cell's storage ([`read_blob_into`](crate::read_blob_into)), layer by layer,
+//! never as a whole value on the stack.
 
 mod error;
 mod file;

@@ -206,8 +206,8 @@ where
 /// `f64`, loads and runs on a thread with a 2 MiB stack).
 ///
 /// To keep it for the whole program, leak it: `let net: &'static N = Box::leak(load_boxed(…)?)`.
-/// Without `std` there is no loader; a large network then lives in a `static`, whose storage is
-/// reserved at link time and never on the stack (see the crate's docs on `gml`).
+/// Without `std` there is no loader; a large network then lives in a `static`, embedded at compile
+/// time or read from a blob in place (see the docs of [`gml`](super)).
 ///
 /// # Errors
 /// As [`load`].

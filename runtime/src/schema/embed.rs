@@ -494,7 +494,7 @@ macro_rules! embed_layers {
                             dot += columns[a][i] as f64 * columns[b][i] as f64;
                             i += 1;
                         }
-                        if !(dot.abs() <= STIEFEL_TOLERANCE) {
+                        if dot.is_nan() || dot.abs() > STIEFEL_TOLERANCE {
                             return false;
                         }
                         b += 1;

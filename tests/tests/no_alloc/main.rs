@@ -1,4 +1,5 @@
-//! No forward pass allocates: a counting global allocator, and every layer run under it.
+//! No forward pass allocates, nor does reading or writing a blob: a counting global allocator, and
+//! every layer run under it.
 //!
 //! The counter is per thread, so the test harness's own allocations on other threads do not
 //! count. Each layer family has a module here with a `check(&mut Probe)` function; `Probe::run`
@@ -9,6 +10,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 mod attention;
+mod blob;
 mod cayley;
 mod supporting;
 mod vpa;
@@ -73,5 +75,6 @@ fn no_forward_pass_allocates() {
     supporting::check(&mut probe);
     cayley::check(&mut probe);
     attention::check(&mut probe);
+    blob::check(&mut probe);
     assert!(!probe.checked.is_empty());
 }
