@@ -47,7 +47,8 @@ pub fn derive(input: TokenStream) -> syn::Result<TokenStream> {
     let layers = layers(&input)?;
     let sequence = sequence_layer_impl(&input, &options, &layers);
     let schema = schema_impl(&input, &options, &layers);
-    Ok(quote! { #sequence #schema })
+    let embed = embed_impl(&input, &options, &layers);
+    Ok(quote! { #sequence #schema #embed })
 }
 
 fn parse_options(input: &DeriveInput) -> syn::Result<Options> {
@@ -370,6 +371,39 @@ fn schema_impl(input: &DeriveInput, options: &Options, layers: &[Layer]) -> Toke
                 #( <#types as #schema>::write(&self.#members, sink)?; )*
                 #result::Ok(())
             }
+        }
+    }
+}
+
+/// Compile-time embedding (`EmbedFrom`, what `embed_gml!` builds a `static` with): each field
+/// from the layer groups of the embedded file after those of the fields before it
+/// (`After<After<Src, F0>, F1>` for the third), like the built-in pairs.
+fn embed_impl(input: &DeriveInput, options: &Options, layers: &[Layer]) -> TokenStream {
+    let krate = &options.krate;
+    let source = format_ident!("GeomattnSource");
+    let mut generics = input.generics.clone();
+    generics
+        .params
+        .push(parse_quote!(#source: #krate::Embedded));
+    let where_clause = generics.make_where_clause();
+    let mut from = quote!(#source);
+    let mut values = Vec::new();
+    for layer in layers {
+        let ty = &layer.ty;
+        where_clause
+            .predicates
+            .push(parse_quote!(#ty: #krate::Schema + #krate::EmbedFrom<#from>));
+        let member = &layer.member;
+        values.push(quote!(#member: <#ty as #krate::EmbedFrom<#from>>::VALUE));
+        from = quote!(#krate::After<#from, #ty>);
+    }
+    let (impl_generics, _, where_clause) = generics.split_for_impl();
+    let (_, ty_generics, _) = input.generics.split_for_impl();
+    let name = &input.ident;
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::EmbedFrom<#source> for #name #ty_generics #where_clause {
+            const VALUE: Self = Self { #( #values ),* };
         }
     }
 }

@@ -291,3 +291,19 @@ mod renamed {
         );
     }
 }
+
+// The derived networks embedded at compile time, like a built-in architecture.
+geomattn::embed_gml!(static EMBEDDED: RigidBodyVpt = "../fixtures/gml/transformer_rigid_body_nn_vpt.h5");
+geomattn::embed_gml!(static EMBEDDED_BLOCKS: ThreeBlocks = "../fixtures/gml/transformer_rigid_body_nn_vpt.h5");
+
+#[test]
+fn the_users_network_embeds_at_compile_time_as_it_loads() {
+    let loaded: RigidBodyVpt = load();
+    let built_in: Vpt = load();
+    for window in windows() {
+        let expected = built_in.forward(&window);
+        assert_eq!(loaded.forward(&window), expected);
+        assert_eq!(EMBEDDED.forward(&window), expected);
+        assert_eq!(EMBEDDED_BLOCKS.forward(&window), expected);
+    }
+}
