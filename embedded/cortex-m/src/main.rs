@@ -2,8 +2,12 @@
 //! z₀ = (0, sin 1.1, cos 1.1), printed over semihosting as exact `f32` bits.
 //!
 //! Output, one line each: `state <i> <x> <y> <z>` (hex bits of the three `f32`), then
-//! `stack <bytes>` (the high-water mark, or `stack overflow` past the painted 16 KiB), then
-//! QEMU exits with status 0. A failure prints `error …` and exits with status 1.
+//! `stack build <bytes>` and `stack rollout <bytes>` (the high-water marks after building the
+//! network and after the rollout, or `overflow` past the painted 16 KiB), then QEMU exits with
+//! status 0. A failure prints `error …` and exits with status 1.
+//!
+//! Run it with `cargo run --release` (QEMU is the runner, `.cargo/config.toml`); the host test
+//! `tests/tests/cortex_m.rs` checks it.
 
 #![no_std]
 #![no_main]
@@ -25,8 +29,9 @@ include!(concat!(env!("OUT_DIR"), "/initial_window.rs"));
 #[entry]
 fn main() -> ! {
     let painted = stack::paint();
-    let status = match network::network() {
-        Ok(net) => run(&net, &painted),
+    // SAFETY: the one call: `main` runs once and never returns.
+    let status = match unsafe { network::build() } {
+        Ok(net) => run(net, &painted),
         Err(e) => {
             hprintln!("error {}", e);
             debug::EXIT_FAILURE

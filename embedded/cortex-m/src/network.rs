@@ -4,6 +4,8 @@
 //! (and the weight half of `build.rs`) is replaced by one invocation of that macro; nothing else
 //! in the firmware changes.
 
+use core::mem::MaybeUninit;
+
 use geomattn::nalgebra::Matrix3;
 use geomattn::{
     ArbitraryVpa, Error, StrictlyTriangular, Tanh, Transformer, VolumePreservingFeedForward,
@@ -31,20 +33,37 @@ pub struct BlockWeights {
 
 include!(concat!(env!("OUT_DIR"), "/weights.rs"));
 
-/// The network, built with geomattn's constructors from [`BLOCKS`] (about 0.6 KiB of `f32`).
+/// Builds the network into its storage, a `static` (in `.bss`, reserved at link time), and
+/// returns it: only the builder's temporaries are on the stack, and only while it runs.
+///
+/// # Safety
+/// At most one call in the program's life: the `static` is handed out as `&'static`.
 ///
 /// # Errors
 /// Only if a weight array had the wrong length, which the types above rule out.
-pub fn network() -> Result<Vpt, Error> {
-    let block = |weights: &BlockWeights| -> Result<_, Error> {
-        let a = Matrix3::from_column_slice(&weights.a);
-        let attention = ArbitraryVpa::arbitrary_with_scale(a, weights.scale);
-        Ok((attention, feedforward(&weights.feedforward)?))
-    };
+#[inline(never)]
+pub unsafe fn build() -> Result<&'static Vpt, Error> {
+    static mut NETWORK: MaybeUninit<Vpt> = MaybeUninit::uninit();
     let [b0, b1, b2] = &BLOCKS;
-    Ok(Transformer::new([block(b0)?, block(b1)?, block(b2)?]))
+    let blocks = [block(b0)?, block(b1)?, block(b2)?];
+    // `MaybeUninit<Vpt>` has the layout of `Vpt`.
+    let slot = (&raw mut NETWORK).cast::<Vpt>();
+    // SAFETY: the caller calls this once, so nothing else ever accesses `NETWORK`: the write
+    // initialises it, and the shared reference is the only one ever made.
+    unsafe {
+        slot.write(Transformer::new(blocks));
+        Ok(&*slot)
+    }
 }
 
+/// One transformer block, built with geomattn's constructors from its weights.
+fn block(weights: &BlockWeights) -> Result<(Attention, Vpff), Error> {
+    let a = Matrix3::from_column_slice(&weights.a);
+    let attention = ArbitraryVpa::arbitrary_with_scale(a, weights.scale);
+    Ok((attention, feedforward(&weights.feedforward)?))
+}
+
+type Attention = ArbitraryVpa<f32, 3, 3>;
 type Vpff = VolumePreservingFeedForward<f32, 3, 2, 1, Tanh>;
 
 fn feedforward(layers: &[LayerWeights; 10]) -> Result<Vpff, Error> {
