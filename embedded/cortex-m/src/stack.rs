@@ -1,9 +1,10 @@
 //! The stack's high-water mark: paint the free stack with a pattern, run, and find the deepest
 //! word that no longer holds it.
 //!
-//! Painting happens in `main`, below the current stack pointer (cortex-m-rt's `#[pre_init]`, the
-//! other place it could go, is deprecated): everything above it (the reset handler's and `main`'s
-//! frames) is in use already and counts as used.
+//! Painting happens in the firmware's own functions (at the start of `main`, and again before the
+//! rollout), below the current stack pointer (cortex-m-rt's `#[pre_init]`, the other place it
+//! could go, is deprecated): everything above it (the reset handler's frame and those of the
+//! callers) is in use already and counts as used.
 
 /// The pattern painted on the free stack.
 const PAINT: u32 = 0xC0DE_5EED;
