@@ -62,7 +62,13 @@ fn firmware() -> &'static Path {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         // The outer cargo's flags would replace the example's (its linker script).
         let status = Command::new(cargo)
-            .args(["build", "--release", "--locked"])
+            .args([
+                "build",
+                "--release",
+                "--locked",
+                "--config",
+                &path_remapping(),
+            ])
             .current_dir(&dir)
             .env("CARGO_TARGET_DIR", &target)
             .env_remove("RUSTFLAGS")
@@ -77,6 +83,25 @@ fn firmware() -> &'static Path {
         );
         target.join("thumbv7em-none-eabihf/release/geomattn-cortex-m")
     })
+}
+
+/// Extra flags for the firmware (appended to those of its `.cargo/config.toml`): the paths of
+/// this repository and of cargo's home, which panic messages carry into `.rodata`, renamed, so that
+/// the published flash size does not depend on where they are.
+fn path_remapping() -> String {
+    let repository = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent");
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cargo")))
+        .expect("CARGO_HOME or HOME is set");
+    let remap = |from: &Path, to: &str| format!("\"--remap-path-prefix={}={to}\"", from.display());
+    format!(
+        "target.thumbv7em-none-eabihf.rustflags = [{}, {}]",
+        remap(repository, "geomattn"),
+        remap(&cargo_home, "cargo-home")
+    )
 }
 
 /// QEMU running `elf` on the MPS2-AN386 with semihosting, stdout piped, extra `args` first.
