@@ -1,0 +1,95 @@
+//! GML's rigid-body volume-preserving transformer on a Cortex-M4F: a 60-state `f32` rollout from
+//! z₀ = (0, sin 1.1, cos 1.1), printed over semihosting as exact `f32` bits.
+//!
+//! Output, one line each: `state <i> <x> <y> <z>` (hex bits of the three `f32`), then
+//! `stack build <bytes>` and `stack rollout <bytes>` (the high-water marks after building the
+//! network and after the rollout, or `overflow` past the painted 16 KiB), then QEMU exits with
+//! status 0. A failure prints `error …` and exits with status 1.
+//!
+//! Run it with `cargo run --release` (QEMU is the runner, `.cargo/config.toml`); the host test
+//! `tests/tests/cortex_m.rs` checks it.
+
+#![no_std]
+#![no_main]
+
+mod network;
+mod stack;
+
+use cortex_m_rt::entry;
+use cortex_m_semihosting::{debug, hprintln};
+use geomattn::nalgebra::{Matrix3, SMatrixView, SMatrixViewMut, Vector3};
+use geomattn::{SequenceLayer, iterate};
+use panic_semihosting as _;
+
+/// States of the rollout, the initial window included (GML's `n_points`).
+const N_POINTS: usize = 60;
+
+include!(concat!(env!("OUT_DIR"), "/initial_window.rs"));
+
+#[entry]
+fn main() -> ! {
+    let painted = stack::paint();
+    // SAFETY: the one call: `main` runs once and never returns.
+    let status = match unsafe { network::build() } {
+        Ok(net) => run(net, &painted),
+        Err(e) => {
+            hprintln!("error {}", e);
+            debug::EXIT_FAILURE
+        }
+    };
+    debug::exit(status);
+    #[allow(clippy::empty_loop)]
+    loop {}
+}
+
+/// The rollout, then the output; returns QEMU's exit status.
+#[inline(never)]
+fn run(net: &network::Vpt, painted: &stack::Painted) -> debug::ExitStatus {
+    let built = stack::high_water(painted);
+    let mut states = [Vector3::zeros(); N_POINTS];
+    let painted = stack::paint();
+    rollout(net, &mut states);
+    let ran = stack::high_water(&painted);
+    for (i, z) in states.iter().enumerate() {
+        let [x, y, w] = [z[0], z[1], z[2]].map(f32::to_bits);
+        hprintln!("state {} {:08x} {:08x} {:08x}", i, x, y, w);
+    }
+    print_stack("build", built);
+    print_stack("rollout", ran);
+    debug::EXIT_SUCCESS
+}
+
+fn print_stack(phase: &str, used: Option<usize>) {
+    match used {
+        Some(bytes) => hprintln!("stack {} {}", phase, bytes),
+        None => hprintln!("stack {} overflow", phase),
+    }
+}
+
+/// GML's `iterate(nn, ics; n_points = 60, prediction_window = 3)`.
+#[inline(never)]
+fn rollout(net: &network::Vpt, states: &mut [Vector3<f32>; N_POINTS]) {
+    let window = Matrix3::from_fn(|i, j| INITIAL_WINDOW[j][i]);
+    iterate::<f32, 3, 3, 3, _>(&Marked(net), &window, states);
+}
+
+/// The network, with a call to [`geomattn_pass_boundary`] just before and just after each
+/// forward pass: in QEMU's instruction trace, the instructions between two calls are one pass
+/// (and the rollout's copying between passes).
+struct Marked<'net>(&'net network::Vpt);
+
+impl SequenceLayer<f32, 3, 3> for Marked<'_> {
+    fn forward_into(&self, z: SMatrixView<'_, f32, 3, 3>, out: SMatrixViewMut<'_, f32, 3, 3>) {
+        geomattn_pass_boundary();
+        self.0.forward_into(z, out);
+        geomattn_pass_boundary();
+    }
+}
+
+/// Does nothing, in two instructions (`nop`, return), at an address the host test finds by name.
+#[unsafe(no_mangle)]
+#[inline(never)]
+pub extern "C" fn geomattn_pass_boundary() {
+    // SAFETY: a `nop`; the asm block keeps the call from being optimised away.
+    unsafe { core::arch::asm!("nop", options(nomem, nostack, preserves_flags)) };
+}
