@@ -377,7 +377,9 @@ fn schema_impl(input: &DeriveInput, options: &Options, layers: &[Layer]) -> Toke
 
 /// Compile-time embedding (`EmbedFrom`, what `embed_gml!` builds a `static` with): each field
 /// from the layer groups of the embedded file after those of the fields before it
-/// (`After<After<Src, F0>, F1>` for the third), like the built-in pairs.
+/// (`After<After<Src, F0>, F1>` for the third), like the built-in pairs. The bounds are
+/// higher-ranked, as the schema's: only embedding a network with a field that cannot be embedded
+/// is an error.
 fn embed_impl(input: &DeriveInput, options: &Options, layers: &[Layer]) -> TokenStream {
     let krate = &options.krate;
     let source = format_ident!("GeomattnSource");
@@ -392,7 +394,7 @@ fn embed_impl(input: &DeriveInput, options: &Options, layers: &[Layer]) -> Token
         let ty = &layer.ty;
         where_clause
             .predicates
-            .push(parse_quote!(#ty: #krate::Schema + #krate::EmbedFrom<#from>));
+            .push(parse_quote!(for<'geomattn> #ty: #krate::Schema + #krate::EmbedFrom<#from>));
         let member = &layer.member;
         values.push(quote!(#member: <#ty as #krate::EmbedFrom<#from>>::VALUE));
         from = quote!(#krate::After<#from, #ty>);
