@@ -71,8 +71,8 @@ use Strategy::{GramSchmidt, Symbolic};
 /// where that takes fewer instructions than the `GramSchmidt` loops (callgrind, f64, measured side
 /// by side in `benches/benches/cayley_callgrind.rs`): the closed forms at `T = 2, 3` and
 /// Gram–Schmidt at `T = 5`; at `T = 4` and from `T = 6` the loops, whose columns the optimiser
-/// keeps in vector registers, beat the scalar straight-line code (at `T = 4`: 330 against 373
-/// instructions, at `T = 8`: 2 907 against 3 400).
+/// keeps in vector registers, beat the scalar straight-line code (at `T = 4`: 332 against 373
+/// instructions, at `T = 8`: 2 887 against 3 400).
 pub const SIZES: [Size; 12] = [
     size(1, false, GramSchmidt, true),
     size(2, true, Symbolic, true),
