@@ -71,12 +71,14 @@
 //! `let net: &'static N = Box::leak(load_boxed(&file)?)` (and put the reference in a
 //! `static` `OnceLock` to reach it from anywhere).
 //!
-//! Without `std` there is no loader, and no heap: a large network lives in a `static`, whose
-//! storage the linker reserves (in `.data`/`.bss`, never on the stack). Either the file is
-//! embedded at compile time ([`embed_gml!`](crate::embed_gml), a `static` in read-only memory), or
-//! it is converted once into a blob ([`to_blob`](crate::to_blob)) that the firmware reads in place
-//! into a `static` cell's storage ([`read_blob_into`](crate::read_blob_into)), layer by layer,
-//! never as a whole value on the stack.
+//! Without `std` there is no loader, and no heap: a network of any size lives in a `static`, whose
+//! storage the linker reserves (never on the stack). [`embed_gml!`](crate::embed_gml) builds that
+//! `static` at compile time from the GML file, in `const` evaluation, so its weights sit in
+//! read-only memory (`.rodata`, flash on a microcontroller) and nothing is parsed or built at run
+//! time (`tests/tests/embed.rs`; `embedded/cortex-m/` runs the rigid-body transformer so on a
+//! Cortex-M4F). The `const` constructors of the layers write such a `static` by hand
+//! (`tests/tests/statics.rs`), and [`read_blob_into`](crate::read_blob_into) fills one in place
+//! from a blob in flash without an allocation.
 
 mod error;
 mod file;
