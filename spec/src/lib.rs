@@ -35,6 +35,7 @@
 mod arch;
 mod dispatch;
 mod error;
+pub mod export;
 pub mod grid;
 pub mod inspect;
 
