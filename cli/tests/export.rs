@@ -208,3 +208,29 @@ fn help_lists_export_and_its_formats() {
         assert!(help.contains(word), "{word}: {help}");
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn the_output_has_the_mode_of_a_plain_new_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain");
+    std::fs::write(&plain, b"").unwrap();
+    let vpt = fixture("transformer_rigid_body_nn_vpt.h5");
+    let args = [
+        "export",
+        vpt.to_str().unwrap(),
+        "--arch",
+        VPT,
+        "--to",
+        "blob",
+        "-o",
+        "out",
+    ];
+    assert_eq!(geomattn_in(dir.path(), &args).status.code(), Some(0));
+    let mode = |name: &str| {
+        let metadata = std::fs::metadata(dir.path().join(name)).unwrap();
+        metadata.permissions().mode()
+    };
+    assert_eq!(mode("out"), mode("plain"));
+}
