@@ -11,6 +11,9 @@ pub enum Failure {
     /// A number that does not parse.
     #[error("--init: `{0}` is not a number (give the values separated by commas)")]
     Number(String),
+    /// `--to` names no export format.
+    #[error("--to: `{0}` is not an export format (`blob` or `rust`)")]
+    Format(String),
     /// The reference does not apply.
     #[error("--reference rigid-body: {0}")]
     Reference(String),

@@ -7,6 +7,7 @@
 //! - `geomattn inspect FILE`: the layers, their parameters, the matching architectures.
 //! - `geomattn rollout FILE --arch SPEC --init STATE`: a trajectory as CSV, optionally a plot.
 //! - `geomattn check FILE --arch SPEC`: the promised structure, measured.
+//! - `geomattn export FILE --arch SPEC --to blob|rust -o OUT`: the network for another program.
 //! - `geomattn report [--quick]`: the tables of the layers (Cayley kernels, layers, fixtures).
 //!
 //! Bad input (a malformed spec, a size outside the grid, a file that does not match, a bad
@@ -15,6 +16,7 @@
 
 mod check;
 mod error;
+mod export;
 mod inspect;
 mod main_job;
 mod output;
@@ -61,6 +63,9 @@ enum Command {
     Rollout(rollout::Args),
     /// Measure the structure the architecture promises (exact Jacobians, random inputs).
     Check(check::Args),
+    /// Write the network for another program: the runtime's blob, or a Rust module with the
+    /// weights as literals.
+    Export(export::Args),
     /// The tables of the layers: Cayley kernels, layers, structure, fixtures, accuracy.
     Report {
         /// A short run (fewer timing rounds and samples).
@@ -83,6 +88,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Some(Command::Inspect { file }) => inspect::run(&file),
         Some(Command::Rollout(args)) => rollout::run(&args),
         Some(Command::Check(args)) => check::run(&args),
+        Some(Command::Export(args)) => export::run(&args),
         Some(Command::Report { quick }) => {
             report::run(quick);
             Ok(ExitCode::SUCCESS)

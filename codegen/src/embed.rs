@@ -18,7 +18,9 @@
 //!     geomattn::embedded::<Type, File>()
 //! };
 //! ```
-
+//!
+//! [`network_static`] emits it from a file already read, for the macro and for `geomattn export
+//! --to rust` (which writes it into a standalone source file, without the `include_bytes!`).
 use std::path::PathBuf;
 
 use proc_macro2::{Literal, TokenStream};
@@ -26,7 +28,7 @@ use quote::quote;
 use syn::parse::{Parse, ParseStream};
 use syn::{Attribute, Ident, LitStr, Path, Token, Type, Visibility};
 
-use crate::gml_file::{self, FileParam};
+use crate::gml_file::{self, FileParam, GmlContents};
 
 /// The arguments of `embed_gml!`: the path of `geomattn`, then `[attributes] [vis] static NAME:
 /// Type = "path";`.
@@ -80,15 +82,69 @@ pub fn embed(args: &EmbedArgs) -> syn::Result<TokenStream> {
             format!("embed_gml!: {message} (paths are relative to CARGO_MANIFEST_DIR)"),
         )
     })?;
-    let EmbedArgs {
+    let tracked = path.to_string_lossy().into_owned();
+    let item = StaticItem {
+        krate: &args.krate,
+        attrs: &args.attrs,
+        vis: &args.vis,
+        name: &args.name,
+        ty: &args.ty,
+    };
+    Ok(network_static(&item, &contents, Some(&tracked)))
+}
+
+/// The declaration of a `static` network: everything of `[attributes] [vis] static NAME: Type`,
+/// and the path of `geomattn` its expansion names.
+pub struct StaticItem<'a> {
+    /// The path of the `geomattn` crate (`geomattn`, `::geomattn`, a renamed dependency).
+    pub krate: &'a Path,
+    /// Attributes (doc comments among them) of the `static`.
+    pub attrs: &'a [Attribute],
+    /// Its visibility.
+    pub vis: &'a Visibility,
+    /// Its name.
+    pub name: &'a Ident,
+    /// The network type.
+    pub ty: &'a Type,
+}
+
+/// The `static` `item`, built in `const` evaluation from `contents` (the module docs show the
+/// expansion). `tracked`: the absolute path of the file, included as bytes so that cargo
+/// rebuilds when it changes (the macro); `None` for a standalone source file.
+///
+/// ```
+/// use geomattn_codegen::embed::{StaticItem, network_static};
+/// use geomattn_codegen::gml_file::GmlContents;
+/// let contents = GmlContents { layers: 0, params: Vec::new() };
+/// let item = StaticItem {
+///     krate: &syn::parse_quote!(geomattn),
+///     attrs: &[],
+///     vis: &syn::parse_quote!(pub),
+///     name: &syn::parse_quote!(NETWORK),
+///     ty: &syn::parse_quote!(Network),
+/// };
+/// let code = network_static(&item, &contents, None).to_string();
+/// assert!(code.starts_with("pub static NETWORK : Network ="));
+/// assert!(code.contains("geomattn :: embedded :: < Network , File > ()"));
+/// assert!(!code.contains("include_bytes"));
+/// ```
+pub fn network_static(
+    item: &StaticItem<'_>,
+    contents: &GmlContents,
+    tracked: Option<&str>,
+) -> TokenStream {
+    let StaticItem {
         krate,
         attrs,
         vis,
         name,
         ty,
-        ..
-    } = args;
-    let tracked = path.to_string_lossy().into_owned();
+    } = item;
+    let tracked = tracked.map(|path| {
+        quote!(
+            const _: &[u8] = include_bytes!(#path);
+        )
+    });
     let data = contents
         .params
         .iter()
@@ -111,11 +167,11 @@ pub fn embed(args: &EmbedArgs) -> syn::Result<TokenStream> {
             tokens
         })
         .collect();
-    let layers = contents.layers;
-    Ok(quote! {
+    let layers = Literal::usize_unsuffixed(contents.layers);
+    quote! {
         #(#attrs)*
         #vis static #name: #ty = {
-            const _: &[u8] = include_bytes!(#tracked);
+            #tracked
             enum File {}
             impl #krate::Embedded for File {
                 const DATA: &'static [f32] = &[#(#data),*];
@@ -125,7 +181,7 @@ pub fn embed(args: &EmbedArgs) -> syn::Result<TokenStream> {
             }
             #krate::embedded::<#ty, File>()
         };
-    })
+    }
 }
 
 /// One `EmbeddedParam` literal.
@@ -140,7 +196,8 @@ fn describe(krate: &Path, param: &FileParam, offset: usize) -> TokenStream {
     };
     let stem = &param.stem;
     let kind = Ident::new(param.kind.name(), proc_macro2::Span::call_site());
-    let (layer, rows, cols) = (param.layer, param.rows, param.cols);
+    let [layer, rows, cols, offset] =
+        [param.layer, param.rows, param.cols, offset].map(Literal::usize_unsuffixed);
     quote! {
         #krate::EmbeddedParam {
             layer: #layer,

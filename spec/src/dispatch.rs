@@ -114,7 +114,9 @@ macro_rules! on_grid {
     };
 }
 
-fn off_grid(arch: &Arch, key: &str, value: impl ToString, grid: &Grid) -> Error {
+pub(crate) use on_grid;
+
+pub(crate) fn off_grid(arch: &Arch, key: &str, value: impl ToString, grid: &Grid) -> Error {
     Error::OffGrid {
         arch: arch.to_string(),
         what: format!("{key} = {}", value.to_string()),
@@ -166,7 +168,7 @@ where
 }
 
 /// A whole network `Net` (the feed-forward one), by value.
-fn whole<Net>(file: &GmlFile, arch: &Arch) -> Result<Net, Error>
+pub(crate) fn whole<Net>(file: &GmlFile, arch: &Arch) -> Result<Net, Error>
 where
     Net: Schema<Scalar: RealField>,
 {
@@ -214,7 +216,7 @@ pub fn open_file(
     open(&read(path.as_ref())?, arch, precision)
 }
 
-fn read(path: &Path) -> Result<GmlFile, Error> {
+pub(crate) fn read(path: &Path) -> Result<GmlFile, Error> {
     GmlFile::open(path).map_err(|source| Error::Unreadable {
         file: path.display().to_string(),
         source: Box::new(source),

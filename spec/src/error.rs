@@ -16,9 +16,10 @@ pub enum Error {
     /// The architecture is valid but not among the compiled sizes.
     #[error(
         "{arch} is not in the sizes this build was compiled for ({what}); compiled: {grid}. \
-         Other sizes: embed the network at compile time with its type \
-         (`geomattn::gml::load_file::<VolumePreservingTransformer<f64, D, T, …>>`), or add the \
-         size to the grid in spec/src/grid.rs and rebuild"
+         Other sizes: name the network's type in your own program \
+         (`geomattn::gml::load_file::<VolumePreservingTransformer<f64, D, T, …>>`, \
+         `geomattn::embed_gml!`, `geomattn::to_blob`), or add the size to the grid in \
+         spec/src/grid.rs and rebuild"
     )]
     OffGrid {
         /// The architecture asked for.
@@ -45,6 +46,14 @@ pub enum Error {
         file: String,
         /// What the loader reported.
         source: Box<LoadError>,
+    },
+    /// A network that loaded cannot be written out.
+    #[error("cannot export `{file}`: {reason}")]
+    Export {
+        /// The file.
+        file: String,
+        /// What went wrong.
+        reason: String,
     },
     /// An input (window or initial state) has the wrong number of values.
     #[error("{what} has {found} values, {arch} needs {expected}")]

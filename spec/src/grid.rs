@@ -2,7 +2,8 @@
 //! combination below is one monomorphised network type (in `f32`, `f64`, and dual numbers for
 //! the structure check); a spec outside the grid gets [`Error::OffGrid`](crate::Error::OffGrid),
 //! which names the way out. The number of transformer units `L` and `add_connection` are read
-//! at run time: any value works.
+//! at run time: any value works, except for a blob export, whose network type fixes `L`
+//! ([`BLOB_L`]).
 //!
 //! The grid covers every bundled GML network and the common small sizes, and keeps a clean
 //! release build of the `geomattn` command within a few minutes on two cores. To add a size,
@@ -73,6 +74,12 @@ pub const ST: Grid = Grid {
     free: "any L, add_connection true or false",
 };
 
+/// The numbers of transformer units `L` a transformer (`vpt`, `st`) can be exported as a blob
+/// with: the blob names the network type, whose `L` is a const parameter, so each `L` is one more
+/// type per grid point. (A Rust export, like loading and running, takes any `L`.) The match in
+/// `export.rs` lists the same values (a test checks it).
+pub const BLOB_L: &[usize] = &[1, 2, 3, 4];
+
 /// Every grid, in the order of [`describe`].
 pub const ALL: [Grid; 3] = [VPT, VPFF, ST];
 
@@ -102,8 +109,14 @@ impl Grid {
     }
 }
 
-/// The whole grid, one line per architecture.
+/// The line of the blob export: `blob export (vpt, st): L ∈ {1, 2, 3, 4}`.
+pub fn blob_line() -> String {
+    format!("blob export (vpt, st): L ∈ {}", list(BLOB_L))
+}
+
+/// The whole grid, one line per architecture, then the [`blob_line`].
 pub fn describe() -> String {
-    let lines: Vec<String> = ALL.iter().map(Grid::line).collect();
+    let mut lines: Vec<String> = ALL.iter().map(Grid::line).collect();
+    lines.push(blob_line());
     lines.join("\n")
 }

@@ -8,7 +8,9 @@
 //! ([`open`], [`open_file`]) and hands it back as a [`Network`] (forward, rollout in `f32` or
 //! `f64`), or measures the structure it promises ([`check`], exact Jacobians by dual numbers).
 //! The number of transformer units `L` is read at run time (units are loaded one by one), so any
-//! `L` works; the other sizes are those of the grid.
+//! `L` works; the other sizes are those of the grid. [`export`] writes a network for another
+//! program: the blob of its built-in type (whose `L` is then one of [`grid::BLOB_L`]), and the
+//! text of that type.
 //!
 //! ```
 //! use geomattn_spec::{Arch, Precision, open_file, rigid_body};
@@ -35,6 +37,7 @@
 mod arch;
 mod dispatch;
 mod error;
+pub mod export;
 pub mod grid;
 pub mod inspect;
 

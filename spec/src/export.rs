@@ -1,0 +1,186 @@
+//! A network for another program: as the runtime's blob ([`blob`], read back with
+//! `geomattn::read_blob::<Type>`), or as the Rust type to declare it with ([`rust_type`], what
+//! `geomattn export --to rust` writes beside the weights as literals).
+//!
+//! A blob's header holds the fingerprint of the network's *type*, so the network is loaded as the
+//! type a user declares: the built-in architecture with its `L` as a const parameter
+//! (`VolumePreservingTransformer<f32, 3, 3, 2, 1, 3, Tanh>`), not the units read one by one that
+//! [`open`](crate::open) runs. The transformers export for the `L` of [`grid::BLOB_L`].
+//!
+//! ```
+//! use geomattn::{Tanh, VolumePreservingTransformer, read_blob};
+//! use geomattn_spec::{Arch, Precision, export};
+//! let arch: Arch = "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)"
+//!     .parse()?;
+//! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/gml/transformer_rigid_body_nn_vpt.h5");
+//! let bytes = export::blob_file(path, &arch, Precision::F32)?;
+//! let net: VolumePreservingTransformer<f32, 3, 3, 2, 1, 3, Tanh> = read_blob(&bytes)?;
+//! let loaded: VolumePreservingTransformer<f32, 3, 3, 2, 1, 3, Tanh> = geomattn::gml::load_file(path)?;
+//! assert_eq!(geomattn::to_blob(&loaded)?, bytes);
+//! assert_eq!(
+//!     export::rust_type(&arch, Precision::F32),
+//!     "geomattn::Transformer<geomattn::VolumePreservingAttention<f32, 3, 3, \
+//!      geomattn::ArbitraryWeight<f32, 3>>, \
+//!      geomattn::VolumePreservingFeedForward<f32, 3, 2, 1, geomattn::Tanh>, 3>"
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::path::Path;
+
+use geomattn::gml::GmlFile;
+use geomattn::nalgebra::RealField;
+use geomattn::{
+    AddConnection, ArbitraryWeight, BlobScalar, MultiHeadAttention, NoConnection, ResNetStack,
+    Schema, SkewWeight, Tanh, Transformer, VolumePreservingAttention, VolumePreservingFeedForward,
+    to_blob,
+};
+
+use crate::dispatch::{off_grid, on_grid, read, whole};
+use crate::{Activation, Arch, Error, Precision, grid};
+
+/// Calls `$k!(arch, Transformer<Att, Ff, L>, ctx)` with the `L` of the transformer `$arch`, for
+/// the values of [`grid::BLOB_L`]; another `L` is `Err(OffGrid)`.
+macro_rules! on_blob_l {
+    ($a:ident, $att:ty, $ff:ty, $k:ident, $ctx:expr) => {
+        match transformer_l($a) {
+            1 => $k!($a, Transformer<$att, $ff, 1>, $ctx),
+            2 => $k!($a, Transformer<$att, $ff, 2>, $ctx),
+            3 => $k!($a, Transformer<$att, $ff, 3>, $ctx),
+            4 => $k!($a, Transformer<$att, $ff, 4>, $ctx),
+            l => Err(blob_off_grid($a, l)),
+        }
+    };
+}
+
+/// `L` of a transformer (1 for the feed-forward network, which the blob grid does not limit).
+fn transformer_l(arch: &Arch) -> usize {
+    match arch {
+        Arch::Vpt(v) => v.l,
+        Arch::St(s) => s.l,
+        Arch::Vpff(_) => 1,
+    }
+}
+
+fn blob_off_grid(arch: &Arch, l: usize) -> Error {
+    Error::OffGrid {
+        arch: arch.to_string(),
+        what: format!("L = {l}"),
+        grid: grid::blob_line(),
+    }
+}
+
+/// The blob of network `Net` loaded from `file`.
+fn blob_of<Net>(file: &GmlFile, arch: &Arch) -> Result<Vec<u8>, Error>
+where
+    Net: Schema<Scalar: RealField + BlobScalar>,
+{
+    to_blob(&whole::<Net>(file, arch)?).map_err(|source| Error::Export {
+        file: file.name().into(),
+        reason: source.to_string(),
+    })
+}
+
+macro_rules! blob_of_net {
+    ($a:ident, $net:ty, $file:expr) => {
+        blob_of::<$net>($file, $a)
+    };
+}
+
+macro_rules! export_blob {
+    (vpff $a:ident, $S:ty, $d:literal, $net:ty, $file:expr) => {
+        blob_of::<$net>($file, $a)
+    };
+    ($kind:ident $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $file:expr) => {
+        on_blob_l!($a, $att, $ff, blob_of_net, $file)
+    };
+}
+
+/// The blob (`geomattn::to_blob`) of the network in `file`, loaded as the type of `arch` in
+/// `precision` ([`rust_type`] names it).
+///
+/// # Errors
+/// As [`open`](crate::open), and [`Error::OffGrid`] for a transformer's `L` outside
+/// [`grid::BLOB_L`].
+pub fn blob(file: &GmlFile, arch: &Arch, precision: Precision) -> Result<Vec<u8>, Error> {
+    match precision {
+        Precision::F32 => on_grid!(arch, f32, export_blob, file),
+        Precision::F64 => on_grid!(arch, f64, export_blob, file),
+    }
+}
+
+/// Opens the file at `path` and exports it as a blob (see [`blob`]).
+///
+/// # Errors
+/// As [`blob`].
+pub fn blob_file(
+    path: impl AsRef<Path>,
+    arch: &Arch,
+    precision: Precision,
+) -> Result<Vec<u8>, Error> {
+    blob(&read(path.as_ref())?, arch, precision)
+}
+
+/// The Rust type of `arch` in `precision`, with paths from the crate root `geomattn::` and the
+/// layers' defaults left out (the orthogonal map, the projections, the softmax), as the dispatch
+/// leaves them: the type [`blob`] writes and `geomattn export --to rust`
+/// declares. For any sizes (text only; a standard transformer's `n_heads` must divide `dim`, as
+/// GML requires).
+pub fn rust_type(arch: &Arch, precision: Precision) -> String {
+    let s = match precision {
+        Precision::F32 => "f32",
+        Precision::F64 => "f64",
+    };
+    let activation = |activation: Activation| match activation {
+        Activation::Tanh => "geomattn::Tanh",
+        Activation::Identity => "geomattn::Identity",
+    };
+    match arch {
+        Arch::Vpt(v) => {
+            let weight = if v.skew_sym {
+                "SkewWeight"
+            } else {
+                "ArbitraryWeight"
+            };
+            format!(
+                "geomattn::Transformer<geomattn::VolumePreservingAttention<{s}, {d}, {t}, \
+                 geomattn::{weight}<{s}, {d}>>, \
+                 geomattn::VolumePreservingFeedForward<{s}, {d}, {nb}, {nl}, {act}>, {l}>",
+                d = v.dim,
+                t = v.seq,
+                nb = v.n_blocks,
+                nl = v.n_linear,
+                act = activation(v.activation),
+                l = v.l,
+            )
+        }
+        Arch::Vpff(v) => format!(
+            "geomattn::VolumePreservingFeedForward<{s}, {d}, {nb}, {nl}, {act}>",
+            d = v.dim,
+            nb = v.n_blocks,
+            nl = v.n_linear,
+            act = activation(v.activation),
+        ),
+        Arch::St(v) => {
+            let connection = if v.add_connection {
+                "AddConnection"
+            } else {
+                "NoConnection"
+            };
+            format!(
+                "geomattn::Transformer<geomattn::MultiHeadAttention<{s}, {d}, {h}, {dh}, \
+                 geomattn::{connection}>, \
+                 geomattn::ResNetStack<{s}, {d}, {nb}, {act}>, {l}>",
+                d = v.dim,
+                h = v.n_heads,
+                dh = v.dim / v.n_heads,
+                nb = v.n_blocks,
+                act = activation(v.activation),
+                l = v.l,
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,155 @@
+//! [`rust_type`] names the types the blob export dispatches to: at every grid point, for every
+//! `L` of [`grid::BLOB_L`], in both precisions, the text is `std::any::type_name` of the
+//! dispatched type (module paths dropped: the runtime re-exports every item at its root;
+//! `type_name` leaves out generic arguments equal to their defaults, as the text does).
+
+use core::any::type_name;
+
+use super::*;
+use crate::{St, Vpff, Vpt};
+
+macro_rules! name_of_net {
+    ($a:ident, $net:ty, $ctx:expr) => {
+        Ok(type_name::<$net>())
+    };
+}
+
+macro_rules! name_of {
+    (vpff $a:ident, $S:ty, $d:literal, $net:ty, $ctx:expr) => {
+        Ok::<&str, Error>(type_name::<$net>())
+    };
+    ($kind:ident $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {
+        on_blob_l!($a, $att, $ff, name_of_net, $ctx)
+    };
+}
+
+/// `type_name` of the type [`blob`] loads `arch` as.
+fn dispatched(arch: &Arch, precision: Precision) -> Result<&'static str, Error> {
+    match precision {
+        Precision::F32 => on_grid!(arch, f32, name_of, ()),
+        Precision::F64 => on_grid!(arch, f64, name_of, ()),
+    }
+}
+
+/// The type without module paths and spaces: `a::b::C<d::E, 3>` → `C<E,3>`.
+fn without_paths(name: &str) -> String {
+    let (mut out, mut word) = (String::new(), String::new());
+    let mut chars = name.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else if c == ':' && chars.peek() == Some(&':') {
+            chars.next();
+            word.clear();
+        } else {
+            out.push_str(&word);
+            word.clear();
+            if !c.is_whitespace() {
+                out.push(c);
+            }
+        }
+    }
+    out + &word
+}
+
+/// Every grid point, with every `L` of the blob grid.
+fn points() -> Vec<Arch> {
+    let mut out = Vec::new();
+    let tanh = Activation::Tanh;
+    for &dim in grid::VPT.dims {
+        for &seq in grid::VPT.seqs {
+            for &n_blocks in grid::VPT.n_blocks {
+                for &l in grid::BLOB_L {
+                    for skew_sym in [false, true] {
+                        let n_linear = grid::VPT.n_linear[0];
+                        let activation = tanh;
+                        out.push(Arch::Vpt(Vpt {
+                            dim,
+                            seq,
+                            n_blocks,
+                            n_linear,
+                            l,
+                            activation,
+                            skew_sym,
+                        }));
+                    }
+                    for add_connection in [false, true] {
+                        let (n_heads, activation) = (grid::ST.n_heads[0], tanh);
+                        out.push(Arch::St(St {
+                            dim,
+                            seq,
+                            n_heads,
+                            n_blocks,
+                            l,
+                            activation,
+                            add_connection,
+                        }));
+                    }
+                }
+            }
+        }
+        for &n_blocks in grid::VPFF.n_blocks {
+            let (n_linear, activation) = (grid::VPFF.n_linear[0], tanh);
+            out.push(Arch::Vpff(Vpff {
+                dim,
+                n_blocks,
+                n_linear,
+                activation,
+            }));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_rust_type_is_the_dispatched_type_at_every_grid_point() {
+    // The grids of vpt and st have the same dims, seqs and n_blocks, which `points` relies on.
+    assert_eq!(grid::VPT.dims, grid::ST.dims);
+    assert_eq!(grid::VPT.seqs, grid::ST.seqs);
+    assert_eq!(grid::VPT.n_blocks, grid::ST.n_blocks);
+    assert_eq!((grid::VPT.n_linear, grid::ST.n_heads), (&[1][..], &[1][..]));
+    let points = points();
+    assert_eq!(points.len(), 2 * 36 * grid::BLOB_L.len() + 18);
+    for arch in &points {
+        for precision in [Precision::F32, Precision::F64] {
+            let text = rust_type(arch, precision);
+            let name = dispatched(arch, precision).unwrap();
+            assert_eq!(without_paths(&text), without_paths(name), "{arch}");
+        }
+    }
+}
+
+#[test]
+fn the_rust_type_names_items_at_the_crate_root() {
+    for arch in points() {
+        let text = rust_type(&arch, Precision::F64);
+        let paths = text.matches("::").count();
+        assert_eq!(text.matches("geomattn::").count(), paths, "{text}");
+        assert!(!text.contains("geomattn::geomattn"), "{text}");
+    }
+}
+
+#[test]
+fn a_length_outside_the_blob_grid_is_off_grid() {
+    for spec in [
+        "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=5, activation=tanh, skew_sym=false)",
+        "st(dim=3, seq=3, n_heads=1, n_blocks=2, L=5, activation=tanh, add_connection=false)",
+    ] {
+        let arch: Arch = spec.parse().unwrap();
+        match dispatched(&arch, Precision::F32) {
+            Err(Error::OffGrid { what, grid, .. }) => {
+                assert_eq!(what, "L = 5");
+                assert_eq!(grid, "blob export (vpt, st): L ∈ {1, 2, 3, 4}");
+            }
+            other => panic!("{spec}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn without_paths_drops_module_paths_and_spaces_only() {
+    assert_eq!(
+        without_paths("a::b::C<d::E<f32, 3>, geomattn::F, 12>"),
+        "C<E<f32,3>,F,12>"
+    );
+}

@@ -1,0 +1,76 @@
+//! The blob export of every bundled network, in `f32` and `f64`, is the blob of the network the
+//! loader reads as the built-in type (the same weights bit for bit), and reads back into it.
+
+use geomattn::gml::load_file;
+use geomattn::{
+    AddConnection, BlobScalar, MultiHeadAttention, NoConnection, Schema,
+    StandardTransformerIntegrator, Tanh, VolumePreservingFeedForward, VolumePreservingTransformer,
+    read_blob, to_blob,
+};
+use geomattn_spec::{Arch, Error, Precision, export};
+
+type Vpt<S> = VolumePreservingTransformer<S, 3, 3, 2, 1, 3, Tanh>;
+type Vpff<S> = VolumePreservingFeedForward<S, 3, 6, 1, Tanh>;
+type St<S, Conn> =
+    StandardTransformerIntegrator<S, 3, MultiHeadAttention<S, 3, 1, 3, Conn>, 2, 3, Tanh>;
+
+fn path(name: &str) -> String {
+    format!("{}/../fixtures/gml/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Exports `name` as `spec` in `precision` and checks the blob against the loaded `Net`.
+fn exports_as<Net>(name: &str, spec: &str, precision: Precision)
+where
+    Net: Schema<Scalar: BlobScalar + geomattn::nalgebra::RealField>,
+{
+    let arch: Arch = spec.parse().unwrap();
+    let bytes = export::blob_file(path(name), &arch, precision).unwrap();
+    let loaded: Net = load_file(path(name)).unwrap();
+    assert!(to_blob(&loaded).unwrap() == bytes, "{spec}");
+    let back: Net = read_blob(&bytes).unwrap();
+    assert!(to_blob(&back).unwrap() == bytes, "{spec}");
+}
+
+const VPT: &str = "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)";
+const VPFF: &str = "vpff(dim=3, n_blocks=6, n_linear=1, activation=tanh)";
+const ST: &str =
+    "st(dim=3, seq=3, n_heads=1, n_blocks=2, L=3, activation=tanh, add_connection=false)";
+const VPT_FILE: &str = "transformer_rigid_body_nn_vpt.h5";
+const VPFF_FILE: &str = "transformer_rigid_body_nn_vpff.h5";
+const ST_FILE: &str = "transformer_rigid_body_nn_st.h5";
+
+#[test]
+fn every_bundled_network_exports_as_the_blob_of_its_type() {
+    exports_as::<Vpt<f32>>(VPT_FILE, VPT, Precision::F32);
+    exports_as::<Vpt<f64>>(VPT_FILE, VPT, Precision::F64);
+    exports_as::<Vpff<f32>>(VPFF_FILE, VPFF, Precision::F32);
+    exports_as::<Vpff<f64>>(VPFF_FILE, VPFF, Precision::F64);
+    exports_as::<St<f32, NoConnection>>(ST_FILE, ST, Precision::F32);
+    exports_as::<St<f64, NoConnection>>(ST_FILE, ST, Precision::F64);
+    let add = ST.replace("add_connection=false", "add_connection=true");
+    exports_as::<St<f64, AddConnection>>(ST_FILE, &add, Precision::F64);
+}
+
+#[test]
+fn the_blob_names_its_type_so_another_type_refuses_it() {
+    let arch: Arch = VPT.parse().unwrap();
+    let bytes = export::blob_file(path(VPT_FILE), &arch, Precision::F64).unwrap();
+    // Another L, and the other precision.
+    assert!(read_blob::<VolumePreservingTransformer<f64, 3, 3, 2, 1, 2, Tanh>>(&bytes).is_err());
+    assert!(read_blob::<Vpt<f32>>(&bytes).is_err());
+}
+
+#[test]
+fn each_length_of_the_blob_grid_is_compiled_and_no_other() {
+    // The file has L = 3: every other L of the grid reaches its type and is refused by the
+    // loader (the file has 33 layer groups), one beyond the grid is refused before loading.
+    for l in 1..=geomattn_spec::grid::BLOB_L.len() + 1 {
+        let arch: Arch = VPT.replace("L=3", &format!("L={l}")).parse().unwrap();
+        let result = export::blob_file(path(VPT_FILE), &arch, Precision::F32);
+        match (geomattn_spec::grid::BLOB_L.contains(&l), l, result) {
+            (true, 3, Ok(_)) | (true, _, Err(Error::Load { .. })) => {}
+            (false, _, Err(Error::OffGrid { what, .. })) => assert_eq!(what, format!("L = {l}")),
+            (_, _, other) => panic!("L = {l}: {other:?}"),
+        }
+    }
+}
