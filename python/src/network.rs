@@ -174,6 +174,13 @@ impl PyNetwork {
         &self.path
     }
 
+    /// Pickled as the call that loads it again (for Dask and Ray workers): the file is read
+    /// anew where it is unpickled.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String, String, &'static str))> {
+        let load = py.import("geomattn")?.getattr("load")?;
+        Ok((load, (self.path.clone(), self.loaded.arch.clone(), self.dtype())))
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "geomattn.load({:?}, arch={:?}, dtype={:?})",
