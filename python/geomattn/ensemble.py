@@ -56,19 +56,34 @@ def rollout_blocks(
 
 
 class RayRollout:
-    """A callable for ``ray.data.Dataset.map_batches``: the rollouts of the batch's column
-    ``"z0"`` (initial windows ``(dim, seq)``) into a column ``"trajectory"``
-    (``(dim, steps + 1)``). Give it to ``map_batches`` as a class, with ``fn_constructor_args``,
-    so each actor loads the network once."""
+    """A callable class for ``ray.data.Dataset.map_batches`` (``batch_format="numpy"``): the
+    rollouts of the initial windows ``(dim, seq)`` in the batch's column ``column`` (``"data"``
+    for ``ray.data.from_numpy``), as a column ``"trajectory"`` ``(dim, steps + 1)``, or with
+    ``last_only`` a column ``"last"`` ``(dim,)``. Give it to ``map_batches`` as a class with
+    ``fn_constructor_args``, so each actor loads the network once."""
 
-    def __init__(self, path: str, arch: str, steps: int, dtype: str = "float32", threads: int | None = 1):
+    def __init__(
+        self,
+        path: str,
+        arch: str,
+        steps: int,
+        dtype: str = "float32",
+        threads: int | None = 1,
+        column: str = "data",
+        last_only: bool = False,
+    ):
         from . import set_num_threads
 
         set_num_threads(threads)
         self.net = load(path, arch, dtype=dtype)
         self.steps = steps
         self.dtype = np.dtype(dtype)
+        self.column = column
+        self.last_only = last_only
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        z0 = np.ascontiguousarray(np.stack(batch["z0"]) if batch["z0"].dtype == object else batch["z0"], dtype=self.dtype)
-        return {"trajectory": self.net.rollout(z0, self.steps)}
+        z0 = np.ascontiguousarray(batch[self.column], dtype=self.dtype)
+        trajectories = self.net.rollout(z0, self.steps)
+        if self.last_only:
+            return {"last": np.ascontiguousarray(trajectories[:, :, -1])}
+        return {"trajectory": trajectories}

@@ -11,7 +11,9 @@ use std::borrow::Cow;
 
 use geomattn_spec::batch::Layout;
 use numpy::ndarray::{ArrayViewD, Axis};
-use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods};
+use numpy::{
+    PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
@@ -81,9 +83,9 @@ pub(crate) fn borrow<'py, X: Element>(
         )));
     }
     // A non-writeable array can be read; only a writer holding it blocks us.
-    typed.try_readonly().map_err(|e| {
-        PyValueError::new_err(format!("{what} is being written elsewhere: {e}"))
-    })
+    typed
+        .try_readonly()
+        .map_err(|e| PyValueError::new_err(format!("{what} is being written elsewhere: {e}")))
 }
 
 /// The windows of a checked array (see [`borrow`]), in place where the layout allows.

@@ -83,11 +83,17 @@ impl PySkewAttention {
             .map_err(|_| PyTypeError::new_err("a must be a numpy array"))?;
         if let Ok(a) = untyped.cast::<PyArrayDyn<f32>>() {
             let (kernel, dim) = build(a)?;
-            return Ok(Self { layer: Layer::F32(kernel), dim });
+            return Ok(Self {
+                layer: Layer::F32(kernel),
+                dim,
+            });
         }
         if let Ok(a) = untyped.cast::<PyArrayDyn<f64>>() {
             let (kernel, dim) = build(a)?;
-            return Ok(Self { layer: Layer::F64(kernel), dim });
+            return Ok(Self {
+                layer: Layer::F64(kernel),
+                dim,
+            });
         }
         Err(PyValueError::new_err(format!(
             "a must have dtype float32 or float64, got {}",

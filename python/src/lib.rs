@@ -31,7 +31,9 @@ use pyo3::prelude::*;
 #[pyo3(signature = (n))]
 fn set_num_threads(n: Option<usize>) -> PyResult<()> {
     if n == Some(0) {
-        return Err(PyValueError::new_err("the number of threads must be ≥ 1 (or None)"));
+        return Err(PyValueError::new_err(
+            "the number of threads must be ≥ 1 (or None)",
+        ));
     }
     parallel::set_threads(n).map_err(PyValueError::new_err)
 }

@@ -22,6 +22,9 @@ pub(crate) struct PyNetwork {
     parameters: Py<PyDict>,
 }
 
+/// What `__reduce__` returns: `load` and its arguments `(path, arch, dtype)`.
+type Reduced<'py> = (Bound<'py, PyAny>, (String, String, &'static str));
+
 /// Maps a library error of a batch to a `ValueError` with its message.
 fn batch_error(error: &geomattn::Error) -> PyErr {
     PyValueError::new_err(error.to_string())
@@ -41,7 +44,9 @@ impl PyNetwork {
         let out = PyArrayDyn::<X>::zeros(py, shape, false);
         {
             let mut writer = out.readwrite();
-            let output = writer.as_slice_mut().map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+            let output = writer
+                .as_slice_mut()
+                .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
             let (input, layout, net) = (&*windows.values, windows.layout, &*self.loaded.net);
             py.detach(|| {
                 parallel::run(input, dim * seq, output, dim * seq, |i, o| {
@@ -74,7 +79,9 @@ impl PyNetwork {
         let out = PyArrayDyn::<X>::zeros(py, shape, false);
         {
             let mut writer = out.readwrite();
-            let output = writer.as_slice_mut().map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+            let output = writer
+                .as_slice_mut()
+                .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
             let (input, layout, net) = (&*windows.values, windows.layout, &*self.loaded.net);
             py.detach(|| {
                 parallel::run(input, dim * seq, output, dim * states, |i, o| {
@@ -176,9 +183,12 @@ impl PyNetwork {
 
     /// Pickled as the call that loads it again (for Dask and Ray workers): the file is read
     /// anew where it is unpickled.
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String, String, &'static str))> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
         let load = py.import("geomattn")?.getattr("load")?;
-        Ok((load, (self.path.clone(), self.loaded.arch.clone(), self.dtype())))
+        Ok((
+            load,
+            (self.path.clone(), self.loaded.arch.clone(), self.dtype()),
+        ))
     }
 
     fn __repr__(&self) -> String {

@@ -69,9 +69,7 @@ pub(crate) fn run<X: Sync + Send>(
             .par_chunks(chunk * per_input)
             .zip(output.par_chunks_mut(chunk * per_output))
             .enumerate()
-            .map(|(k, (input, output))| {
-                kernel(input, output).map_err(|e| in_batch(e, k * chunk))
-            })
+            .map(|(k, (input, output))| kernel(input, output).map_err(|e| in_batch(e, k * chunk)))
             .collect::<Vec<_>>()
     };
     let results = match pool() {

@@ -173,7 +173,11 @@ fn collect(node: &Node, out: &mut Vec<Parameter>) -> Result<(), LoadError> {
             Object::Group {
                 gml_type: Some(gml_type),
             } => {
-                let dataset = if gml_type == "StiefelManifold" { "A" } else { "S" };
+                let dataset = if gml_type == "StiefelManifold" {
+                    "A"
+                } else {
+                    "S"
+                };
                 out.push(parameter(&node.group(&name)?, dataset, &name, node.path())?);
             }
             Object::Dataset { .. } => out.push(parameter(node, &name, &name, node.path())?),
@@ -198,7 +202,11 @@ fn parameter(node: &Node, dataset: &str, name: &str, parent: &str) -> Result<Par
             Object::Dataset { shape, .. } => shape.len(),
             Object::Group { .. } => 2,
         });
-    let shape = if rank == 1 { vec![rows] } else { vec![rows, cols] };
+    let shape = if rank == 1 {
+        vec![rows]
+    } else {
+        vec![rows, cols]
+    };
     let path = format!("{parent}/{name}");
     Ok(Parameter {
         name: path.trim_start_matches('/').to_owned(),

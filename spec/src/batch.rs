@@ -151,7 +151,12 @@ fn non_finite(sequence: usize, layer: &'static str, step: usize) -> Error {
 
 /// Checks that `input` and `output` hold the same whole number of items of `input_item` and
 /// `output_item` values; returns the number of items.
-fn items(input: usize, input_item: usize, output: usize, output_item: usize) -> Result<usize, Error> {
+fn items(
+    input: usize,
+    input_item: usize,
+    output: usize,
+    output_item: usize,
+) -> Result<usize, Error> {
     let shape_error = |detail| Error::BatchShape {
         detail,
         input,
@@ -163,7 +168,9 @@ fn items(input: usize, input_item: usize, output: usize, output_item: usize) -> 
     }
     let count = input / input_item;
     if count.checked_mul(output_item) != Some(output) {
-        return Err(shape_error("the output does not hold one result per input window"));
+        return Err(shape_error(
+            "the output does not hold one result per input window",
+        ));
     }
     Ok(count)
 }
