@@ -76,7 +76,9 @@ def run_ray(z0, steps, workers, block):
     ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
     try:
         start = time.perf_counter()
-        dataset = ray.data.from_numpy(z0).map_batches(
+        # One block per task-sized slice: a single array would be one block, run by one actor.
+        blocks = [z0[k:k + block] for k in range(0, len(z0), block)]
+        dataset = ray.data.from_numpy(blocks).map_batches(
             RayRollout,
             fn_constructor_args=(PATH, ARCH, steps),
             fn_constructor_kwargs={"last_only": True},

@@ -4,32 +4,31 @@
 //! `t` is the column `z[:, t]`), a batch `(B, D, T)`. In C order that is row-major per window
 //! ([`Layout::Rows`]); the kernels read it in place. An array whose windows are column-major
 //! (the transpose `(B, T, D).transpose(0, 2, 1)` of a C-order array, or a Fortran-order `(D, T)`)
-//! is also read in place ([`Layout::Columns`]). Any other strides are copied once into C order.
+//! is also read in place ([`Layout::Columns`]). Any other strides are copied once into C order
+//! by numpy.
 //! The dtype must be the network's: converting would round silently.
-
-use std::borrow::Cow;
 
 use geomattn_spec::batch::Layout;
 use numpy::ndarray::{ArrayViewD, Axis};
 use numpy::{
     PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods,
 };
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::spec_api::Element;
 
-/// A batch of windows read from a numpy array, borrowed in place where its layout allows.
-pub(crate) struct Windows<'a, X: Clone> {
+/// A batch of windows read in place from a numpy array.
+pub(crate) struct Windows<'a, X> {
     /// The values, window after window.
-    pub(crate) values: Cow<'a, [X]>,
+    pub(crate) values: &'a [X],
     /// How each window is laid out.
     pub(crate) layout: Layout,
     /// `B`, or `None` for a single `(D, T)` window.
     pub(crate) batch: Option<usize>,
 }
 
-impl<X: Clone> Windows<'_, X> {
+impl<X> Windows<'_, X> {
     /// The number of windows.
     pub(crate) fn count(&self) -> usize {
         self.batch.unwrap_or(1)
@@ -42,7 +41,7 @@ fn expected(what: &str, dim: usize, seq: usize) -> String {
 }
 
 /// Checks `array`'s type, dtype and shape against windows of `dim × seq`, and borrows it as an
-/// `X` array.
+/// `X` array; an array in neither layout is copied into C order first (by numpy).
 pub(crate) fn borrow<'py, X: Element>(
     array: &Bound<'py, PyAny>,
     what: &str,
@@ -83,34 +82,43 @@ pub(crate) fn borrow<'py, X: Element>(
         )));
     }
     // A non-writeable array can be read; only a writer holding it blocks us.
-    typed
+    let readonly = typed
         .try_readonly()
-        .map_err(|e| PyValueError::new_err(format!("{what} is being written elsewhere: {e}")))
+        .map_err(|e| PyValueError::new_err(format!("{what} is being written elsewhere: {e}")))?;
+    if layout(&readonly.as_array()).is_some() {
+        return Ok(readonly);
+    }
+    drop(readonly);
+    let copy = typed.call_method1("copy", ("C",))?;
+    Ok(copy.cast_into::<PyArrayDyn<X>>()?.readonly())
 }
 
-/// The windows of a checked array (see [`borrow`]), in place where the layout allows.
-pub(crate) fn windows<'a, X: Element>(view: ArrayViewD<'a, X>) -> Windows<'a, X> {
+/// How the windows of `view` lie in memory, if they can be read in place.
+fn layout<X>(view: &ArrayViewD<'_, X>) -> Option<Layout> {
+    if view.is_standard_layout() {
+        return Some(Layout::Rows);
+    }
+    let last = view.ndim().checked_sub(1)?;
+    let mut swapped = view.view();
+    swapped.swap_axes(last.checked_sub(1)?, last);
+    swapped.is_standard_layout().then_some(Layout::Columns)
+}
+
+/// The windows of an array [`borrow`] returned, in place.
+pub(crate) fn windows<'a, X>(view: ArrayViewD<'a, X>) -> PyResult<Windows<'a, X>> {
     let batch = (view.ndim() == 3).then(|| view.len_of(Axis(0)));
-    if let Some(values) = view.to_slice() {
-        return Windows {
-            values: Cow::Borrowed(values),
-            layout: Layout::Rows,
-            batch,
-        };
+    let layout = layout(&view);
+    let mut swapped = view;
+    if layout == Some(Layout::Columns) {
+        let last = swapped.ndim() - 1;
+        swapped.swap_axes(last - 1, last);
     }
-    let last = view.ndim() - 1;
-    let mut swapped = view.clone();
-    swapped.swap_axes(last - 1, last);
-    if let Some(values) = swapped.to_slice() {
-        return Windows {
-            values: Cow::Borrowed(values),
-            layout: Layout::Columns,
+    match (layout, swapped.to_slice()) {
+        (Some(layout), Some(values)) => Ok(Windows {
+            values,
+            layout,
             batch,
-        };
-    }
-    Windows {
-        values: Cow::Owned(view.iter().cloned().collect()),
-        layout: Layout::Rows,
-        batch,
+        }),
+        _ => Err(PyRuntimeError::new_err("an array borrowed in C order is not contiguous")),
     }
 }

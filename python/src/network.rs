@@ -39,7 +39,7 @@ impl PyNetwork {
     ) -> PyResult<Bound<'py, PyAny>> {
         let (dim, seq) = (self.loaded.dim, self.loaded.seq);
         let readonly = arrays::borrow::<X>(z, "z", dim, seq)?;
-        let windows = arrays::windows(readonly.as_array());
+        let windows = arrays::windows(readonly.as_array())?;
         let shape: Vec<usize> = readonly.as_array().shape().to_vec();
         let out = PyArrayDyn::<X>::zeros(py, shape, false);
         {
@@ -47,7 +47,7 @@ impl PyNetwork {
             let output = writer
                 .as_slice_mut()
                 .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-            let (input, layout, net) = (&*windows.values, windows.layout, &*self.loaded.net);
+            let (input, layout, net) = (windows.values, windows.layout, &*self.loaded.net);
             py.detach(|| {
                 parallel::run(input, dim * seq, output, dim * seq, |i, o| {
                     X::forward(net, i, layout, o, checked)
@@ -67,7 +67,7 @@ impl PyNetwork {
     ) -> PyResult<Bound<'py, PyAny>> {
         let (dim, seq) = (self.loaded.dim, self.loaded.seq);
         let readonly = arrays::borrow::<X>(z0, "z0", dim, seq)?;
-        let windows = arrays::windows(readonly.as_array());
+        let windows = arrays::windows(readonly.as_array())?;
         let states = steps
             .checked_add(1)
             .filter(|n| n.checked_mul(dim * windows.count()).is_some())
@@ -82,7 +82,7 @@ impl PyNetwork {
             let output = writer
                 .as_slice_mut()
                 .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-            let (input, layout, net) = (&*windows.values, windows.layout, &*self.loaded.net);
+            let (input, layout, net) = (windows.values, windows.layout, &*self.loaded.net);
             py.detach(|| {
                 parallel::run(input, dim * seq, output, dim * states, |i, o| {
                     X::rollout(net, i, layout, o, checked)
