@@ -119,6 +119,8 @@ pub(crate) fn windows<'a, X>(view: ArrayViewD<'a, X>) -> PyResult<Windows<'a, X>
             layout,
             batch,
         }),
-        _ => Err(PyRuntimeError::new_err("an array borrowed in C order is not contiguous")),
+        _ => Err(PyRuntimeError::new_err(
+            "an array borrowed in C order is not contiguous",
+        )),
     }
 }
