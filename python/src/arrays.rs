@@ -35,6 +35,19 @@ impl<X> Windows<'_, X> {
     }
 }
 
+/// A new C-order array of `shape` for results, allocated by numpy (`numpy.empty`: a batch
+/// kernel writes every value), so that an allocation too large is Python's `MemoryError`.
+pub(crate) fn output<'py, X: Element>(
+    py: Python<'py>,
+    shape: Vec<usize>,
+) -> PyResult<Bound<'py, PyArrayDyn<X>>> {
+    let array = py
+        .import("numpy")?
+        .getattr("empty")?
+        .call1((shape, X::NAME))?;
+    Ok(array.cast_into::<PyArrayDyn<X>>()?)
+}
+
 /// The shape a window must have, as Python writes it.
 fn expected(what: &str, dim: usize, seq: usize) -> String {
     format!("{what} must be an array of shape ({dim}, {seq}) or (B, {dim}, {seq})")

@@ -55,7 +55,7 @@ impl PySkewAttention {
         let d = self.dim;
         let readonly = arrays::borrow::<X>(z, "z", d, d)?;
         let windows = arrays::windows(readonly.as_array())?;
-        let out = PyArrayDyn::<X>::zeros(py, readonly.as_array().shape().to_vec(), false);
+        let out = arrays::output::<X>(py, readonly.as_array().shape().to_vec())?;
         {
             let mut writer = out.readwrite();
             let output = writer

@@ -1,6 +1,6 @@
 //! The `Network` Python class: a loaded GML network and its batch forward pass and rollout.
 
-use numpy::{PyArray, PyArrayDyn, PyArrayMethods};
+use numpy::{PyArray, PyArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -41,7 +41,7 @@ impl PyNetwork {
         let readonly = arrays::borrow::<X>(z, "z", dim, seq)?;
         let windows = arrays::windows(readonly.as_array())?;
         let shape: Vec<usize> = readonly.as_array().shape().to_vec();
-        let out = PyArrayDyn::<X>::zeros(py, shape, false);
+        let out = arrays::output::<X>(py, shape)?;
         {
             let mut writer = out.readwrite();
             let output = writer
@@ -76,7 +76,7 @@ impl PyNetwork {
             Some(b) => vec![b, dim, states],
             None => vec![dim, states],
         };
-        let out = PyArrayDyn::<X>::zeros(py, shape, false);
+        let out = arrays::output::<X>(py, shape)?;
         {
             let mut writer = out.readwrite();
             let output = writer

@@ -64,3 +64,13 @@ def test_dask_distributed_local_cluster():
             ).compute()
     net = geomattn.load(fixture("vpt"), SPECS["vpt"], dtype="float32")
     np.testing.assert_array_equal(result, net.rollout(z0, 8))
+
+
+def test_a_network_pickles_as_its_load_call():
+    import pickle
+
+    net = geomattn.load(fixture("st"), SPECS["st"], dtype="float32")
+    again = pickle.loads(pickle.dumps(net))
+    assert (again.arch, again.dtype, again.path) == (net.arch, net.dtype, net.path)
+    z = np.random.default_rng(2).uniform(-1, 1, (10, 3, 3)).astype(np.float32)
+    np.testing.assert_array_equal(again.forward(z), net.forward(z))

@@ -115,3 +115,10 @@ def test_short_rollouts_cut_the_initial_window(net):
     z = np.arange(9, dtype=np.float32).reshape(3, 3)
     np.testing.assert_array_equal(net.rollout(z, 0), z[:, :1])
     np.testing.assert_array_equal(net.rollout(z, 2), z)
+
+
+def test_a_result_too_large_is_a_memory_error(net):
+    with pytest.raises(MemoryError):
+        net.rollout(np.zeros((3, 3), dtype=np.float32), 10**15)
+    with pytest.raises(ValueError, match="too large"):
+        net.rollout(np.zeros((3, 3), dtype=np.float32), 2**63 - 1)
