@@ -1,7 +1,7 @@
 """Type stubs of the native module (the Rust crate ``geomattn-python``)."""
 
 from os import PathLike
-from typing import Literal, Optional, Union
+from typing import Literal, Optional, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -9,9 +9,21 @@ import numpy.typing as npt
 _Float = Union[np.float32, np.float64]
 _Array = npt.NDArray[_Float]
 
+__all__ = [
+    "ATTENTION_SIZES",
+    "Measurement",
+    "Network",
+    "SkewAttention",
+    "get_num_threads",
+    "grid",
+    "load",
+    "set_num_threads",
+]
+
 ATTENTION_SIZES: list[int]
 """The sizes ``d = T`` compiled for :class:`SkewAttention`."""
 
+@final
 class Measurement:
     """One measured property of :meth:`Network.check`."""
 
@@ -26,6 +38,7 @@ class Measurement:
     passes: bool
     """A promised property within its tolerance, or one not promised."""
 
+@final
 class Network:
     """A network trained in GeometricMachineLearning.jl, loaded for one architecture spec.
 
@@ -71,12 +84,13 @@ class Network:
         shape; a special matrix (``SkewSymMatrix``, ``LowerTriangular``, …) as GML's packed
         vector ``S``, a Stiefel weight as its matrix ``A``."""
 
+@final
 class SkewAttention:
     """Volume-preserving attention ``Z ↦ Z·Cay(Zᵀ A Z)`` (``skew_sym = true``) alone, at ``d = T``
     in :data:`ATTENTION_SIZES`, with GML's packed skew-symmetric weight ``a`` of length
     ``d(d−1)/2``; the layer's dtype is ``a``'s."""
 
-    def __init__(self, a: _Array) -> None: ...
+    def __new__(cls, a: _Array) -> SkewAttention: ...
     @property
     def dim(self) -> int:
         """``d`` (= ``T``)."""
