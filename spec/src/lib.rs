@@ -35,6 +35,7 @@
 //! suite), `rand` (seeded sample inputs of the structure check), `thiserror` (the [`Error`]).
 
 mod arch;
+pub mod batch;
 mod dispatch;
 mod error;
 pub mod export;
@@ -48,5 +49,5 @@ pub mod structure;
 pub use arch::{Activation, Arch, St, Vpff, Vpt};
 pub use dispatch::{check, check_file, open, open_file};
 pub use error::Error;
-pub use network::{Network, Precision};
+pub use network::{Network, Precision, Scalar};
 pub use structure::{Measurement, jacobian};

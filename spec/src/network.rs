@@ -6,6 +6,7 @@ use core::marker::PhantomData;
 use geomattn::nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut, SVector};
 use geomattn::{Field, SequenceLayer, iterate};
 
+use crate::batch::Batch;
 use crate::{Arch, Error};
 
 /// The scalar a network computes in.
@@ -19,7 +20,7 @@ pub enum Precision {
 
 /// A network loaded for one [`Arch`]: the sizes and the two things one does with an integrator.
 /// Sequences are flattened column-major (state after state), as in Julia and nalgebra.
-pub trait Network {
+pub trait Network: Batch + Send + Sync {
     /// The architecture it was loaded as.
     fn arch(&self) -> &Arch;
 
@@ -48,10 +49,14 @@ pub trait Network {
     ) -> Result<Vec<f64>, Error>;
 }
 
-/// `f32` and `f64`, converted from and to `f64` for the slices of [`Network`].
-pub(crate) trait Scalar: RealField + Field + Copy {
+/// The scalars a network computes in and a batch buffer holds: `f32` and `f64`, converted
+/// through `f64` (exactly, and not at all when the two agree).
+pub trait Scalar: RealField + Field + Copy {
+    /// Its [`Precision`].
     const PRECISION: Precision;
+    /// `x`, rounded to the nearest value of `Self`.
     fn from_double(x: f64) -> Self;
+    /// The value as an `f64` (exact).
     fn to_double(self) -> f64;
 }
 
@@ -130,7 +135,7 @@ const CHUNK_WINDOWS: usize = 64;
 impl<S, Net, const D: usize, const T: usize> Network for Loaded<S, Net, D, T>
 where
     S: Scalar,
-    Net: SequenceLayer<S, D, T>,
+    Net: SequenceLayer<S, D, T> + Send + Sync,
 {
     fn arch(&self) -> &Arch {
         &self.arch

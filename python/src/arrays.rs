@@ -1,0 +1,139 @@
+//! numpy arrays in, flat slices out: the shape and dtype checks, and the memory layout.
+//!
+//! The Python-facing convention is the issue's and GML's: a window is a `(D, T)` array (state
+//! `t` is the column `z[:, t]`), a batch `(B, D, T)`. In C order that is row-major per window
+//! ([`Layout::Rows`]); the kernels read it in place. An array whose windows are column-major
+//! (the transpose `(B, T, D).transpose(0, 2, 1)` of a C-order array, or a Fortran-order `(D, T)`)
+//! is also read in place ([`Layout::Columns`]). Any other strides are copied once into C order
+//! by numpy.
+//! The dtype must be the network's: converting would round silently.
+
+use geomattn_spec::batch::Layout;
+use numpy::ndarray::{ArrayViewD, Axis};
+use numpy::{
+    PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+use crate::spec_api::Element;
+
+/// A batch of windows read in place from a numpy array.
+pub(crate) struct Windows<'a, X> {
+    /// The values, window after window.
+    pub(crate) values: &'a [X],
+    /// How each window is laid out.
+    pub(crate) layout: Layout,
+    /// `B`, or `None` for a single `(D, T)` window.
+    pub(crate) batch: Option<usize>,
+}
+
+impl<X> Windows<'_, X> {
+    /// The number of windows.
+    pub(crate) fn count(&self) -> usize {
+        self.batch.unwrap_or(1)
+    }
+}
+
+/// A new C-order array of `shape` for results, allocated by numpy (`numpy.empty`: a batch
+/// kernel writes every value), so that an allocation too large is Python's `MemoryError`.
+pub(crate) fn output<'py, X: Element>(
+    py: Python<'py>,
+    shape: Vec<usize>,
+) -> PyResult<Bound<'py, PyArrayDyn<X>>> {
+    let array = py
+        .import("numpy")?
+        .getattr("empty")?
+        .call1((shape, X::NAME))?;
+    Ok(array.cast_into::<PyArrayDyn<X>>()?)
+}
+
+/// The shape a window must have, as Python writes it.
+fn expected(what: &str, dim: usize, seq: usize) -> String {
+    format!("{what} must be an array of shape ({dim}, {seq}) or (B, {dim}, {seq})")
+}
+
+/// Checks `array`'s type, dtype and shape against windows of `dim × seq`, and borrows it as an
+/// `X` array; an array in neither layout is copied into C order first (by numpy).
+pub(crate) fn borrow<'py, X: Element>(
+    array: &Bound<'py, PyAny>,
+    what: &str,
+    dim: usize,
+    seq: usize,
+) -> PyResult<PyReadonlyArrayDyn<'py, X>> {
+    let untyped = array.cast::<PyUntypedArray>().map_err(|_| {
+        let found = array
+            .get_type()
+            .name()
+            .map_or_else(|_| "?".to_owned(), |n| n.to_string());
+        PyTypeError::new_err(format!(
+            "{} of dtype {}, got a {found} (use numpy.asarray)",
+            expected(what, dim, seq),
+            X::NAME
+        ))
+    })?;
+    let dtype = untyped.dtype().to_string();
+    let typed = untyped.cast::<PyArrayDyn<X>>().map_err(|_| {
+        PyValueError::new_err(format!(
+            "{} of dtype {} (the network's), got dtype {dtype}: pass {what}.astype(numpy.{}) or load \
+             the network with dtype=\"{dtype}\"",
+            expected(what, dim, seq),
+            X::NAME,
+            X::NAME
+        ))
+    })?;
+    let shape = untyped.shape();
+    let fits = match shape {
+        [d, t] | [_, d, t] => *d == dim && *t == seq,
+        _ => false,
+    };
+    if !fits {
+        return Err(PyValueError::new_err(format!(
+            "{} of dtype {}, got shape {shape:?}",
+            expected(what, dim, seq),
+            X::NAME
+        )));
+    }
+    // A non-writeable array can be read; only a writer holding it blocks us.
+    let readonly = typed
+        .try_readonly()
+        .map_err(|e| PyValueError::new_err(format!("{what} is being written elsewhere: {e}")))?;
+    if layout(&readonly.as_array()).is_some() {
+        return Ok(readonly);
+    }
+    drop(readonly);
+    let copy = typed.call_method1("copy", ("C",))?;
+    Ok(copy.cast_into::<PyArrayDyn<X>>()?.readonly())
+}
+
+/// How the windows of `view` lie in memory, if they can be read in place.
+fn layout<X>(view: &ArrayViewD<'_, X>) -> Option<Layout> {
+    if view.is_standard_layout() {
+        return Some(Layout::Rows);
+    }
+    let last = view.ndim().checked_sub(1)?;
+    let mut swapped = view.view();
+    swapped.swap_axes(last.checked_sub(1)?, last);
+    swapped.is_standard_layout().then_some(Layout::Columns)
+}
+
+/// The windows of an array [`borrow`] returned, in place.
+pub(crate) fn windows<'a, X>(view: ArrayViewD<'a, X>) -> PyResult<Windows<'a, X>> {
+    let batch = (view.ndim() == 3).then(|| view.len_of(Axis(0)));
+    let layout = layout(&view);
+    let mut swapped = view;
+    if layout == Some(Layout::Columns) {
+        let last = swapped.ndim() - 1;
+        swapped.swap_axes(last - 1, last);
+    }
+    match (layout, swapped.to_slice()) {
+        (Some(layout), Some(values)) => Ok(Windows {
+            values,
+            layout,
+            batch,
+        }),
+        _ => Err(PyRuntimeError::new_err(
+            "an array borrowed in C order is not contiguous",
+        )),
+    }
+}

@@ -1,0 +1,64 @@
+//! Python bindings of geomattn (module `geomattn`, built with maturin): load a network trained in
+//! GeometricMachineLearning.jl by its architecture spec, and run batches of forward passes and
+//! rollouts on numpy arrays, in place, in parallel, with the GIL released.
+//!
+//! ```python
+//! import numpy as np, geomattn
+//! net = geomattn.load("fixtures/gml/transformer_rigid_body_nn_vpt.h5",
+//!     arch="vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)",
+//!     dtype="float32")
+//! z = np.random.default_rng(0).uniform(-1, 1, (100_000, 3, 3)).astype(np.float32)
+//! out = net.forward(z)                # (100000, 3, 3), all cores, GIL released
+//! traj = net.rollout(z[:10], 100)     # (10, 3, 101)
+//! ```
+//!
+//! Dependencies: `pyo3` (the bindings, stable ABI `abi3-py39`: one wheel for CPython ≥ 3.9),
+//! `numpy` (zero-copy access to numpy arrays), `rayon` (the batches over all cores, in a pool
+//! of settable size), `geomattn-spec` (the spec → monomorphised network dispatch and its batch
+//! kernels). Everything that touches the spec crate is in `spec_api`.
+
+mod arrays;
+mod attention;
+mod network;
+mod parallel;
+mod spec_api;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+/// Uses ``n`` threads for batches from now on; ``None``: one per core (or ``RAYON_NUM_THREADS``).
+#[pyfunction]
+#[pyo3(signature = (n))]
+fn set_num_threads(n: Option<usize>) -> PyResult<()> {
+    if n == Some(0) {
+        return Err(PyValueError::new_err(
+            "the number of threads must be ≥ 1 (or None)",
+        ));
+    }
+    parallel::set_threads(n).map_err(PyValueError::new_err)
+}
+
+/// The number of threads batches use.
+#[pyfunction]
+fn get_num_threads() -> usize {
+    parallel::threads()
+}
+
+/// The sizes this build is compiled for, one line per architecture.
+#[pyfunction]
+fn grid() -> String {
+    spec_api::grid()
+}
+
+#[pymodule]
+fn _geomattn(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<network::PyNetwork>()?;
+    m.add_class::<network::Measurement>()?;
+    m.add_class::<attention::PySkewAttention>()?;
+    m.add_function(wrap_pyfunction!(network::load, m)?)?;
+    m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(grid, m)?)?;
+    m.add("ATTENTION_SIZES", spec_api::attention::SIZES.to_vec())?;
+    Ok(())
+}
