@@ -21,7 +21,7 @@
 //! ```
 
 use geomattn::nalgebra::{SMatrix, SVector};
-use geomattn::{Error, NonFinite, SequenceLayer, iterate};
+use geomattn::{Error, FieldPath, NonFinite, SequenceLayer, iterate};
 
 use crate::network::Loaded;
 use crate::{Arch, Scalar};
@@ -144,6 +144,7 @@ fn non_finite(sequence: usize, layer: &'static str, step: usize) -> Error {
     Error::NonFinite(NonFinite {
         sequence: Some(sequence),
         block: None,
+        field: FieldPath::default(),
         layer,
         step,
     })
