@@ -34,6 +34,7 @@ pub mod vpa;
 // namespace, `geomattn::gml`.
 pub use activation::{Activation, Identity, Tanh};
 pub use architectures::{
+    ClassificationLayer, ClassificationTransformer, Classifier, mnist_patches,
     LinearPair, ResNetStack, StandardTransformerIntegrator, Transformer,
     VolumePreservingFeedForward, VolumePreservingTransformer, VpffBlock, iterate,
 };

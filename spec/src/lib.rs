@@ -33,6 +33,7 @@
 //! suite), `rand` (seeded sample inputs of the structure check), `thiserror` (the [`Error`]).
 
 mod arch;
+pub mod classify;
 mod dispatch;
 mod error;
 pub mod grid;
@@ -42,7 +43,7 @@ mod network;
 pub mod rigid_body;
 pub mod structure;
 
-pub use arch::{Activation, Arch, St, Vpff, Vpt};
+pub use arch::{Activation, Arch, Ct, St, Vpff, Vpt};
 pub use dispatch::{check, check_file, open, open_file};
 pub use error::Error;
 pub use network::{Network, Precision};

@@ -38,6 +38,7 @@
 //! ```
 
 mod blob;
+mod classification;
 mod containers;
 mod embed;
 mod layers;
