@@ -7,6 +7,8 @@
 //! - `geomattn inspect FILE`: the layers, their parameters, the matching architectures.
 //! - `geomattn rollout FILE --arch SPEC --init STATE`: a trajectory as CSV, optionally a plot.
 //! - `geomattn check FILE --arch SPEC`: the promised structure, measured.
+//! - `geomattn classify FILE --arch SPEC --images IMAGES --labels LABELS`: a classifier's
+//!   accuracy, per class and as a confusion matrix.
 //! - `geomattn report [--quick]`: the tables of the layers (Cayley kernels, layers, fixtures).
 //!
 //! Bad input (a malformed spec, a size outside the grid, a file that does not match, a bad
@@ -14,6 +16,7 @@
 //! exits with code 1.
 
 mod check;
+mod classify;
 mod error;
 mod inspect;
 mod main_job;
@@ -44,7 +47,9 @@ fn after_help() -> String {
         "SPEC names an architecture and all its options, e.g.\n  \
          \"vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)\"\n  \
          \"vpff(dim=3, n_blocks=6, n_linear=1, activation=tanh)\"\n  \
-         \"st(dim=3, seq=3, n_heads=1, n_blocks=2, L=3, activation=tanh, add_connection=false)\"\n\
+         \"st(dim=3, seq=3, n_heads=1, n_blocks=2, L=3, activation=tanh, add_connection=false)\"\n  \
+         \"classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, Stiefel=true, \
+         add_connection=false)\"\n\
          (GML's own constructor calls are accepted too). Compiled sizes:\n{}",
         geomattn_spec::grid::describe()
     )
@@ -61,6 +66,8 @@ enum Command {
     Rollout(rollout::Args),
     /// Measure the structure the architecture promises (exact Jacobians, random inputs).
     Check(check::Args),
+    /// Classify labelled images (IDX files, as MNIST's): accuracy, per class, confusion matrix.
+    Classify(classify::Args),
     /// The tables of the layers: Cayley kernels, layers, structure, fixtures, accuracy.
     Report {
         /// A short run (fewer timing rounds and samples).
@@ -83,6 +90,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Some(Command::Inspect { file }) => inspect::run(&file),
         Some(Command::Rollout(args)) => rollout::run(&args),
         Some(Command::Check(args)) => check::run(&args),
+        Some(Command::Classify(args)) => classify::run(&args),
         Some(Command::Report { quick }) => {
             report::run(quick);
             Ok(ExitCode::SUCCESS)
