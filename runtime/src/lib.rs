@@ -35,7 +35,7 @@ pub mod vpa;
 pub use activation::{Activation, Identity, Tanh};
 pub use architectures::{
     ClassificationLayer, ClassificationTransformer, Classifier, mnist_patches,
-    LinearPair, ResNetStack, StandardTransformerIntegrator, Transformer,
+    LinearPair, LinearSymplecticTransformer, ResNetStack, SympNetStack, SymplecticTransformer, StandardTransformerIntegrator, Transformer,
     VolumePreservingFeedForward, VolumePreservingTransformer, VpffBlock, iterate,
 };
 pub use cayley::{Elimination, Generated, GramSchmidt, LuSolve, NalgebraInverse};

@@ -42,6 +42,7 @@ mod classification;
 mod containers;
 mod embed;
 mod layers;
+mod symplectic;
 
 use core::fmt;
 use core::mem::MaybeUninit;
