@@ -83,7 +83,10 @@ fn confusion(evaluation: &Evaluation) -> Table {
     let mut header = vec!["label \\ predicted".to_owned()];
     header.extend((0..classes).map(|k| k.to_string()));
     let header: Vec<&str> = header.iter().map(String::as_str).collect();
-    let mut table = Table::new("Confusion matrix (rows: label, columns: prediction)", &header);
+    let mut table = Table::new(
+        "Confusion matrix (rows: label, columns: prediction)",
+        &header,
+    );
     for (label, row) in evaluation.confusion.iter().enumerate() {
         let mut cells = vec![label.to_string()];
         cells.extend(row.iter().map(ToString::to_string));

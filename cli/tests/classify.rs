@@ -42,7 +42,9 @@ fn classify_prints_the_librarys_accuracy_and_confusion_matrix() {
     let text = String::from_utf8(out.stdout).unwrap();
     let arch: Arch = CT.parse().unwrap();
     let library = classify::evaluate(
-        classify::open_file(&net, &arch, Precision::F32).unwrap().as_ref(),
+        classify::open_file(&net, &arch, Precision::F32)
+            .unwrap()
+            .as_ref(),
         &Images::read(&images).unwrap(),
         &classify::read_labels(&labels).unwrap(),
     )
@@ -71,11 +73,30 @@ fn classify_refuses_bad_input_in_one_line() {
     };
     let vpt = "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)";
     let cases: [(&[&str], &str); 4] = [
-        (&[&net, "--arch", vpt, "--images", &images, "--labels", &labels], "not a classifier"),
-        (&[&net, "--arch", CT, "--images", &labels, "--labels", &labels], "idx3-ubyte"),
-        (&[&net, "--arch", CT, "--images", &images, "--labels", &images], "idx1-ubyte"),
         (
-            &[&net, "--arch", &CT.replace("L=16", "L=15"), "--images", &images, "--labels", &labels],
+            &[
+                &net, "--arch", vpt, "--images", &images, "--labels", &labels,
+            ],
+            "not a classifier",
+        ),
+        (
+            &[&net, "--arch", CT, "--images", &labels, "--labels", &labels],
+            "idx3-ubyte",
+        ),
+        (
+            &[&net, "--arch", CT, "--images", &images, "--labels", &images],
+            "idx1-ubyte",
+        ),
+        (
+            &[
+                &net,
+                "--arch",
+                &CT.replace("L=16", "L=15"),
+                "--images",
+                &images,
+                "--labels",
+                &labels,
+            ],
             "does not load",
         ),
     ];

@@ -109,8 +109,7 @@ where
             .then(|| SMatrix::<S, D, T>::from_column_slice(patches.as_slice()))
             .ok_or_else(|| Error::Unsupported {
                 arch: self.arch.to_string(),
-                reason: "does not read MNIST images (16 patches of 7×7: dim = 49, seq = 16)"
-                    .into(),
+                reason: "does not read MNIST images (16 patches of 7×7: dim = 49, seq = 16)".into(),
             })?;
         Ok(self.run(&z))
     }
@@ -170,11 +169,15 @@ fn on_grid<S: Scalar>(file: &GmlFile, arch: &Arch, ct: &Ct) -> Result<Box<dyn Cl
     type Att<S, C, P> = MultiHeadAttention<S, 49, 7, 7, C, P>;
     type Ff<S> = ResNetLayer<S, 49, Tanh>;
     match (ct.stiefel, ct.add_connection) {
-        (true, false) => load::<S, Att<S, NoConnection, Stiefel>, Ff<S>, 49, 16, 10>(file, arch, ct.l),
+        (true, false) => {
+            load::<S, Att<S, NoConnection, Stiefel>, Ff<S>, 49, 16, 10>(file, arch, ct.l)
+        }
         (false, false) => {
             load::<S, Att<S, NoConnection, Euclidean>, Ff<S>, 49, 16, 10>(file, arch, ct.l)
         }
-        (true, true) => load::<S, Att<S, AddConnection, Stiefel>, Ff<S>, 49, 16, 10>(file, arch, ct.l),
+        (true, true) => {
+            load::<S, Att<S, AddConnection, Stiefel>, Ff<S>, 49, 16, 10>(file, arch, ct.l)
+        }
         (false, true) => {
             load::<S, Att<S, AddConnection, Euclidean>, Ff<S>, 49, 16, 10>(file, arch, ct.l)
         }
@@ -231,7 +234,10 @@ fn idx(path: &Path, dims: u8, expected: &'static str) -> Result<(Vec<usize>, Vec
     let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
     let header = 4 * (1 + usize::from(dims));
     if bytes.len() < header {
-        return Err(bad(format!("{} bytes, shorter than its header", bytes.len())));
+        return Err(bad(format!(
+            "{} bytes, shorter than its header",
+            bytes.len()
+        )));
     }
     if bytes[..4] != [0, 0, 8, dims] {
         return Err(bad(format!(
@@ -317,7 +323,11 @@ impl Evaluation {
 
     /// How many were classified correctly.
     pub fn correct(&self) -> usize {
-        self.confusion.iter().enumerate().map(|(k, row)| row[k]).sum()
+        self.confusion
+            .iter()
+            .enumerate()
+            .map(|(k, row)| row[k])
+            .sum()
     }
 
     /// The fraction classified correctly (0 for no images).
@@ -338,10 +348,10 @@ impl Evaluation {
 
 /// The first index of the largest probability (GML's `argmax`).
 pub fn predicted(probabilities: &[f64]) -> usize {
-    probabilities
-        .iter()
-        .enumerate()
-        .fold(0, |best, (k, p)| if *p > probabilities[best] { k } else { best })
+    probabilities.iter().enumerate().fold(
+        0,
+        |best, (k, p)| if *p > probabilities[best] { k } else { best },
+    )
 }
 
 /// Classifies every image and counts the outcomes against `labels`.

@@ -29,11 +29,17 @@ fn network_path(k: usize) -> PathBuf {
 }
 
 fn images() -> Images {
-    Images::read(repository("fixtures/mnist/mnist-train-300-images.idx3-ubyte")).unwrap()
+    Images::read(repository(
+        "fixtures/mnist/mnist-train-300-images.idx3-ubyte",
+    ))
+    .unwrap()
 }
 
 fn labels() -> Vec<u8> {
-    classify::read_labels(repository("fixtures/mnist/mnist-train-300-labels.idx1-ubyte")).unwrap()
+    classify::read_labels(repository(
+        "fixtures/mnist/mnist-train-300-labels.idx1-ubyte",
+    ))
+    .unwrap()
 }
 
 /// nn1 was trained with `Stiefel = false`, nn2 … nn4 with `Stiefel = true`; all with
@@ -69,7 +75,11 @@ fn the_shipped_sample_has_30_images_of_every_digit() {
         assert_eq!(labels.iter().filter(|&&l| l == digit).count(), 30);
     }
     // Interleaved: every prefix of ten is one of each digit.
-    assert!(labels.chunks(10).all(|c| c == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]));
+    assert!(
+        labels
+            .chunks(10)
+            .all(|c| c == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+    );
 }
 
 #[test]
@@ -95,7 +105,10 @@ fn the_four_networks_classify_real_images_as_gml_reports() {
             continue;
         }
         let sigma = (gml * (1.0 - gml) / 300.0).sqrt();
-        assert!(evaluation.accuracy() >= gml - 4.0 * sigma, "nn{k}: {accuracy:?}");
+        assert!(
+            evaluation.accuracy() >= gml - 4.0 * sigma,
+            "nn{k}: {accuracy:?}"
+        );
     }
     // GML's ranking: nn2 (Adam, Stiefel) > nn4 (momentum) > nn3 (gradient descent) > nn1 (stuck).
     assert!(accuracy[1] > accuracy[3] && accuracy[3] > accuracy[2] && accuracy[2] > accuracy[0]);
@@ -134,7 +147,11 @@ fn f32_and_f64_agree() {
             double.image_probabilities(image).unwrap(),
         );
         assert_eq!(classify::predicted(&p32), classify::predicted(&p64));
-        let gap = p32.iter().zip(&p64).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        let gap = p32
+            .iter()
+            .zip(&p64)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
         assert!(gap < 1e-4, "{gap}");
     }
 }

@@ -53,7 +53,11 @@ fn chain(rng: &mut SmallRng, attention: impl Fn(&mut SmallRng) -> Layer) -> Vec<
             layers.push(attention(rng));
             for _ in 0..2 {
                 let weight = uniform(rng, HIDDEN * N);
-                layers.push(Layer::Gradient(weight, uniform(rng, HIDDEN), uniform(rng, HIDDEN)));
+                layers.push(Layer::Gradient(
+                    weight,
+                    uniform(rng, HIDDEN),
+                    uniform(rng, HIDDEN),
+                ));
             }
         }
     }
@@ -90,7 +94,9 @@ fn write(layers: &[Layer]) -> GmlFile {
                 let mut a = group.create_group("A");
                 a.set_attr("gml_type", AttrValue::AsciiString("SymmetricMatrix".into()));
                 a.create_dataset("S").with_f32_data(packed);
-                a.create_dataset("n").with_i64_data(&[*n as i64]).with_shape(&[]);
+                a.create_dataset("n")
+                    .with_i64_data(&[*n as i64])
+                    .with_shape(&[]);
                 group.add_group(a.finish());
             }
             Layer::Gradient(weight, bias, scale) => {
@@ -110,7 +116,11 @@ fn wide(values: &[f32]) -> Vec<f64> {
 
 /// The chain applied layer by layer, each layer built by hand from the written values: gradient
 /// layer `i` of a stack is `Q` for even `i` (GML's `init_upper = true`).
-fn by_hand(layers: &[Layer], z: &SMatrix<f64, 4, T>, attention: impl Fn(&Layer, bool, &SMatrix<f64, 4, T>) -> SMatrix<f64, 4, T>) -> SMatrix<f64, 4, T> {
+fn by_hand(
+    layers: &[Layer],
+    z: &SMatrix<f64, 4, T>,
+    attention: impl Fn(&Layer, bool, &SMatrix<f64, 4, T>) -> SMatrix<f64, 4, T>,
+) -> SMatrix<f64, 4, T> {
     let mut z = *z;
     let mut in_stack = 0;
     let mut next_attention_is_q = true;
@@ -121,9 +131,13 @@ fn by_hand(layers: &[Layer], z: &SMatrix<f64, 4, T>, attention: impl Fn(&Layer, 
                 let q_layer = in_stack % 2 == 0;
                 in_stack += 1;
                 if q_layer {
-                    GradientLayerQ::<f64, N, HIDDEN, Tanh>::from_slices(&w, &b, &a).unwrap().forward(&z)
+                    GradientLayerQ::<f64, N, HIDDEN, Tanh>::from_slices(&w, &b, &a)
+                        .unwrap()
+                        .forward(&z)
                 } else {
-                    GradientLayerP::<f64, N, HIDDEN, Tanh>::from_slices(&w, &b, &a).unwrap().forward(&z)
+                    GradientLayerP::<f64, N, HIDDEN, Tanh>::from_slices(&w, &b, &a)
+                        .unwrap()
+                        .forward(&z)
                 }
             }
             attention_layer => {
@@ -147,10 +161,15 @@ fn symplectic_transformer_is_the_composition_of_its_layers() {
     let layers = chain(&mut rng, symmetric);
     let file = write(&layers);
     let gml: St<f64, MatrixSoftmax, SymmetricA<f64, N, GmlCompatible>> = load(&file).unwrap();
-    assert_eq!(St::<f64, MatrixSoftmax, SymmetricA<f64, N, GmlCompatible>>::LAYERS, 12);
+    assert_eq!(
+        St::<f64, MatrixSoftmax, SymmetricA<f64, N, GmlCompatible>>::LAYERS,
+        12
+    );
     let z = input(&mut rng);
     let expected = by_hand(&layers, &z, |layer, q, z| {
-        let Layer::Symmetric(packed, _) = layer else { unreachable!() };
+        let Layer::Symmetric(packed, _) = layer else {
+            unreachable!()
+        };
         let a = Symmetric::<f64, N>::from_packed(&wide(packed)).unwrap();
         if q {
             SymplecticAttentionQ::<f64, N>::symmetric_gml(a).forward(z)
@@ -161,7 +180,10 @@ fn symplectic_transformer_is_the_composition_of_its_layers() {
     assert!((gml.forward(&z) - expected).amax() < 1e-14);
     // Round trip: the network written to a blob and read back is the same network.
     let blob = to_blob(&gml).unwrap();
-    assert_eq!(read_blob::<St<f64, MatrixSoftmax, SymmetricA<f64, N, GmlCompatible>>>(&blob).unwrap(), gml);
+    assert_eq!(
+        read_blob::<St<f64, MatrixSoftmax, SymmetricA<f64, N, GmlCompatible>>>(&blob).unwrap(),
+        gml
+    );
 }
 
 #[test]
@@ -171,7 +193,9 @@ fn dense_symplectic_transformer_is_the_composition_of_its_layers() {
     let net: St<f64, VectorSoftmax, DenseA<f64, N>> = load(&write(&layers)).unwrap();
     let z = input(&mut rng);
     let expected = by_hand(&layers, &z, |layer, q, z| {
-        let Layer::Dense(a, _) = layer else { unreachable!() };
+        let Layer::Dense(a, _) = layer else {
+            unreachable!()
+        };
         let a = SMatrix::<f64, N, N>::from_column_slice(&wide(a));
         if q {
             SymplecticAttentionQ::<f64, N, VectorSoftmax>::arbitrary(a).forward(z)
@@ -191,12 +215,18 @@ fn linear_symplectic_transformer_is_the_composition_of_its_layers() {
     let net: Lst<f64> = load(&write(&layers)).unwrap();
     let z = input(&mut rng);
     let expected = by_hand(&layers, &z, |layer, q, z| {
-        let Layer::Symmetric(packed, _) = layer else { unreachable!() };
+        let Layer::Symmetric(packed, _) = layer else {
+            unreachable!()
+        };
         let packed = wide(packed);
         if q {
-            LinearSymplecticAttentionQ::<f64, N, T>::from_packed(&packed).unwrap().forward(z)
+            LinearSymplecticAttentionQ::<f64, N, T>::from_packed(&packed)
+                .unwrap()
+                .forward(z)
         } else {
-            LinearSymplecticAttentionP::<f64, N, T>::from_packed(&packed).unwrap().forward(z)
+            LinearSymplecticAttentionP::<f64, N, T>::from_packed(&packed)
+                .unwrap()
+                .forward(z)
         }
     });
     assert!((net.forward(&z) - expected).amax() < 1e-14);
@@ -227,13 +257,46 @@ fn every_variant_is_symplectic_but_gmls_symmetric_kick_with_vector_softmax() {
     let linear_layers = chain(&mut rng, linear);
     type D = Dual64;
     let symplectic = [
-        ("symmetric, GML's kick, MatrixSoftmax (GML's default)", worst::<St<D, MatrixSoftmax, SymmetricA<D, N, GmlCompatible>>>(&sym, &mut rng)),
-        ("symmetric, exact kick, MatrixSoftmax", worst::<St<D, MatrixSoftmax, SymmetricA<D, N, GradientExact>>>(&sym, &mut rng)),
-        ("symmetric, exact kick, VectorSoftmax", worst::<St<D, VectorSoftmax, SymmetricA<D, N, GradientExact>>>(&sym, &mut rng)),
-        ("dense, MatrixSoftmax", worst::<St<D, MatrixSoftmax, DenseA<D, N>>>(&dense_layers, &mut rng)),
-        ("dense, VectorSoftmax", worst::<St<D, VectorSoftmax, DenseA<D, N>>>(&dense_layers, &mut rng)),
-        ("init_upper = false", worst::<SymplecticTransformer<D, N, HIDDEN, 2, 2, Tanh, MatrixSoftmax, DenseA<D, N>, UpdateP>>(&dense_layers, &mut rng)),
-        ("linear symplectic transformer", worst::<Lst<D>>(&linear_layers, &mut rng)),
+        (
+            "symmetric, GML's kick, MatrixSoftmax (GML's default)",
+            worst::<St<D, MatrixSoftmax, SymmetricA<D, N, GmlCompatible>>>(&sym, &mut rng),
+        ),
+        (
+            "symmetric, exact kick, MatrixSoftmax",
+            worst::<St<D, MatrixSoftmax, SymmetricA<D, N, GradientExact>>>(&sym, &mut rng),
+        ),
+        (
+            "symmetric, exact kick, VectorSoftmax",
+            worst::<St<D, VectorSoftmax, SymmetricA<D, N, GradientExact>>>(&sym, &mut rng),
+        ),
+        (
+            "dense, MatrixSoftmax",
+            worst::<St<D, MatrixSoftmax, DenseA<D, N>>>(&dense_layers, &mut rng),
+        ),
+        (
+            "dense, VectorSoftmax",
+            worst::<St<D, VectorSoftmax, DenseA<D, N>>>(&dense_layers, &mut rng),
+        ),
+        (
+            "init_upper = false",
+            worst::<
+                SymplecticTransformer<
+                    D,
+                    N,
+                    HIDDEN,
+                    2,
+                    2,
+                    Tanh,
+                    MatrixSoftmax,
+                    DenseA<D, N>,
+                    UpdateP,
+                >,
+            >(&dense_layers, &mut rng),
+        ),
+        (
+            "linear symplectic transformer",
+            worst::<Lst<D>>(&linear_layers, &mut rng),
+        ),
     ];
     for (variant, error) in symplectic {
         println!("{variant}: ‖Jᵀ𝕁J − 𝕁‖_max = {error:.1e}");
@@ -252,11 +315,15 @@ fn a_transposed_gradient_weight_is_refused() {
     let layers = chain(&mut rng, linear);
     let mut file = FileBuilder::new();
     let mut group = file.create_group("L1");
-    let Layer::Symmetric(packed, _) = &layers[0] else { unreachable!() };
+    let Layer::Symmetric(packed, _) = &layers[0] else {
+        unreachable!()
+    };
     let mut a = group.create_group("A");
     a.set_attr("gml_type", AttrValue::AsciiString("SymmetricMatrix".into()));
     a.create_dataset("S").with_f32_data(packed);
-    a.create_dataset("n").with_i64_data(&[T as i64]).with_shape(&[]);
+    a.create_dataset("n")
+        .with_i64_data(&[T as i64])
+        .with_shape(&[]);
     group.add_group(a.finish());
     file.add_group(group.finish());
     let mut group = file.create_group("L2");
@@ -265,6 +332,9 @@ fn a_transposed_gradient_weight_is_refused() {
     group.create_dataset("scale").with_f32_data(&[0.0; HIDDEN]);
     file.add_group(group.finish());
     let file = GmlFile::from_bytes(file.finish().unwrap()).unwrap();
-    type Pair = (LinearSymplecticAttentionQ<f64, N, T>, GradientLayerQ<f64, N, HIDDEN, Tanh>);
+    type Pair = (
+        LinearSymplecticAttentionQ<f64, N, T>,
+        GradientLayerQ<f64, N, HIDDEN, Tanh>,
+    );
     assert!(load::<Pair>(&file).is_err());
 }

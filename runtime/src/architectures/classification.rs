@@ -4,8 +4,7 @@
 use nalgebra::{RealField, SMatrix, SVector};
 
 use crate::{
-    Field, MultiHeadAttention, ResNetLayer, SequenceLayer, Softmax, Transformer,
-    VectorSoftmax,
+    Field, MultiHeadAttention, ResNetLayer, SequenceLayer, Softmax, Transformer, VectorSoftmax,
 };
 
 /// GML's `ClassificationLayer(D, CLASSES, softmax; average = false)`: the class probabilities
@@ -101,7 +100,8 @@ impl<Body, Head> Classifier<Body, Head> {
     }
 }
 
-impl<S, const D: usize, const CLASSES: usize, Body> Classifier<Body, ClassificationLayer<S, D, CLASSES>>
+impl<S, const D: usize, const CLASSES: usize, Body>
+    Classifier<Body, ClassificationLayer<S, D, CLASSES>>
 where
     S: RealField + Copy,
 {

@@ -54,7 +54,7 @@ impl<S, const N: usize, const HIDDEN: usize, const NS: usize, Act, First: PhaseS
 
     /// Whether layer `i` (from 0) updates `q` (GML's `GradientLayerQ`) rather than `p`.
     pub const fn layer_updates_q(i: usize) -> bool {
-        (i % 2 == 0) == First::UPDATES_Q
+        i.is_multiple_of(2) == First::UPDATES_Q
     }
 }
 
@@ -107,8 +107,16 @@ pub type SymplecticTransformer<
     Weight = DenseA<S, N>,
     First = UpdateQ,
 > = Transformer<
-    Transformer<SymplecticAttentionQ<S, N, Sm, Weight>, SympNetStack<S, N, HIDDEN, NS, Act, First>, 1>,
-    Transformer<SymplecticAttentionP<S, N, Sm, Weight>, SympNetStack<S, N, HIDDEN, NS, Act, First>, 1>,
+    Transformer<
+        SymplecticAttentionQ<S, N, Sm, Weight>,
+        SympNetStack<S, N, HIDDEN, NS, Act, First>,
+        1,
+    >,
+    Transformer<
+        SymplecticAttentionP<S, N, Sm, Weight>,
+        SympNetStack<S, N, HIDDEN, NS, Act, First>,
+        1,
+    >,
     L,
 >;
 
@@ -138,7 +146,7 @@ mod tests {
     fn init_upper_picks_the_first_side() {
         type Upper = SympNetStack<f64, 1, 1, 3, crate::Tanh, UpdateQ>;
         type Lower = SympNetStack<f64, 1, 1, 3, crate::Tanh, UpdateP>;
-        assert_eq!((0..3).map(Upper::layer_updates_q).collect::<Vec<_>>(), [true, false, true]);
-        assert_eq!((0..3).map(Lower::layer_updates_q).collect::<Vec<_>>(), [false, true, false]);
+        assert_eq!([0, 1, 2].map(Upper::layer_updates_q), [true, false, true]);
+        assert_eq!([0, 1, 2].map(Lower::layer_updates_q), [false, true, false]);
     }
 }

@@ -15,7 +15,10 @@ impl<S: Field, const D: usize, const CLASSES: usize> Schema for ClassificationLa
 
     fn describe<V: Visit + ?Sized>(visitor: &mut V) {
         visitor.layer();
-        visitor.param(&matrix_param::<CLASSES, D>(Name::new("weight"), Kind::Dense));
+        visitor.param(&matrix_param::<CLASSES, D>(
+            Name::new("weight"),
+            Kind::Dense,
+        ));
     }
 
     fn read<Src: Source<S> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error> {

@@ -10,12 +10,14 @@ use super::layers::{
 };
 use super::{Kind, Name, Schema, Sink, Source, Visit};
 use crate::{
-    DenseA, Field, GradientLayer, GradientLayerQ, LinearSymplecticAttention, PhaseSide,
-    SympNetStack, Sym, SymmetricA, SymplecticAttention,
+    DenseA, Field, GradientLayer, GradientLayerQ, LinearSymplecticAttention, PhaseSide, Sym,
+    SymmetricA, SympNetStack, SymplecticAttention,
 };
 
 /// GML's `SymplecticAttention(…; symmetric = false)`: a dense `A` (`N×N`).
-impl<S: Field, const N: usize, Side, Sm> Schema for SymplecticAttention<S, N, Side, Sm, DenseA<S, N>> {
+impl<S: Field, const N: usize, Side, Sm> Schema
+    for SymplecticAttention<S, N, Side, Sm, DenseA<S, N>>
+{
     type Scalar = S;
     const SCALARS: usize = N * N;
     const LAYERS: usize = 1;
