@@ -8,6 +8,8 @@
 //! - `geomattn rollout FILE --arch SPEC --init STATE`: a trajectory as CSV, optionally a plot.
 //! - `geomattn check FILE --arch SPEC`: the promised structure, measured.
 //! - `geomattn export FILE --arch SPEC --to blob|rust -o OUT`: the network for another program.
+//! - `geomattn classify FILE --arch SPEC --images IMAGES --labels LABELS`: a classifier's
+//!   accuracy, per class and as a confusion matrix.
 //! - `geomattn report [--quick]`: the tables of the layers (Cayley kernels, layers, fixtures).
 //!
 //! Bad input (a malformed spec, a size outside the grid, a file that does not match, a bad
@@ -15,6 +17,7 @@
 //! exits with code 1.
 
 mod check;
+mod classify;
 mod error;
 mod export;
 mod inspect;
@@ -46,7 +49,9 @@ fn after_help() -> String {
         "SPEC names an architecture and all its options, e.g.\n  \
          \"vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)\"\n  \
          \"vpff(dim=3, n_blocks=6, n_linear=1, activation=tanh)\"\n  \
-         \"st(dim=3, seq=3, n_heads=1, n_blocks=2, L=3, activation=tanh, add_connection=false)\"\n\
+         \"st(dim=3, seq=3, n_heads=1, n_blocks=2, L=3, activation=tanh, add_connection=false)\"\n  \
+         \"classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, Stiefel=true, \
+         add_connection=false)\"\n\
          (GML's own constructor calls are accepted too). Compiled sizes:\n{}",
         geomattn_spec::grid::describe()
     )
@@ -66,6 +71,8 @@ enum Command {
     /// Write the network for another program: the runtime's blob, or a Rust module with the
     /// weights as literals.
     Export(export::Args),
+    /// Classify labelled images (IDX files, as MNIST's): accuracy, per class, confusion matrix.
+    Classify(classify::Args),
     /// The tables of the layers: Cayley kernels, layers, structure, fixtures, accuracy.
     Report {
         /// A short run (fewer timing rounds and samples).
@@ -89,6 +96,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Some(Command::Rollout(args)) => rollout::run(&args),
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Export(args)) => export::run(&args),
+        Some(Command::Classify(args)) => classify::run(&args),
         Some(Command::Report { quick }) => {
             report::run(quick);
             Ok(ExitCode::SUCCESS)

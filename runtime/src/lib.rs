@@ -34,8 +34,10 @@ pub mod vpa;
 // namespace, `geomattn::gml`.
 pub use activation::{Activation, Identity, Tanh};
 pub use architectures::{
-    LinearPair, ResNetStack, StandardTransformerIntegrator, Transformer,
-    VolumePreservingFeedForward, VolumePreservingTransformer, VpffBlock, iterate,
+    ClassificationLayer, ClassificationTransformer, Classifier, LinearPair,
+    LinearSymplecticTransformer, ResNetStack, StandardTransformerIntegrator, SympNetStack,
+    SymplecticTransformer, Transformer, VolumePreservingFeedForward, VolumePreservingTransformer,
+    VpffBlock, iterate, mnist_patches,
 };
 pub use cayley::{Elimination, Generated, GramSchmidt, LuSolve, NalgebraInverse};
 pub use correlation::{

@@ -86,6 +86,28 @@ pub struct St {
     pub add_connection: bool,
 }
 
+/// GML's `ClassificationTransformer(dl; n_heads, L, Stiefel, add_connection)` on sequences of
+/// `seq` columns in `R^dim` (GML reads `dim`, `seq` and `classes` from its data loader):
+/// `L × [MultiHeadAttention, ResNetLayer(dim, tanh)]`, then `ClassificationLayer(dim, classes,
+/// softmax)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ct {
+    /// The dimension of one column (49 for MNIST's 7×7 patches).
+    pub dim: usize,
+    /// Columns per input (16 patches for MNIST).
+    pub seq: usize,
+    /// Classes.
+    pub classes: usize,
+    /// Attention heads.
+    pub n_heads: usize,
+    /// Transformer blocks.
+    pub l: usize,
+    /// Whether the attention's projections are on the Stiefel manifold.
+    pub stiefel: bool,
+    /// Whether the attention adds its input to its output.
+    pub add_connection: bool,
+}
+
 /// An architecture with all its options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Arch {
@@ -95,6 +117,9 @@ pub enum Arch {
     Vpff(Vpff),
     /// Standard transformer integrator.
     St(St),
+    /// Classification transformer (GML's MNIST classifier): not an integrator, see
+    /// [`crate::classify`].
+    Ct(Ct),
 }
 
 impl Arch {
@@ -104,6 +129,7 @@ impl Arch {
             Self::Vpt(v) => v.dim,
             Self::Vpff(v) => v.dim,
             Self::St(s) => s.dim,
+            Self::Ct(c) => c.dim,
         }
     }
 
@@ -113,6 +139,7 @@ impl Arch {
             Self::Vpt(v) => v.seq,
             Self::Vpff(_) => 1,
             Self::St(s) => s.seq,
+            Self::Ct(c) => c.seq,
         }
     }
 }
@@ -160,12 +187,28 @@ const ST: Grammar = Grammar {
     ],
 };
 
+const CT: Grammar = Grammar {
+    short: "classification_transformer",
+    gml: "ClassificationTransformer",
+    positional: &["dim", "seq", "classes"],
+    keys: &[
+        "dim",
+        "seq",
+        "classes",
+        "n_heads",
+        "L",
+        "Stiefel",
+        "add_connection",
+    ],
+};
+
 /// GML's spellings of some keys, and the one this crate uses.
 const ALIASES: &[(&str, &str)] = &[
     ("sys_dim", "dim"),
     ("seq_length", "seq"),
     ("l", "L"),
     ("resnet_activation", "activation"),
+    ("stiefel", "Stiefel"),
 ];
 
 /// The options of one spec, by key, as text.
@@ -277,13 +320,14 @@ impl FromStr for Arch {
             .strip_suffix(')')
             .ok_or_else(|| malformed("expected a closing `)` at the end"))?;
         let name = name.trim();
-        let grammar = [VPT, VPFF, ST]
+        let grammar = [VPT, VPFF, ST, CT]
             .into_iter()
             .find(|g| name.eq_ignore_ascii_case(g.short) || name == g.gml)
             .ok_or_else(|| {
                 malformed(&format!(
                     "unknown architecture `{name}` (known: vpt = VolumePreservingTransformer, \
-                     vpff = VolumePreservingFeedForward, st = StandardTransformerIntegrator)"
+                     vpff = VolumePreservingFeedForward, st = StandardTransformerIntegrator, \
+                     classification_transformer = ClassificationTransformer)"
                 ))
             })?;
         let options = Options::parse(spec, &grammar, body)?;
@@ -302,6 +346,15 @@ impl FromStr for Arch {
                 n_blocks: options.size("n_blocks")?,
                 n_linear: options.size("n_linear")?,
                 activation: options.activation("activation")?,
+            }),
+            "classification_transformer" => Self::Ct(Ct {
+                dim: options.size("dim")?,
+                seq: options.size("seq")?,
+                classes: options.size("classes")?,
+                n_heads: options.size("n_heads")?,
+                l: options.size("L")?,
+                stiefel: options.flag("Stiefel")?,
+                add_connection: options.flag("add_connection")?,
             }),
             _ => Self::St(St {
                 dim: options.size("dim")?,
@@ -342,6 +395,12 @@ impl fmt::Display for Arch {
                 f,
                 "st(dim={}, seq={}, n_heads={}, n_blocks={}, L={}, activation={}, add_connection={})",
                 s.dim, s.seq, s.n_heads, s.n_blocks, s.l, s.activation, s.add_connection
+            ),
+            Self::Ct(c) => write!(
+                f,
+                "classification_transformer(dim={}, seq={}, classes={}, n_heads={}, L={}, \
+                 Stiefel={}, add_connection={})",
+                c.dim, c.seq, c.classes, c.n_heads, c.l, c.stiefel, c.add_connection
             ),
         }
     }

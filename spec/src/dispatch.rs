@@ -42,6 +42,11 @@ macro_rules! on_grid {
                 4 => on_grid!(@st_t arch, v, $S, $k, $ctx, 4),
                 _ => Err(off_grid(arch, "dim", v.dim, &grid::ST)),
             },
+            Arch::Ct(_) => Err(Error::Unsupported {
+                arch: arch.to_string(),
+                reason: "is a classifier, not an integrator: use `geomattn classify` \
+                         (`geomattn_spec::classify`)".into(),
+            }),
         }
     }};
     (@vpt_t $a:ident, $v:ident, $S:ty, $k:ident, $ctx:expr, $d:literal) => {
@@ -125,7 +130,7 @@ pub(crate) fn off_grid(arch: &Arch, key: &str, value: impl ToString, grid: &Grid
 }
 
 /// What the loader reported, as an [`Error`] naming the file and the architecture.
-fn load_error(file: &GmlFile, arch: &Arch, source: LoadError) -> Error {
+pub(crate) fn load_error(file: &GmlFile, arch: &Arch, source: LoadError) -> Error {
     match source {
         LoadError::Hdf5 { .. } => Error::Unreadable {
             file: file.name().into(),
@@ -140,13 +145,14 @@ fn load_error(file: &GmlFile, arch: &Arch, source: LoadError) -> Error {
 }
 
 /// `L` units of attention `Att` and feed-forward part `Ff`, read one by one.
-fn units<Att, Ff>(file: &GmlFile, arch: &Arch) -> Result<Units<Att, Ff>, Error>
+pub(crate) fn units<Att, Ff>(file: &GmlFile, arch: &Arch) -> Result<Units<Att, Ff>, Error>
 where
     (Att, Ff): Schema<Scalar: RealField>,
 {
     let l = match arch {
         Arch::Vpt(v) => v.l,
         Arch::St(s) => s.l,
+        Arch::Ct(c) => c.l,
         Arch::Vpff(_) => 1,
     };
     let read = || -> Result<Units<Att, Ff>, LoadError> {

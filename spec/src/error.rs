@@ -75,6 +75,25 @@ pub enum Error {
         /// Its position (from 0).
         index: usize,
     },
+    /// The architecture cannot do what was asked (an integrator's rollout of a classifier, a
+    /// classification with an integrator).
+    #[error("{arch} {reason}")]
+    Unsupported {
+        /// The architecture.
+        arch: String,
+        /// Why, and what to use instead.
+        reason: String,
+    },
+    /// A file of images or labels (IDX, the MNIST format) is malformed.
+    #[error("`{file}` is not {expected}: {reason}")]
+    Idx {
+        /// The file.
+        file: String,
+        /// What it should hold.
+        expected: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
     /// The network's output stopped being finite.
     #[error("the network's output is not finite from state {state} on")]
     Diverged {

@@ -80,8 +80,20 @@ pub const ST: Grid = Grid {
 /// `export.rs` lists the same values (a test checks it).
 pub const BLOB_L: &[usize] = &[1, 2, 3, 4];
 
+/// The classification transformer's grid: GML's MNIST classifier (`classes = 10` too).
+pub const CT: Grid = Grid {
+    name: "classification_transformer",
+    dims: &[49],
+    seqs: &[16],
+    n_blocks: &[],
+    n_linear: &[],
+    n_heads: &[7],
+    activations: &[Activation::Tanh],
+    free: "classes = 10, any L, Stiefel and add_connection true or false",
+};
+
 /// Every grid, in the order of [`describe`].
-pub const ALL: [Grid; 3] = [VPT, VPFF, ST];
+pub const ALL: [Grid; 4] = [VPT, VPFF, ST, CT];
 
 fn list(values: &[usize]) -> String {
     let values: Vec<String> = values.iter().map(ToString::to_string).collect();

@@ -36,6 +36,7 @@
 
 mod arch;
 pub mod batch;
+pub mod classify;
 mod dispatch;
 mod error;
 pub mod export;
@@ -46,7 +47,7 @@ mod network;
 pub mod rigid_body;
 pub mod structure;
 
-pub use arch::{Activation, Arch, St, Vpff, Vpt};
+pub use arch::{Activation, Arch, Ct, St, Vpff, Vpt};
 pub use dispatch::{check, check_file, open, open_file};
 pub use error::Error;
 pub use network::{Network, Precision, Scalar};

@@ -38,9 +38,11 @@
 //! ```
 
 mod blob;
+mod classification;
 mod containers;
 mod embed;
 mod layers;
+mod symplectic;
 
 use core::fmt;
 use core::mem::MaybeUninit;

@@ -1,0 +1,110 @@
+//! `geomattn classify` on the shipped MNIST images with GML's nn3 (read from
+//! `../shared/fixtures/gml/`, skipped where absent): its tables are the library's evaluation, and
+//! bad input is one line and exit code 2.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use geomattn_spec::classify::{self, Images};
+use geomattn_spec::{Arch, Precision};
+
+const CT: &str = "classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, \
+                  Stiefel=true, add_connection=false)";
+
+fn repository(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)
+}
+
+fn paths() -> Option<[String; 3]> {
+    let net = repository("../shared/fixtures/gml/mnist_nn3.h5");
+    let images = repository("fixtures/mnist/mnist-train-300-images.idx3-ubyte");
+    let labels = repository("fixtures/mnist/mnist-train-300-labels.idx1-ubyte");
+    net.is_file()
+        .then(|| [net, images, labels].map(|p| p.display().to_string()))
+}
+
+fn geomattn(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_geomattn"))
+        .args(args)
+        .output()
+        .expect("the geomattn binary runs")
+}
+
+#[test]
+fn classify_prints_the_librarys_accuracy_and_confusion_matrix() {
+    let Some([net, images, labels]) = paths() else {
+        return;
+    };
+    let out = geomattn(&[
+        "classify", &net, "--arch", CT, "--images", &images, "--labels", &labels, "--f32",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let arch: Arch = CT.parse().unwrap();
+    let library = classify::evaluate(
+        classify::open_file(&net, &arch, Precision::F32)
+            .unwrap()
+            .as_ref(),
+        &Images::read(&images).unwrap(),
+        &classify::read_labels(&labels).unwrap(),
+    )
+    .unwrap();
+    assert!(text.contains(&format!(
+        "accuracy {:.4} ({} of 300 images",
+        library.accuracy(),
+        library.correct()
+    )));
+    // The confusion matrix: ten rows `| label | counts… |`, each the library's.
+    let rows: Vec<Vec<usize>> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("## Confusion"))
+        .filter_map(|l| {
+            let cells: Vec<usize> = l.split('|').filter_map(|c| c.trim().parse().ok()).collect();
+            (cells.len() == 11).then(|| cells[1..].to_vec())
+        })
+        .collect();
+    assert_eq!(rows, library.confusion);
+}
+
+#[test]
+fn classify_refuses_bad_input_in_one_line() {
+    let Some([net, images, labels]) = paths() else {
+        return;
+    };
+    let vpt = "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)";
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &[
+                &net, "--arch", vpt, "--images", &images, "--labels", &labels,
+            ],
+            "not a classifier",
+        ),
+        (
+            &[&net, "--arch", CT, "--images", &labels, "--labels", &labels],
+            "idx3-ubyte",
+        ),
+        (
+            &[&net, "--arch", CT, "--images", &images, "--labels", &images],
+            "idx1-ubyte",
+        ),
+        (
+            &[
+                &net,
+                "--arch",
+                &CT.replace("L=16", "L=15"),
+                "--images",
+                &images,
+                "--labels",
+                &labels,
+            ],
+            "does not load",
+        ),
+    ];
+    for (args, message) in cases {
+        let out = geomattn(&[&["classify"], args].concat());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(message), "{err}");
+    }
+}

@@ -1,0 +1,81 @@
+//! The schemas of GML's classification networks: the classification layer's `weight`, and a
+//! [`Classifier`]'s body then its layer, filled in place.
+
+use core::mem::MaybeUninit;
+
+use super::layers::{matrix_param, read_matrix, write_matrix};
+use super::{Kind, Name, Schema, Sink, Source, Visit, fill};
+use crate::{ClassificationLayer, Classifier, Field};
+
+/// GML's `ClassificationLayer(D, CLASSES, σ)`: one dense `weight` (`CLASSES×D`), no bias.
+impl<S: Field, const D: usize, const CLASSES: usize> Schema for ClassificationLayer<S, D, CLASSES> {
+    type Scalar = S;
+    const SCALARS: usize = CLASSES * D;
+    const LAYERS: usize = 1;
+
+    fn describe<V: Visit + ?Sized>(visitor: &mut V) {
+        visitor.layer();
+        visitor.param(&matrix_param::<CLASSES, D>(
+            Name::new("weight"),
+            Kind::Dense,
+        ));
+    }
+
+    fn read<Src: Source<S> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error> {
+        source.begin_layer()?;
+        let weight = read_matrix(source, Name::new("weight"), Kind::Dense)?;
+        source.end_layer()?;
+        Ok(Self::new(weight))
+    }
+
+    fn write<K: Sink<S> + ?Sized>(&self, sink: &mut K) -> Result<(), K::Error> {
+        sink.begin_layer()?;
+        write_matrix(sink, Name::new("weight"), Kind::Dense, self.weight())
+    }
+}
+
+/// The body's layers, then the classification layer's.
+impl<S: Copy, Body, Head> Schema for Classifier<Body, Head>
+where
+    Body: Schema<Scalar = S>,
+    Head: Schema<Scalar = S>,
+{
+    type Scalar = S;
+    const SCALARS: usize = Body::SCALARS + Head::SCALARS;
+    const LAYERS: usize = Body::LAYERS + Head::LAYERS;
+
+    fn describe<V: Visit + ?Sized>(visitor: &mut V) {
+        Body::describe(visitor);
+        Head::describe(visitor);
+    }
+
+    fn read<Src: Source<S> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error> {
+        let body = Body::read(source)?;
+        Ok(Self::new(body, Head::read(source)?))
+    }
+
+    fn read_into<'slot, Src: Source<S> + ?Sized>(
+        slot: &'slot mut MaybeUninit<Self>,
+        source: &mut Src,
+    ) -> Result<&'slot mut Self, Src::Error> {
+        let base = slot.as_mut_ptr();
+        // SAFETY: `&raw mut` takes each field's address inside the slot without a reference to
+        // the (uninitialised) field; `MaybeUninit<F>` has `F`'s layout and accepts any bits, and
+        // the two references name different fields, so they do not alias.
+        let (body, head) = unsafe {
+            (
+                &mut *(&raw mut (*base).body).cast::<MaybeUninit<Body>>(),
+                &mut *(&raw mut (*base).head).cast::<MaybeUninit<Head>>(),
+            )
+        };
+        fill(body, source)?;
+        fill(head, source)?;
+        // SAFETY: both fields have been filled (`fill` checks each).
+        Ok(unsafe { slot.assume_init_mut() })
+    }
+
+    fn write<K: Sink<S> + ?Sized>(&self, sink: &mut K) -> Result<(), K::Error> {
+        self.body().write(sink)?;
+        self.head().write(sink)
+    }
+}
