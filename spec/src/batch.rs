@@ -91,6 +91,7 @@ fn network_name(arch: &Arch) -> &'static str {
         Arch::Vpt(_) => "VolumePreservingTransformer",
         Arch::Vpff(_) => "VolumePreservingFeedForward",
         Arch::St(_) => "StandardTransformerIntegrator",
+        Arch::Ct(_) => "ClassificationTransformer",
     }
 }
 

@@ -58,6 +58,7 @@ fn transformer_l(arch: &Arch) -> usize {
     match arch {
         Arch::Vpt(v) => v.l,
         Arch::St(s) => s.l,
+        Arch::Ct(c) => c.l,
         Arch::Vpff(_) => 1,
     }
 }
@@ -177,6 +178,26 @@ pub fn rust_type(arch: &Arch, precision: Precision) -> String {
                 nb = v.n_blocks,
                 act = activation(v.activation),
                 l = v.l,
+            )
+        }
+        Arch::Ct(c) => {
+            let connection = if c.add_connection {
+                "AddConnection"
+            } else {
+                "NoConnection"
+            };
+            // `Euclidean` is the projections' default, which `type_name` leaves out too.
+            let projection = if c.stiefel { ", geomattn::Stiefel" } else { "" };
+            format!(
+                "geomattn::Classifier<geomattn::Transformer<geomattn::MultiHeadAttention<{s}, {d}, \
+                 {h}, {dh}, geomattn::{connection}{projection}>, \
+                 geomattn::ResNetLayer<{s}, {d}, geomattn::Tanh>, {l}>, \
+                 geomattn::ClassificationLayer<{s}, {d}, {classes}>>",
+                d = c.dim,
+                h = c.n_heads,
+                dh = c.dim / c.n_heads,
+                l = c.l,
+                classes = c.classes,
             )
         }
     }

@@ -153,3 +153,40 @@ fn without_paths_drops_module_paths_and_spaces_only() {
         "C<E<f32,3>,F,12>"
     );
 }
+
+/// The classifier's text (its export is refused, as `Unsupported`, but the text is public) is
+/// the runtime's `ClassificationTransformer` alias, for both kinds of projections and connections.
+#[test]
+fn the_rust_type_of_the_classifier_is_the_runtimes_alias() {
+    use geomattn::{
+        AddConnection, ClassificationTransformer, Euclidean, NoConnection, Stiefel, Tanh,
+    };
+    let spec = |stiefel: bool, add: bool| -> Arch {
+        format!(
+            "classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, \
+             Stiefel={stiefel}, add_connection={add})"
+        )
+        .parse()
+        .unwrap()
+    };
+    let cases = [
+        (
+            spec(true, false),
+            type_name::<
+                ClassificationTransformer<f32, 49, 7, 7, 16, 10, NoConnection, Stiefel, Tanh>,
+            >(),
+        ),
+        (
+            spec(false, true),
+            type_name::<
+                ClassificationTransformer<f32, 49, 7, 7, 16, 10, AddConnection, Euclidean, Tanh>,
+            >(),
+        ),
+    ];
+    for (arch, name) in cases {
+        assert_eq!(
+            without_paths(&rust_type(&arch, Precision::F32)),
+            without_paths(name)
+        );
+    }
+}
