@@ -69,7 +69,8 @@ class Network:
         """The forward pass of one window ``(dim, seq)`` or a batch ``(B, dim, seq)``; same shape out.
 
         Unchecked, NaN and ∞ propagate; with ``checked=True`` the first non-finite value of an
-        input or an output raises ``ValueError`` naming the window and the time step.
+        input or of a layer's output (the network's checked pass) raises ``ValueError`` naming the
+        window, the time step and the layer.
         """
     def rollout(self, z0: _Array, steps: int, *, checked: bool = False) -> _Array:
         """GML's ``iterate`` (prediction window ``seq``) from one initial window ``(dim, seq)``

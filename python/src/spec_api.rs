@@ -283,14 +283,7 @@ pub(crate) mod attention {
             output: &mut [X],
             checked: bool,
         ) -> Result<(), geomattn::Error> {
-            batch::forward::<X, X, _, D, D>(
-                &self.0,
-                "VolumePreservingAttention",
-                input,
-                layout,
-                output,
-                checked,
-            )
+            batch::forward::<X, X, _, D, D>(&self.0, input, layout, output, checked)
         }
     }
 

@@ -99,8 +99,7 @@ macro_rules! batch_methods {
     ($($forward:ident, $rollout:ident, $X:ty;)*) => {$(
         fn $forward(&self, input: &[$X], layout: Layout, output: &mut [$X], checked: bool)
             -> Result<(), Error> {
-            forward::<S, $X, Net, D, T>(&self.net, network_name(&self.arch), input, layout,
-                                         output, checked)
+            forward::<S, $X, Net, D, T>(&self.net, input, layout, output, checked)
         }
         fn $rollout(&self, initial: &[$X], layout: Layout, output: &mut [$X], checked: bool)
             -> Result<(), Error> {
@@ -141,6 +140,17 @@ fn first_non_finite<S: Scalar, const D: usize, const T: usize>(
         .position(|c| c.iter().any(|x| !x.is_finite()))
 }
 
+/// `error`, naming window `k` of the batch if it is a non-finite value.
+fn in_window(error: Error, k: usize) -> Error {
+    match error {
+        Error::NonFinite(mut at) => {
+            at.sequence = Some(k);
+            Error::NonFinite(at)
+        }
+        other => other,
+    }
+}
+
 fn non_finite(sequence: usize, layer: &'static str, step: usize) -> Error {
     Error::NonFinite(NonFinite {
         sequence: Some(sequence),
@@ -179,15 +189,15 @@ fn items(
 
 /// The forward pass of `net` on every window of `input` (`D·T` values each, in `layout`), written
 /// row-major into `output`. Unchecked (`checked = false`), NaN and ∞ propagate as in the
-/// layers; checked, the first non-finite value of an input or an output is an error naming the
-/// window, the time step and `name` (the windows before it are written).
+/// layers; checked, each window runs the network's checked pass, and the first non-finite value
+/// (of the input, or of a layer's output) is an error naming the window, the time step and the
+/// layer (the windows before it are written).
 ///
 /// # Errors
 /// [`Error::BatchShape`] if the buffers are not a whole number of windows each, or differ in
 /// length; [`Error::NonFinite`] (checked only).
 pub fn forward<S, X, Net, const D: usize, const T: usize>(
     net: &Net,
-    name: &'static str,
     input: &[X],
     layout: Layout,
     output: &mut [X],
@@ -205,13 +215,13 @@ where
         .enumerate()
     {
         let z = window::<S, X, D, T>(z, layout);
-        if checked && let Some(step) = first_non_finite(&z) {
-            return Err(non_finite(k, "input", step));
-        }
-        let y = net.forward(&z);
-        if checked && let Some(step) = first_non_finite(&y) {
-            return Err(non_finite(k, name, step));
-        }
+        // Checked: the network's own checked pass, which names the layer (and block, and field
+        // of a derived network) where the first non-finite value appears; here the window too.
+        let y = if checked {
+            net.forward_checked(&z).map_err(|e| in_window(e, k))?
+        } else {
+            net.forward(&z)
+        };
         // `y` is column-major; row-major out is its transpose's column-major order.
         for (slot, x) in out.iter_mut().zip(y.transpose().iter()) {
             *slot = X::from_double(x.to_double());
