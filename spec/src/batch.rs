@@ -15,7 +15,7 @@
 //!                        0.0, 1.0, 1.0);
 //! let rows = [1.0, 0.0, 1.0, 0.0, 1.0, 1.0]; // numpy's z in C order
 //! let mut out = [0.0; 6];
-//! forward(&layer, "attention", &rows, Layout::Rows, &mut out, false)?;
+//! forward(&layer, &rows, Layout::Rows, &mut out, false)?;
 //! assert_eq!(out.to_vec(), layer.forward(&z).transpose().as_slice().to_vec());
 //! # Ok::<(), geomattn::Error>(())
 //! ```

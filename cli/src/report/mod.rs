@@ -4,6 +4,7 @@
 pub mod attention;
 pub mod cayley;
 pub mod gml;
+pub mod mnist;
 pub mod supporting;
 mod table;
 pub mod vpa;
@@ -36,6 +37,7 @@ pub fn run(quick: bool) {
     println!("{}", vpa::table());
     println!("{}", attention::table());
     println!("{}", gml::table());
+    println!("{}", mnist::table());
     println!("{}", supporting::table());
 }
 
