@@ -164,3 +164,63 @@ fn a_file_of_another_variant_or_size_is_refused() {
         assert!(matches!(error, Error::Load { .. }), "{arch}: {error}");
     }
 }
+
+/// `spec` with every `?` filled in from `values` (key, value).
+fn filled(spec: &str, values: &[(&str, &str)]) -> Arch {
+    let mut spec = spec.to_owned();
+    for (key, value) in values {
+        spec = spec.replace(&format!(" {key}=?"), &format!(" {key}={value}"));
+    }
+    assert!(!spec.contains('?'), "{spec}");
+    spec.parse().unwrap()
+}
+
+#[test]
+fn inspect_finds_the_symplectic_transformers_a_file_can_be() {
+    let values = [
+        ("seq", "3"),
+        ("sympnet_activation", "tanh"),
+        ("activation", "tanh"),
+        ("attention_activation", "VectorSoftmax"),
+        ("init_upper", "true"),
+        ("kick", "gml"),
+    ];
+    let cases = [
+        (
+            dense_file(),
+            vec![
+                "symplectic_transformer(dim=4, seq=?, n_sympnet=2, upscaling_dimension=8, L=2, \
+                 sympnet_activation=?, attention_activation=?, init_upper=?, symmetric=false)",
+            ],
+        ),
+        // A symmetric 2×2 A: symplectic attention of n = 2, or linear attention of seq = 2.
+        (
+            symmetric_file(),
+            vec![
+                "symplectic_transformer(dim=4, seq=?, n_sympnet=2, upscaling_dimension=8, L=2, \
+                 sympnet_activation=?, attention_activation=?, init_upper=?, symmetric=true, \
+                 kick=?)",
+                "linear_symplectic_transformer(dim=4, seq=2, n_sympnet=2, upscaling_dimension=8, \
+                 L=2, activation=?, init_upper=?)",
+            ],
+        ),
+        (
+            linear_file(),
+            vec![
+                "linear_symplectic_transformer(dim=4, seq=3, n_sympnet=2, upscaling_dimension=8, \
+                 L=2, activation=?, init_upper=?)",
+            ],
+        ),
+    ];
+    for (file, expected) in cases {
+        let found = geomattn_spec::inspect::inspect(&file).unwrap();
+        let specs: Vec<&str> = found.matches.iter().map(|m| m.spec.as_str()).collect();
+        assert_eq!(specs, expected);
+        for m in &found.matches {
+            let unknown = m.spec.matches('?').count();
+            assert_eq!(m.unknown.len(), unknown, "{m:?}");
+            // Filled in, the suggestion loads the file.
+            open(&file, &filled(&m.spec, &values), Precision::F64).unwrap();
+        }
+    }
+}
