@@ -23,6 +23,10 @@ pub enum Layer {
     Symmetric(Vec<f32>, usize),
     /// A gradient layer: `weight` (`hidden×n`, column-major), `bias`, `scale` (`hidden` each).
     Gradient(Vec<f32>, Vec<f32>, Vec<f32>),
+    /// A ResNet layer: `weight` (`d×d`, column-major), `bias` (`d`).
+    ResNet(Vec<f32>, Vec<f32>),
+    /// A classification layer: `weight` (`classes×d`, column-major), `classes`.
+    Classification(Vec<f32>, usize),
 }
 
 /// `len` values uniform in `(−1, 1)`.
@@ -88,6 +92,19 @@ pub fn to_bytes(layers: &[Layer]) -> Vec<u8> {
                 matrix(&mut group, "weight", weight, hidden, weight.len() / hidden);
                 group.create_dataset("bias").with_f32_data(bias);
                 group.create_dataset("scale").with_f32_data(scale);
+            }
+            Layer::ResNet(weight, bias) => {
+                matrix(&mut group, "weight", weight, bias.len(), bias.len());
+                group.create_dataset("bias").with_f32_data(bias);
+            }
+            Layer::Classification(weight, classes) => {
+                matrix(
+                    &mut group,
+                    "weight",
+                    weight,
+                    *classes,
+                    weight.len() / classes,
+                );
             }
         }
         file.add_group(group.finish());
