@@ -5,7 +5,9 @@
 //! A blob's header holds the fingerprint of the network's *type*, so the network is loaded as the
 //! type a user declares: the built-in architecture with its `L` as a const parameter
 //! (`VolumePreservingTransformer<f32, 3, 3, 2, 1, 3, Tanh>`), not the units read one by one that
-//! [`open`](crate::open) runs. The transformers export for the `L` of [`grid::BLOB_L`].
+//! [`open`](crate::open) runs. The transformers export for the `L` of [`grid::BLOB_L`]. The
+//! symplectic transformers have no blob export ([`Error::Unsupported`]: their types are not
+//! compiled here a second time); their [`rust_type`] is given, for `--to rust`.
 //!
 //! ```
 //! use geomattn::{Tanh, VolumePreservingTransformer, read_blob};
