@@ -79,7 +79,10 @@ fn export_of_a_symplectic_transformer_is_a_rust_module_not_a_blob() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("out");
     let args = ["export", SYMPT_FILE, "--arch", SYMPT, "--to", "blob", "-o"];
-    let out = geomattn_in(&repository(), &[&args[..], &[target.to_str().unwrap()]].concat());
+    let out = geomattn_in(
+        &repository(),
+        &[&args[..], &[target.to_str().unwrap()]].concat(),
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("no blob export"), "{}", stderr(&out));
     assert!(!target.exists());

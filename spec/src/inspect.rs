@@ -215,10 +215,10 @@ fn kind(parameters: &[Parameter]) -> LayerKind {
         let dim = find("PQ/head_1").map_or(0, |p| parse_shape(&p.shape)[0]);
         return LayerKind::MultiHead { dim, heads };
     }
-    if let (Some(w), Some(_), Some(_)) = (find("weight"), find("bias"), find("scale")) {
-        if let [hidden, n] = parse_shape(&w.shape)[..] {
-            return LayerKind::Gradient { n, hidden };
-        }
+    if let (Some(w), Some(_), Some(_)) = (find("weight"), find("bias"), find("scale"))
+        && let [hidden, n] = parse_shape(&w.shape)[..]
+    {
+        return LayerKind::Gradient { n, hidden };
     }
     match (find("A"), find("weight"), find("bias")) {
         (Some(a), None, None) if a.kind.starts_with("symmetric") => LayerKind::SymmetricAttention {
@@ -374,7 +374,7 @@ fn symplectic(half: &[Layer], halves: usize) -> Option<Vec<Match>> {
     let gradients = half[1..]
         .iter()
         .all(|layer| layer.kind == LayerKind::Gradient { n, hidden });
-    if !gradients || halves % 2 != 0 {
+    if !gradients || !halves.is_multiple_of(2) {
         return None;
     }
     let (dim, n_sympnet, l) = (2 * n, half.len() - 1, halves / 2);

@@ -24,10 +24,21 @@ mod symplectic_f64 {
 #[test]
 fn the_exported_symplectic_transformer_is_the_loaded_network() {
     use geomattn::{GmlCompatible, SymmetricA, SymplecticTransformer, VectorSoftmax};
-    type Declared =
-        SymplecticTransformer<f64, 2, 4, 2, 1, Tanh, VectorSoftmax, SymmetricA<f64, 2, GmlCompatible>>;
+    type Declared = SymplecticTransformer<
+        f64,
+        2,
+        4,
+        2,
+        1,
+        Tanh,
+        VectorSoftmax,
+        SymmetricA<f64, 2, GmlCompatible>,
+    >;
     let exported: &Declared = &symplectic_f64::NETWORK;
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/symplectic_transformer.h5");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/symplectic_transformer.h5"
+    );
     let loaded: Declared = load_file(path).unwrap();
     assert_eq!(*exported, loaded);
     let mut rng = SmallRng::seed_from_u64(12);
