@@ -485,3 +485,42 @@ fn usage_errors_exit_with_code_2() {
         assert!(!stderr(&out).contains("panicked"));
     }
 }
+
+/// A symplectic transformer (phase space R⁴, n_sympnet = 2, L = 1) with symmetric `A`, written
+/// in GML's layout to `dir`.
+fn symmetric_symplectic_file(dir: &Path) -> String {
+    use geomattn_testkit::gml_layout::{Layer, chain, to_bytes, uniform};
+    use rand::SeedableRng;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(4);
+    let layers = chain(&mut rng, (1, 2, 2, 4), |rng| {
+        Layer::Symmetric(uniform(rng, 3), 2)
+    });
+    let path = dir.join("symplectic.h5");
+    std::fs::write(&path, to_bytes(&layers)).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn check_of_a_symplectic_transformer_fails_only_with_gmls_symmetric_kick_and_vector_softmax() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = symmetric_symplectic_file(dir.path());
+    let spec = |softmax: &str, kick: &str| {
+        format!(
+            "symplectic_transformer(dim=4, seq=3, n_sympnet=2, upscaling_dimension=8, L=1, \
+             sympnet_activation=tanh, attention_activation={softmax}, init_upper=true, \
+             symmetric=true, kick={kick})"
+        )
+    };
+    for (softmax, kick, code, result) in [
+        ("VectorSoftmax", "gml", 1, "FAIL |"),
+        ("VectorSoftmax", "exact", 0, "pass |"),
+        ("MatrixSoftmax", "gml", 0, "pass |"),
+    ] {
+        let arch = spec(softmax, kick);
+        let out = geomattn(&["check", &file, "--arch", &arch, "--samples", "5"]);
+        assert_eq!(out.status.code(), Some(code), "{arch}: {}", stderr(&out));
+        let text = stdout(&out);
+        let row = text.lines().find(|l| l.contains("Jᵀ𝕁J")).unwrap();
+        assert!(row.ends_with(result), "{text}");
+    }
+}

@@ -108,6 +108,73 @@ pub struct Ct {
     pub add_connection: bool,
 }
 
+/// The softmax of a symplectic attention layer (GML's `activation` of `SymplecticAttention`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttentionActivation {
+    /// `MatrixSoftmax`: one softmax over the whole `T×T` matrix (GML's default).
+    MatrixSoftmax,
+    /// `VectorSoftmax`: a softmax per column.
+    VectorSoftmax,
+}
+
+/// The kick of a symmetric symplectic attention weight (geomattn's choice, not GML's: see
+/// `geomattn::symplectic::attention`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kick {
+    /// `kick=gml`: GML's `2 A p S` (`geomattn::GmlCompatible`), GML's numbers; not symplectic
+    /// with `VectorSoftmax`.
+    Gml,
+    /// `kick=exact`: the gradient `A p (S + Sᵀ)` (`geomattn::GradientExact`), symplectic with
+    /// either softmax; equal to `gml` with `MatrixSoftmax`.
+    Exact,
+}
+
+/// GML's `SymplecticTransformer(dim; n_sympnet, upscaling_dimension, L, activation, init_upper,
+/// symmetric)`, with the window length `seq` (given to `iterate`), the attention's softmax
+/// (`attention_activation`, not a constructor option of GML 0.4.8: MatrixSoftmax there) and, for
+/// `symmetric = true`, the [`Kick`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sympt {
+    /// The phase-space dimension `2n` of one state.
+    pub dim: usize,
+    /// States per window.
+    pub seq: usize,
+    /// Gradient layers after each attention layer.
+    pub n_sympnet: usize,
+    /// The gradient layers' upscaling dimension (twice their hidden units).
+    pub upscaling_dimension: usize,
+    /// Transformer units.
+    pub l: usize,
+    /// The gradient layers' activation (GML's `activation`).
+    pub sympnet_activation: Activation,
+    /// The attention's softmax.
+    pub attention_activation: AttentionActivation,
+    /// Whether the first gradient layer of each stack updates `q`.
+    pub init_upper: bool,
+    /// `None` for GML's `symmetric = false` (a dense `A`), the kick for `symmetric = true`.
+    pub symmetric: Option<Kick>,
+}
+
+/// GML's `LinearSymplecticTransformer(dim, seq_length; n_sympnet, upscaling_dimension, L,
+/// activation, init_upper)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinSympt {
+    /// The phase-space dimension `2n` of one state.
+    pub dim: usize,
+    /// States per window (the attention's `A` is `seq×seq`).
+    pub seq: usize,
+    /// Gradient layers after each attention layer.
+    pub n_sympnet: usize,
+    /// The gradient layers' upscaling dimension (twice their hidden units).
+    pub upscaling_dimension: usize,
+    /// Transformer units.
+    pub l: usize,
+    /// The gradient layers' activation.
+    pub activation: Activation,
+    /// Whether the first gradient layer of each stack updates `q`.
+    pub init_upper: bool,
+}
+
 /// An architecture with all its options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Arch {
@@ -120,6 +187,10 @@ pub enum Arch {
     /// Classification transformer (GML's MNIST classifier): not an integrator, see
     /// [`crate::classify`].
     Ct(Ct),
+    /// Symplectic transformer.
+    Sympt(Sympt),
+    /// Linear symplectic transformer.
+    LinSympt(LinSympt),
 }
 
 impl Arch {
@@ -130,6 +201,8 @@ impl Arch {
             Self::Vpff(v) => v.dim,
             Self::St(s) => s.dim,
             Self::Ct(c) => c.dim,
+            Self::Sympt(v) => v.dim,
+            Self::LinSympt(v) => v.dim,
         }
     }
 
@@ -140,6 +213,8 @@ impl Arch {
             Self::Vpff(_) => 1,
             Self::St(s) => s.seq,
             Self::Ct(c) => c.seq,
+            Self::Sympt(v) => v.seq,
+            Self::LinSympt(v) => v.seq,
         }
     }
 }
@@ -150,6 +225,10 @@ struct Grammar {
     gml: &'static str,
     positional: &'static [&'static str],
     keys: &'static [&'static str],
+    /// Keys that may be left out (checked where the arch is built).
+    optional: &'static [&'static str],
+    /// This architecture's own spellings of GML's keys, before [`ALIASES`].
+    aliases: &'static [(&'static str, &'static str)],
 }
 
 const VPT: Grammar = Grammar {
@@ -165,12 +244,16 @@ const VPT: Grammar = Grammar {
         "activation",
         "skew_sym",
     ],
+    optional: &[],
+    aliases: &[],
 };
 const VPFF: Grammar = Grammar {
     short: "vpff",
     gml: "VolumePreservingFeedForward",
     positional: &["dim", "n_blocks", "n_linear", "activation"],
     keys: &["dim", "n_blocks", "n_linear", "activation"],
+    optional: &[],
+    aliases: &[],
 };
 const ST: Grammar = Grammar {
     short: "st",
@@ -185,6 +268,8 @@ const ST: Grammar = Grammar {
         "activation",
         "add_connection",
     ],
+    optional: &[],
+    aliases: &[],
 };
 
 const CT: Grammar = Grammar {
@@ -200,6 +285,45 @@ const CT: Grammar = Grammar {
         "Stiefel",
         "add_connection",
     ],
+    optional: &[],
+    aliases: &[],
+};
+
+const SYMPT: Grammar = Grammar {
+    short: "symplectic_transformer",
+    gml: "SymplecticTransformer",
+    positional: &["dim"],
+    keys: &[
+        "dim",
+        "seq",
+        "n_sympnet",
+        "upscaling_dimension",
+        "L",
+        "sympnet_activation",
+        "attention_activation",
+        "init_upper",
+        "symmetric",
+        "kick",
+    ],
+    optional: &["kick"],
+    aliases: &[("activation", "sympnet_activation")],
+};
+
+const LINSYMPT: Grammar = Grammar {
+    short: "linear_symplectic_transformer",
+    gml: "LinearSymplecticTransformer",
+    positional: &["dim", "seq"],
+    keys: &[
+        "dim",
+        "seq",
+        "n_sympnet",
+        "upscaling_dimension",
+        "L",
+        "activation",
+        "init_upper",
+    ],
+    optional: &[],
+    aliases: &[],
 };
 
 /// GML's spellings of some keys, and the one this crate uses.
@@ -228,7 +352,7 @@ impl<'a> Options<'a> {
         let items = body.split([',', ';']).map(str::trim);
         for item in items.filter(|item| !item.is_empty()) {
             let (key, value) = match item.split_once('=') {
-                Some((key, value)) => (canonical(key.trim()), value.trim()),
+                Some((key, value)) => (canonical(grammar, key.trim()), value.trim()),
                 None => match positional.next() {
                     Some(key) => (*key, item),
                     None => {
@@ -250,7 +374,7 @@ impl<'a> Options<'a> {
         let missing: Vec<&str> = grammar
             .keys
             .iter()
-            .filter(|k| !values.contains_key(*k))
+            .filter(|k| !values.contains_key(*k) && !grammar.optional.contains(k))
             .copied()
             .collect();
         if !missing.is_empty() {
@@ -289,6 +413,35 @@ impl<'a> Options<'a> {
         }
     }
 
+    fn attention_activation(&self, key: &str) -> Result<AttentionActivation, Error> {
+        match self.text(key) {
+            "MatrixSoftmax" => Ok(AttentionActivation::MatrixSoftmax),
+            "VectorSoftmax" => Ok(AttentionActivation::VectorSoftmax),
+            _ => Err(self.bad(key, "`MatrixSoftmax` or `VectorSoftmax`")),
+        }
+    }
+
+    /// `symmetric` and `kick`: the kick is required with `symmetric = true` and refused without.
+    fn symmetric(&self) -> Result<Option<Kick>, Error> {
+        let kick = self.values.get("kick").copied();
+        match (self.flag("symmetric")?, kick) {
+            (false, None) => Ok(None),
+            (true, Some("gml")) => Ok(Some(Kick::Gml)),
+            (true, Some("exact")) => Ok(Some(Kick::Exact)),
+            (true, Some(_)) => Err(self.bad("kick", "`gml` or `exact`")),
+            (true, None) => Err(Error::Spec {
+                spec: self.spec.into(),
+                reason: "missing kick (`symmetric = true` needs `kick=gml`, GML's numbers, or \
+                         `kick=exact`, the symplectic gradient)"
+                    .into(),
+            }),
+            (false, Some(_)) => Err(Error::Spec {
+                spec: self.spec.into(),
+                reason: "`kick` applies to `symmetric = true` only".into(),
+            }),
+        }
+    }
+
     fn bad(&self, key: &str, expected: &str) -> Error {
         Error::Spec {
             spec: self.spec.into(),
@@ -297,9 +450,11 @@ impl<'a> Options<'a> {
     }
 }
 
-fn canonical(key: &str) -> &str {
-    ALIASES
+fn canonical<'k>(grammar: &Grammar, key: &'k str) -> &'k str {
+    grammar
+        .aliases
         .iter()
+        .chain(ALIASES)
         .find(|(alias, _)| *alias == key)
         .map_or(key, |(_, name)| name)
 }
@@ -320,14 +475,16 @@ impl FromStr for Arch {
             .strip_suffix(')')
             .ok_or_else(|| malformed("expected a closing `)` at the end"))?;
         let name = name.trim();
-        let grammar = [VPT, VPFF, ST, CT]
+        let grammar = [VPT, VPFF, ST, CT, SYMPT, LINSYMPT]
             .into_iter()
             .find(|g| name.eq_ignore_ascii_case(g.short) || name == g.gml)
             .ok_or_else(|| {
                 malformed(&format!(
                     "unknown architecture `{name}` (known: vpt = VolumePreservingTransformer, \
                      vpff = VolumePreservingFeedForward, st = StandardTransformerIntegrator, \
-                     classification_transformer = ClassificationTransformer)"
+                     classification_transformer = ClassificationTransformer, \
+                     symplectic_transformer = SymplecticTransformer, \
+                     linear_symplectic_transformer = LinearSymplecticTransformer)"
                 ))
             })?;
         let options = Options::parse(spec, &grammar, body)?;
@@ -346,6 +503,26 @@ impl FromStr for Arch {
                 n_blocks: options.size("n_blocks")?,
                 n_linear: options.size("n_linear")?,
                 activation: options.activation("activation")?,
+            }),
+            "symplectic_transformer" => Self::Sympt(Sympt {
+                dim: options.size("dim")?,
+                seq: options.size("seq")?,
+                n_sympnet: options.size("n_sympnet")?,
+                upscaling_dimension: options.size("upscaling_dimension")?,
+                l: options.size("L")?,
+                sympnet_activation: options.activation("sympnet_activation")?,
+                attention_activation: options.attention_activation("attention_activation")?,
+                init_upper: options.flag("init_upper")?,
+                symmetric: options.symmetric()?,
+            }),
+            "linear_symplectic_transformer" => Self::LinSympt(LinSympt {
+                dim: options.size("dim")?,
+                seq: options.size("seq")?,
+                n_sympnet: options.size("n_sympnet")?,
+                upscaling_dimension: options.size("upscaling_dimension")?,
+                l: options.size("L")?,
+                activation: options.activation("activation")?,
+                init_upper: options.flag("init_upper")?,
             }),
             "classification_transformer" => Self::Ct(Ct {
                 dim: options.size("dim")?,
@@ -378,6 +555,24 @@ impl fmt::Display for Activation {
     }
 }
 
+impl fmt::Display for AttentionActivation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::MatrixSoftmax => "MatrixSoftmax",
+            Self::VectorSoftmax => "VectorSoftmax",
+        })
+    }
+}
+
+impl fmt::Display for Kick {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Gml => "gml",
+            Self::Exact => "exact",
+        })
+    }
+}
+
 impl fmt::Display for Arch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -401,6 +596,31 @@ impl fmt::Display for Arch {
                 "classification_transformer(dim={}, seq={}, classes={}, n_heads={}, L={}, \
                  Stiefel={}, add_connection={})",
                 c.dim, c.seq, c.classes, c.n_heads, c.l, c.stiefel, c.add_connection
+            ),
+            Self::Sympt(v) => {
+                write!(
+                    f,
+                    "symplectic_transformer(dim={}, seq={}, n_sympnet={}, upscaling_dimension={}, \
+                     L={}, sympnet_activation={}, attention_activation={}, init_upper={}, ",
+                    v.dim,
+                    v.seq,
+                    v.n_sympnet,
+                    v.upscaling_dimension,
+                    v.l,
+                    v.sympnet_activation,
+                    v.attention_activation,
+                    v.init_upper
+                )?;
+                match v.symmetric {
+                    Some(kick) => write!(f, "symmetric=true, kick={kick})"),
+                    None => f.write_str("symmetric=false)"),
+                }
+            }
+            Self::LinSympt(v) => write!(
+                f,
+                "linear_symplectic_transformer(dim={}, seq={}, n_sympnet={}, \
+                 upscaling_dimension={}, L={}, activation={}, init_upper={})",
+                v.dim, v.seq, v.n_sympnet, v.upscaling_dimension, v.l, v.activation, v.init_upper
             ),
         }
     }

@@ -92,6 +92,8 @@ fn network_name(arch: &Arch) -> &'static str {
         Arch::Vpff(_) => "VolumePreservingFeedForward",
         Arch::St(_) => "StandardTransformerIntegrator",
         Arch::Ct(_) => "ClassificationTransformer",
+        Arch::Sympt(_) => "SymplecticTransformer",
+        Arch::LinSympt(_) => "LinearSymplecticTransformer",
     }
 }
 

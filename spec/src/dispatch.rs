@@ -17,7 +17,8 @@ use crate::network::{Loaded, Units};
 use crate::{Activation, Arch, Error, Measurement, Network, Precision, structure};
 
 /// Calls the callback macro `$k` with the network types of the grid point `$arch` names, in
-/// scalar `$S`: `$k!(vpt|st arch, S, D, T, Attention, FeedForward, ctx)` for the transformers,
+/// scalar `$S`: `$k!(vpt|st|sympt|lsympt arch, S, D, T, Attention, FeedForward, ctx)` for the
+/// transformers (the symplectic ones' halves as `Attention` and `FeedForward`),
 /// `$k!(vpff arch, S, D, Network, ctx)` for the feed-forward network. Off the grid: `Err(OffGrid)`.
 /// The arms must list exactly the sizes of [`crate::grid`] (a test checks it).
 macro_rules! on_grid {
@@ -41,6 +42,16 @@ macro_rules! on_grid {
                 3 => on_grid!(@st_t arch, v, $S, $k, $ctx, 3),
                 4 => on_grid!(@st_t arch, v, $S, $k, $ctx, 4),
                 _ => Err(off_grid(arch, "dim", v.dim, &grid::ST)),
+            },
+            Arch::Sympt(v) => match v.dim {
+                2 => on_grid!(@sy_t arch, v, $S, $k, $ctx, 2, 1),
+                4 => on_grid!(@sy_t arch, v, $S, $k, $ctx, 4, 2),
+                _ => Err(off_grid(arch, "dim", v.dim, &grid::SYMPT)),
+            },
+            Arch::LinSympt(v) => match v.dim {
+                2 => on_grid!(@ls_t arch, v, $S, $k, $ctx, 2, 1),
+                4 => on_grid!(@ls_t arch, v, $S, $k, $ctx, 4, 2),
+                _ => Err(off_grid(arch, "dim", v.dim, &grid::LINSYMPT)),
             },
             Arch::Ct(_) => Err(Error::Unsupported {
                 arch: arch.to_string(),
@@ -117,6 +128,67 @@ macro_rules! on_grid {
             (n_heads, _, _) => Err(off_grid($a, "n_heads", n_heads, &grid::ST)),
         }
     };
+    // Symplectic transformers: `$d = 2·$n`, the gradient layers' hidden width `$d` (GML's
+    // upscaling 2·dim), then seq, n_sympnet, init_upper, softmax and weight.
+    (@sy_t $a:ident, $v:ident, $S:ty, $k:ident, $ctx:expr, $d:literal, $n:literal) => {
+        match ($v.seq, $v.upscaling_dimension == 2 * $d, $v.sympnet_activation) {
+            (2, true, Activation::Tanh) => on_grid!(@sy_ns $a, $v, $S, $k, $ctx, $d, $n, 2),
+            (3, true, Activation::Tanh) => on_grid!(@sy_ns $a, $v, $S, $k, $ctx, $d, $n, 3),
+            (2 | 3, true, activation) => Err(off_grid($a, "sympnet_activation", activation, &grid::SYMPT)),
+            (2 | 3, false, _) => Err(off_grid($a, "upscaling_dimension", $v.upscaling_dimension, &grid::SYMPT)),
+            (seq, _, _) => Err(off_grid($a, "seq", seq, &grid::SYMPT)),
+        }
+    };
+    (@sy_ns $a:ident, $v:ident, $S:ty, $k:ident, $ctx:expr, $d:literal, $n:literal, $t:literal) => {
+        match ($v.n_sympnet, $v.init_upper) {
+            (1, true) => on_grid!(@sy_sm $a, $v, $S, $k, $ctx, $d, $n, $t, ::geomattn::SympNetStack<$S, $n, $d, 1, ::geomattn::Tanh, ::geomattn::UpdateQ>),
+            (1, false) => on_grid!(@sy_sm $a, $v, $S, $k, $ctx, $d, $n, $t, ::geomattn::SympNetStack<$S, $n, $d, 1, ::geomattn::Tanh, ::geomattn::UpdateP>),
+            (2, true) => on_grid!(@sy_sm $a, $v, $S, $k, $ctx, $d, $n, $t, ::geomattn::SympNetStack<$S, $n, $d, 2, ::geomattn::Tanh, ::geomattn::UpdateQ>),
+            (2, false) => on_grid!(@sy_sm $a, $v, $S, $k, $ctx, $d, $n, $t, ::geomattn::SympNetStack<$S, $n, $d, 2, ::geomattn::Tanh, ::geomattn::UpdateP>),
+            (n_sympnet, _) => Err(off_grid($a, "n_sympnet", n_sympnet, &grid::SYMPT)),
+        }
+    };
+    (@sy_sm $a:ident, $v:ident, $S:ty, $k:ident, $ctx:expr, $d:literal, $n:literal, $t:literal, $st:ty) => {
+        match $v.attention_activation {
+            $crate::AttentionActivation::MatrixSoftmax => on_grid!(@sy_w $a, $v, $S, $k, $ctx, $d, $n, $t, $st, ::geomattn::MatrixSoftmax),
+            $crate::AttentionActivation::VectorSoftmax => on_grid!(@sy_w $a, $v, $S, $k, $ctx, $d, $n, $t, $st, ::geomattn::VectorSoftmax),
+        }
+    };
+    (@sy_w $a:ident, $v:ident, $S:ty, $k:ident, $ctx:expr, $d:literal, $n:literal, $t:literal, $st:ty, $sm:ty) => {
+        match $v.symmetric {
+            None => on_grid!(@sy $a, $S, $k, $ctx, $d, $t, $n, $st, $sm, ::geomattn::DenseA<$S, $n>),
+            Some($crate::Kick::Gml) => on_grid!(@sy $a, $S, $k, $ctx, $d, $t, $n, $st, $sm, ::geomattn::SymmetricA<$S, $n, ::geomattn::GmlCompatible>),
+            Some($crate::Kick::Exact) => on_grid!(@sy $a, $S, $k, $ctx, $d, $t, $n, $st, $sm, ::geomattn::SymmetricA<$S, $n, ::geomattn::GradientExact>),
+        }
+    };
+    (@sy $a:ident, $S:ty, $k:ident, $ctx:expr, $d:literal, $t:literal, $n:literal, $st:ty, $sm:ty, $w:ty) => {
+        $k!(sympt $a, $S, $d, $t,
+            ::geomattn::Transformer<::geomattn::SymplecticAttentionQ<$S, $n, $sm, $w>, $st, 1>,
+            ::geomattn::Transformer<::geomattn::SymplecticAttentionP<$S, $n, $sm, $w>, $st, 1>, $ctx)
+    };
+    (@ls_t $a:ident, $v:ident, $S:ty, $k:ident, $ctx:expr, $d:literal, $n:literal) => {
+        match ($v.seq, $v.upscaling_dimension == 2 * $d, $v.activation) {
+            (2, true, Activation::Tanh) => on_grid!(@ls_ns $a, $v, $S, $k, $ctx, $d, $n, 2),
+            (3, true, Activation::Tanh) => on_grid!(@ls_ns $a, $v, $S, $k, $ctx, $d, $n, 3),
+            (2 | 3, true, activation) => Err(off_grid($a, "activation", activation, &grid::LINSYMPT)),
+            (2 | 3, false, _) => Err(off_grid($a, "upscaling_dimension", $v.upscaling_dimension, &grid::LINSYMPT)),
+            (seq, _, _) => Err(off_grid($a, "seq", seq, &grid::LINSYMPT)),
+        }
+    };
+    (@ls_ns $a:ident, $v:ident, $S:ty, $k:ident, $ctx:expr, $d:literal, $n:literal, $t:literal) => {
+        match ($v.n_sympnet, $v.init_upper) {
+            (1, true) => on_grid!(@ls $a, $S, $k, $ctx, $d, $t, $n, ::geomattn::SympNetStack<$S, $n, $d, 1, ::geomattn::Tanh, ::geomattn::UpdateQ>),
+            (1, false) => on_grid!(@ls $a, $S, $k, $ctx, $d, $t, $n, ::geomattn::SympNetStack<$S, $n, $d, 1, ::geomattn::Tanh, ::geomattn::UpdateP>),
+            (2, true) => on_grid!(@ls $a, $S, $k, $ctx, $d, $t, $n, ::geomattn::SympNetStack<$S, $n, $d, 2, ::geomattn::Tanh, ::geomattn::UpdateQ>),
+            (2, false) => on_grid!(@ls $a, $S, $k, $ctx, $d, $t, $n, ::geomattn::SympNetStack<$S, $n, $d, 2, ::geomattn::Tanh, ::geomattn::UpdateP>),
+            (n_sympnet, _) => Err(off_grid($a, "n_sympnet", n_sympnet, &grid::LINSYMPT)),
+        }
+    };
+    (@ls $a:ident, $S:ty, $k:ident, $ctx:expr, $d:literal, $t:literal, $n:literal, $st:ty) => {
+        $k!(lsympt $a, $S, $d, $t,
+            ::geomattn::Transformer<::geomattn::LinearSymplecticAttentionQ<$S, $n, $t>, $st, 1>,
+            ::geomattn::Transformer<::geomattn::LinearSymplecticAttentionP<$S, $n, $t>, $st, 1>, $ctx)
+    };
 }
 
 pub(crate) use on_grid;
@@ -153,6 +225,8 @@ where
         Arch::Vpt(v) => v.l,
         Arch::St(s) => s.l,
         Arch::Ct(c) => c.l,
+        Arch::Sympt(v) => v.l,
+        Arch::LinSympt(v) => v.l,
         Arch::Vpff(_) => 1,
     };
     let read = || -> Result<Units<Att, Ff>, LoadError> {
@@ -248,6 +322,11 @@ macro_rules! check_network {
     (vpff $a:ident, $S:ty, $d:literal, $net:ty, $ctx:expr) => {{
         let (file, samples, seed) = $ctx;
         Ok(structure::feed_forward::<$d, _>(&whole::<$net>(file, $a)?, samples, seed))
+    }};
+    ($kind:ident $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {{
+        // `sympt`, `lsympt`.
+        let (file, samples, seed) = $ctx;
+        Ok(structure::symplectic::<$d, $t, _>(&units::<$att, $ff>(file, $a)?, samples, seed))
     }};
 }
 

@@ -5,7 +5,9 @@
 //! A blob's header holds the fingerprint of the network's *type*, so the network is loaded as the
 //! type a user declares: the built-in architecture with its `L` as a const parameter
 //! (`VolumePreservingTransformer<f32, 3, 3, 2, 1, 3, Tanh>`), not the units read one by one that
-//! [`open`](crate::open) runs. The transformers export for the `L` of [`grid::BLOB_L`].
+//! [`open`](crate::open) runs. The transformers export for the `L` of [`grid::BLOB_L`]. The
+//! symplectic transformers have no blob export ([`Error::Unsupported`]: their types are not
+//! compiled here a second time); their [`rust_type`] is given, for `--to rust`.
 //!
 //! ```
 //! use geomattn::{Tanh, VolumePreservingTransformer, read_blob};
@@ -37,7 +39,7 @@ use geomattn::{
 };
 
 use crate::dispatch::{off_grid, on_grid, read, whole};
-use crate::{Activation, Arch, Error, Precision, grid};
+use crate::{Activation, Arch, Error, Kick, Precision, grid};
 
 /// Calls `$k!(arch, Transformer<Att, Ff, L>, ctx)` with the `L` of the transformer `$arch`, for
 /// the values of [`grid::BLOB_L`]; another `L` is `Err(OffGrid)`.
@@ -59,6 +61,8 @@ fn transformer_l(arch: &Arch) -> usize {
         Arch::Vpt(v) => v.l,
         Arch::St(s) => s.l,
         Arch::Ct(c) => c.l,
+        Arch::Sympt(v) => v.l,
+        Arch::LinSympt(v) => v.l,
         Arch::Vpff(_) => 1,
     }
 }
@@ -68,6 +72,22 @@ fn blob_off_grid(arch: &Arch, l: usize) -> Error {
         arch: arch.to_string(),
         what: format!("L = {l}"),
         grid: grid::blob_line(),
+    }
+}
+
+/// The marker of GML's `init_upper`.
+fn first_side(init_upper: bool) -> &'static str {
+    if init_upper { "UpdateQ" } else { "UpdateP" }
+}
+
+/// The blob export does not compile the symplectic transformers' types (build time); their Rust
+/// type ([`rust_type`]) is still given.
+fn symplectic_unsupported(arch: &Arch) -> Error {
+    Error::Unsupported {
+        arch: arch.to_string(),
+        reason: "has no blob export in this build: load the GML file with \
+                 `geomattn::gml::load` into the type `geomattn export --to rust` names"
+            .into(),
     }
 }
 
@@ -91,6 +111,12 @@ macro_rules! blob_of_net {
 macro_rules! export_blob {
     (vpff $a:ident, $S:ty, $d:literal, $net:ty, $file:expr) => {
         blob_of::<$net>($file, $a)
+    };
+    (sympt $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $file:expr) => {
+        Err(symplectic_unsupported($a))
+    };
+    (lsympt $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $file:expr) => {
+        Err(symplectic_unsupported($a))
     };
     ($kind:ident $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $file:expr) => {
         on_blob_l!($a, $att, $ff, blob_of_net, $file)
@@ -180,6 +206,39 @@ pub fn rust_type(arch: &Arch, precision: Precision) -> String {
                 l = v.l,
             )
         }
+        Arch::Sympt(v) => {
+            let n = v.dim / 2;
+            let weight = match v.symmetric {
+                None => format!("geomattn::DenseA<{s}, {n}>"),
+                Some(Kick::Gml) => {
+                    format!("geomattn::SymmetricA<{s}, {n}, geomattn::GmlCompatible>")
+                }
+                Some(Kick::Exact) => {
+                    format!("geomattn::SymmetricA<{s}, {n}, geomattn::GradientExact>")
+                }
+            };
+            format!(
+                "geomattn::SymplecticTransformer<{s}, {n}, {h}, {ns}, {l}, {act}, geomattn::{sm}, \
+                 {weight}, geomattn::{first}>",
+                h = v.upscaling_dimension / 2,
+                ns = v.n_sympnet,
+                l = v.l,
+                act = activation(v.sympnet_activation),
+                sm = v.attention_activation,
+                first = first_side(v.init_upper),
+            )
+        }
+        Arch::LinSympt(v) => format!(
+            "geomattn::LinearSymplecticTransformer<{s}, {n}, {t}, {h}, {ns}, {l}, {act}, \
+             geomattn::{first}>",
+            n = v.dim / 2,
+            t = v.seq,
+            h = v.upscaling_dimension / 2,
+            ns = v.n_sympnet,
+            l = v.l,
+            act = activation(v.activation),
+            first = first_side(v.init_upper),
+        ),
         Arch::Ct(c) => {
             let connection = if c.add_connection {
                 "AddConnection"

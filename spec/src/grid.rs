@@ -32,6 +32,8 @@ pub struct Grid {
     pub n_linear: &'static [usize],
     /// `n_heads` (empty where the architecture has no such option).
     pub n_heads: &'static [usize],
+    /// `n_sympnet` (empty where the architecture has no such option).
+    pub n_sympnet: &'static [usize],
     /// The activations.
     pub activations: &'static [Activation],
     /// What is free at run time.
@@ -46,6 +48,7 @@ pub const VPT: Grid = Grid {
     n_blocks: &[1, 2],
     n_linear: &[1],
     n_heads: &[],
+    n_sympnet: &[],
     activations: &[Activation::Tanh],
     free: "any L, skew_sym true or false",
 };
@@ -58,6 +61,7 @@ pub const VPFF: Grid = Grid {
     n_blocks: &[1, 2, 3, 4, 5, 6],
     n_linear: &[1],
     n_heads: &[],
+    n_sympnet: &[],
     activations: &[Activation::Tanh],
     free: "nothing else",
 };
@@ -70,6 +74,7 @@ pub const ST: Grid = Grid {
     n_blocks: &[1, 2],
     n_linear: &[],
     n_heads: &[1],
+    n_sympnet: &[],
     activations: &[Activation::Tanh],
     free: "any L, add_connection true or false",
 };
@@ -88,12 +93,41 @@ pub const CT: Grid = Grid {
     n_blocks: &[],
     n_linear: &[],
     n_heads: &[7],
+    n_sympnet: &[],
     activations: &[Activation::Tanh],
     free: "classes = 10, any L, Stiefel and add_connection true or false",
 };
 
+/// The symplectic transformer's grid: phase space `dim = 2n`, the gradient layers' upscaling
+/// `2·dim` (GML's default), `activation` = `sympnet_activation`.
+pub const SYMPT: Grid = Grid {
+    name: "symplectic_transformer",
+    dims: &[2, 4],
+    seqs: &[2, 3],
+    n_blocks: &[],
+    n_linear: &[],
+    n_heads: &[],
+    n_sympnet: &[1, 2],
+    activations: &[Activation::Tanh],
+    free: "upscaling_dimension = 2·dim, any L, init_upper and symmetric true or false, \
+           attention_activation MatrixSoftmax or VectorSoftmax, kick gml or exact",
+};
+
+/// The linear symplectic transformer's grid (as [`SYMPT`]).
+pub const LINSYMPT: Grid = Grid {
+    name: "linear_symplectic_transformer",
+    dims: &[2, 4],
+    seqs: &[2, 3],
+    n_blocks: &[],
+    n_linear: &[],
+    n_heads: &[],
+    n_sympnet: &[1, 2],
+    activations: &[Activation::Tanh],
+    free: "upscaling_dimension = 2·dim, any L, init_upper true or false",
+};
+
 /// Every grid, in the order of [`describe`].
-pub const ALL: [Grid; 4] = [VPT, VPFF, ST, CT];
+pub const ALL: [Grid; 6] = [VPT, VPFF, ST, CT, SYMPT, LINSYMPT];
 
 fn list(values: &[usize]) -> String {
     let values: Vec<String> = values.iter().map(ToString::to_string).collect();
@@ -109,6 +143,7 @@ impl Grid {
             ("n_heads", self.n_heads),
             ("n_blocks", self.n_blocks),
             ("n_linear", self.n_linear),
+            ("n_sympnet", self.n_sympnet),
         ];
         for (key, values) in optional {
             if !values.is_empty() {

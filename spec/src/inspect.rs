@@ -52,6 +52,20 @@ pub enum LayerKind {
         /// Heads.
         heads: usize,
     },
+    /// A phase-space attention layer whose `A` is a `SymmetricMatrix`: symplectic attention
+    /// with `symmetric = true` (`size = n`) or linear symplectic attention (`size = seq`).
+    SymmetricAttention {
+        /// The size of `A`.
+        size: usize,
+    },
+    /// A SympNet gradient layer (`weight`, `bias`, `scale`) of phase space `R^{2n}`; `Q` and `P`
+    /// layers have the same parameters.
+    Gradient {
+        /// `n`, half the phase-space dimension.
+        n: usize,
+        /// Hidden units (half GML's `upscaling_dimension`).
+        hidden: usize,
+    },
     /// A ResNet layer.
     ResNet {
         /// `dim`.
@@ -201,7 +215,15 @@ fn kind(parameters: &[Parameter]) -> LayerKind {
         let dim = find("PQ/head_1").map_or(0, |p| parse_shape(&p.shape)[0]);
         return LayerKind::MultiHead { dim, heads };
     }
+    if let (Some(w), Some(_), Some(_)) = (find("weight"), find("bias"), find("scale"))
+        && let [hidden, n] = parse_shape(&w.shape)[..]
+    {
+        return LayerKind::Gradient { n, hidden };
+    }
     match (find("A"), find("weight"), find("bias")) {
+        (Some(a), None, None) if a.kind.starts_with("symmetric") => LayerKind::SymmetricAttention {
+            size: parse_shape(&a.shape).first().copied().unwrap_or(0),
+        },
         (Some(a), None, None) => LayerKind::Attention {
             dim: parse_shape(&a.shape).first().copied().unwrap_or(0),
             skew_sym: a.kind.starts_with("skew"),
@@ -265,7 +287,9 @@ fn units(layers: &[Layer]) -> Vec<&[Layer]> {
         .filter(|(_, l)| {
             matches!(
                 l.kind,
-                LayerKind::Attention { .. } | LayerKind::MultiHead { .. }
+                LayerKind::Attention { .. }
+                    | LayerKind::MultiHead { .. }
+                    | LayerKind::SymmetricAttention { .. }
             )
         })
         .map(|(i, _)| i)
@@ -300,6 +324,9 @@ fn matches(layers: &[Layer]) -> Vec<Match> {
     if !same {
         return Vec::new();
     }
+    if let Some(found) = symplectic(first, units.len()) {
+        return found;
+    }
     match first[0].kind {
         LayerKind::Attention { dim, skew_sym } => match vpff(&first[1..]) {
             Some((d, nb, nl)) if d == dim => vec![Match {
@@ -330,5 +357,69 @@ fn matches(layers: &[Layer]) -> Vec<Match> {
             }]
         }
         _ => Vec::new(),
+    }
+}
+
+/// The symplectic transformers whose chain is `halves` times `half` (an attention layer and its
+/// gradient layers): `None` if `half` is not such a half.
+fn symplectic(half: &[Layer], halves: usize) -> Option<Vec<Match>> {
+    const UNKNOWN: [&str; 3] = [
+        "seq (the window length: adds no parameters, not in the file)",
+        "activation (of the gradient layers, not in the file)",
+        "init_upper (Q and P gradient layers have the same parameters)",
+    ];
+    let LayerKind::Gradient { n, hidden } = half.get(1)?.kind else {
+        return None;
+    };
+    let gradients = half[1..]
+        .iter()
+        .all(|layer| layer.kind == LayerKind::Gradient { n, hidden });
+    if !gradients || !halves.is_multiple_of(2) {
+        return None;
+    }
+    let (dim, n_sympnet, l) = (2 * n, half.len() - 1, halves / 2);
+    let common = format!(
+        "dim={dim}, seq=?, n_sympnet={n_sympnet}, upscaling_dimension={}, L={l}",
+        2 * hidden
+    );
+    let sympt = |symmetric: &str| Match {
+        spec: format!(
+            "symplectic_transformer({common}, sympnet_activation=?, attention_activation=?, \
+             init_upper=?, {symmetric})"
+        ),
+        unknown: [
+            &UNKNOWN[..],
+            &["attention_activation (MatrixSoftmax or VectorSoftmax: not in the file)"],
+            if symmetric.contains("kick") {
+                &[
+                    "kick (gml: GML's numbers; exact: the symplectic gradient, equal to gml with \
+                   MatrixSoftmax)",
+                ][..]
+            } else {
+                &[]
+            },
+        ]
+        .concat(),
+    };
+    match half[0].kind {
+        LayerKind::Attention {
+            dim: size,
+            skew_sym: false,
+        } if size == n => Some(vec![sympt("symmetric=false")]),
+        LayerKind::SymmetricAttention { size } => {
+            let linear = Match {
+                spec: format!(
+                    "linear_symplectic_transformer({}, activation=?, init_upper=?)",
+                    common.replace("seq=?", &format!("seq={size}"))
+                ),
+                unknown: vec![UNKNOWN[1], UNKNOWN[2]],
+            };
+            Some(if size == n {
+                vec![sympt("symmetric=true, kick=?"), linear]
+            } else {
+                vec![linear]
+            })
+        }
+        _ => None,
     }
 }

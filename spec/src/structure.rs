@@ -7,6 +7,11 @@
 //!   (per state), and with `skew_sym = true` the whole map of `R^{D×T}` has `det J = 1`. With
 //!   GML's default `skew_sym = false` the whole map is **not** volume-preserving in general (see
 //!   `geomattn::vpa`): its determinant is reported, not promised.
+//! - Symplectic transformers (`symplectic_transformer`, `linear_symplectic_transformer`): the whole
+//!   map of `R^{D×T}` is symplectic for `𝕁` acting on every state's `(q, p)`:
+//!   `‖Jᵀ𝕁J − 𝕁‖_max` is promised to be rounding. GML's `symmetric = true` kick with
+//!   `VectorSoftmax` (`kick=gml`) breaks that promise, and the check says so (see
+//!   `geomattn::symplectic::attention`).
 //! - Standard transformer integrator: promises nothing.
 
 use geomattn::nalgebra::{DMatrix, SMatrix};
@@ -24,6 +29,10 @@ use crate::network::Units;
 pub const DETERMINANT_TOLERANCE: f64 = 1e-10;
 /// Bound on `‖ΛᵀΛ − I‖_max` of the attention matrices (`f64`).
 pub const ORTHOGONALITY_TOLERANCE: f64 = 1e-12;
+
+/// Bound on `‖Jᵀ𝕁J − 𝕁‖_max` of a symplectic transformer (`f64`, exact Jacobians, entries of
+/// `J` of order one to ten for the small grid networks).
+pub const SYMPLECTICITY_TOLERANCE: f64 = 1e-9;
 
 /// One measured property: its worst value over the samples, and the bound it must stay under if
 /// the architecture promises it.
@@ -184,4 +193,44 @@ where
             promised: skew_sym,
         },
     ]
+}
+
+/// `𝕁` of `R^{D×T}` flattened column-major: on every state (column), `[[0, I], [−I, 0]]` with `q`
+/// the first `D/2` rows.
+fn structure_matrix<const D: usize, const T: usize>() -> DMatrix<f64> {
+    let n = D / 2;
+    let mut j = DMatrix::zeros(D * T, D * T);
+    for state in 0..T {
+        for i in 0..n {
+            let (q, p) = (D * state + i, D * state + n + i);
+            j[(q, p)] = 1.0;
+            j[(p, q)] = -1.0;
+        }
+    }
+    j
+}
+
+/// The measurement of a symplectic transformer: `‖Jᵀ𝕁J − 𝕁‖_max` of the whole map.
+pub(crate) fn symplectic<const D: usize, const T: usize, Net>(
+    net: &Net,
+    count: usize,
+    seed: u64,
+) -> Vec<Measurement>
+where
+    Net: SequenceLayer<Dual64, D, T>,
+{
+    let j = structure_matrix::<D, T>();
+    let worst = samples::<D, T>(count, seed)
+        .iter()
+        .map(|z| {
+            let jac = jacobian(|x| net.forward(x), z);
+            (jac.transpose() * &j * jac - &j).amax()
+        })
+        .fold(0.0, f64::max);
+    vec![Measurement {
+        property: format!("‖Jᵀ𝕁J − 𝕁‖_max of the whole map of R^{{{D}×{T}}} (𝕁 on every state)"),
+        worst,
+        tolerance: SYMPLECTICITY_TOLERANCE,
+        promised: true,
+    }]
 }

@@ -4,7 +4,10 @@
 
 use geomattn::gml::GmlFile;
 use geomattn_spec::grid::{self, Grid};
-use geomattn_spec::{Activation, Arch, Error, Precision, St, Vpff, Vpt, open};
+use geomattn_spec::{
+    Activation, Arch, AttentionActivation, Error, Kick, LinSympt, Precision, St, Sympt, Vpff, Vpt,
+    open,
+};
 
 fn file() -> GmlFile {
     GmlFile::open(concat!(
@@ -95,6 +98,88 @@ fn all_points() -> (Vec<Arch>, Vec<Arch>) {
     });
     inside.extend(i);
     outside.extend(o);
+    let (i, o) = symplectic_points();
+    inside.extend(i);
+    outside.extend(o);
+    (inside, outside)
+}
+
+/// Every declared symplectic transformer (each softmax, weight and `init_upper`) and linear one,
+/// and one beyond each list (and an upscaling other than `2·dim`).
+fn symplectic_points() -> (Vec<Arch>, Vec<Arch>) {
+    let sympt = |dim, seq, n_sympnet, attention_activation, init_upper, symmetric| {
+        Arch::Sympt(Sympt {
+            dim,
+            seq,
+            n_sympnet,
+            upscaling_dimension: 2 * dim,
+            l: 3,
+            sympnet_activation: Activation::Tanh,
+            attention_activation,
+            init_upper,
+            symmetric,
+        })
+    };
+    let linear = |dim, seq, n_sympnet, init_upper| {
+        Arch::LinSympt(LinSympt {
+            dim,
+            seq,
+            n_sympnet,
+            upscaling_dimension: 2 * dim,
+            l: 3,
+            activation: Activation::Tanh,
+            init_upper,
+        })
+    };
+    let (g, lg) = (grid::SYMPT, grid::LINSYMPT);
+    assert_eq!(
+        (g.dims, g.seqs, g.n_sympnet),
+        (lg.dims, lg.seqs, lg.n_sympnet)
+    );
+    let (mut inside, mut outside) = (Vec::new(), Vec::new());
+    let softmaxes = [
+        AttentionActivation::MatrixSoftmax,
+        AttentionActivation::VectorSoftmax,
+    ];
+    for &d in g.dims {
+        for &t in g.seqs {
+            for &ns in g.n_sympnet {
+                for init_upper in [true, false] {
+                    inside.push(linear(d, t, ns, init_upper));
+                    for sm in softmaxes {
+                        for weight in [None, Some(Kick::Gml), Some(Kick::Exact)] {
+                            inside.push(sympt(d, t, ns, sm, init_upper, weight));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let beyond = |values: &[usize]| values.iter().max().unwrap() + 1;
+    let sm = AttentionActivation::MatrixSoftmax;
+    outside.extend([
+        sympt(beyond(g.dims) * 2, 2, 1, sm, true, None),
+        sympt(2, beyond(g.seqs), 1, sm, true, None),
+        sympt(2, 2, beyond(g.n_sympnet), sm, true, None),
+        linear(3, 2, 1, true),
+        linear(2, beyond(g.seqs), 1, true),
+        linear(2, 2, beyond(g.n_sympnet), true),
+    ]);
+    for arch in [sympt(2, 2, 1, sm, true, None), linear(2, 2, 1, true)] {
+        let (mut upscaled, mut identity) = (arch, arch);
+        match (&mut upscaled, &mut identity) {
+            (Arch::Sympt(u), Arch::Sympt(i)) => {
+                u.upscaling_dimension = 6;
+                i.sympnet_activation = Activation::Identity;
+            }
+            (Arch::LinSympt(u), Arch::LinSympt(i)) => {
+                u.upscaling_dimension = 6;
+                i.activation = Activation::Identity;
+            }
+            _ => unreachable!(),
+        }
+        outside.extend([upscaled, identity]);
+    }
     (inside, outside)
 }
 
@@ -102,7 +187,7 @@ fn all_points() -> (Vec<Arch>, Vec<Arch>) {
 fn every_declared_size_is_compiled_and_no_other() {
     let file = file();
     let (inside, outside) = all_points();
-    assert_eq!(inside.len(), 36 + 18 + 18);
+    assert_eq!(inside.len(), 36 + 18 + 18 + 96 + 16);
     // The file's network, at any `seq` (the sequence length adds no parameters).
     let matches =
         |arch: &Arch| matches!(arch, Arch::Vpt(v) if v.dim == 3 && v.n_blocks == 2 && !v.skew_sym);
@@ -137,6 +222,28 @@ fn the_short_form_prints_back_to_itself_and_equals_gmls_constructor() {
             "StandardTransformerIntegrator(3; seq = 3, n_heads = 1, n_blocks = 2, L = 3, resnet_activation = tanh, add_connection = false)",
             "st(dim=3, seq=3, n_heads=1, n_blocks=2, L=3, activation=tanh, add_connection=false)",
         ),
+        (
+            "SymplecticTransformer(4; seq = 3, n_sympnet = 2, upscaling_dimension = 8, L = 1, \
+             activation = tanh, attention_activation = VectorSoftmax, init_upper = true, \
+             symmetric = true, kick = gml)",
+            "symplectic_transformer(dim=4, seq=3, n_sympnet=2, upscaling_dimension=8, L=1, \
+             sympnet_activation=tanh, attention_activation=VectorSoftmax, init_upper=true, \
+             symmetric=true, kick=gml)",
+        ),
+        (
+            "SymplecticTransformer(2; seq = 2, n_sympnet = 1, upscaling_dimension = 4, L = 2, \
+             activation = tanh, attention_activation = MatrixSoftmax, init_upper = false, \
+             symmetric = false)",
+            "symplectic_transformer(dim=2, seq=2, n_sympnet=1, upscaling_dimension=4, L=2, \
+             sympnet_activation=tanh, attention_activation=MatrixSoftmax, init_upper=false, \
+             symmetric=false)",
+        ),
+        (
+            "LinearSymplecticTransformer(4, 3; n_sympnet = 2, upscaling_dimension = 8, L = 1, \
+             activation = tanh, init_upper = false)",
+            "linear_symplectic_transformer(dim=4, seq=3, n_sympnet=2, upscaling_dimension=8, L=1, \
+             activation=tanh, init_upper=false)",
+        ),
     ] {
         let a: Arch = gml.parse().unwrap();
         let b: Arch = short.parse().unwrap();
@@ -150,6 +257,23 @@ fn the_short_form_prints_back_to_itself_and_equals_gmls_constructor() {
         "vpff(dim=0, n_blocks=1, n_linear=1, activation=tanh)",
         "vpff(dim=3, n_blocks=1, n_linear=1, activation=relu)",
         "vpff(dim=3, n_blocks=1, n_linear=1, activation=tanh, skew_sym=true)",
+        // `symmetric = true` needs the kick, `symmetric = false` refuses one.
+        "symplectic_transformer(dim=2, seq=2, n_sympnet=1, upscaling_dimension=4, L=1, \
+         sympnet_activation=tanh, attention_activation=MatrixSoftmax, init_upper=true, \
+         symmetric=true)",
+        "symplectic_transformer(dim=2, seq=2, n_sympnet=1, upscaling_dimension=4, L=1, \
+         sympnet_activation=tanh, attention_activation=MatrixSoftmax, init_upper=true, \
+         symmetric=false, kick=exact)",
+        "symplectic_transformer(dim=2, seq=2, n_sympnet=1, upscaling_dimension=4, L=1, \
+         sympnet_activation=tanh, attention_activation=MatrixSoftmax, init_upper=true, \
+         symmetric=true, kick=fast)",
+        "symplectic_transformer(dim=2, seq=2, n_sympnet=1, upscaling_dimension=4, L=1, \
+         sympnet_activation=tanh, attention_activation=Softmax, init_upper=true, \
+         symmetric=false)",
+        // GML's `transformer_dim` (PSD layers) is not supported: an unknown key.
+        "SymplecticTransformer(2; seq = 2, n_sympnet = 1, upscaling_dimension = 4, L = 1, \
+         activation = tanh, attention_activation = MatrixSoftmax, init_upper = true, \
+         symmetric = false, transformer_dim = 4)",
     ] {
         assert!(
             matches!(bad.parse::<Arch>(), Err(Error::Spec { .. })),

@@ -7,7 +7,9 @@
 //! - seeded random matrices ([`random_skew`], [`random_matrix`]), a seeded generator that
 //!   depends on nothing but its seed ([`seeded`]), and [`orthogonality_error`],
 //!   and the sweep of an orthogonal map's accuracy over the norms of `C` ([`sweep`]);
-//! - the symplectic structure of a sequence's phase space ([`symplectic`]);
+//! - the symplectic structure of a sequence's phase space ([`symplectic`]), and files of
+//!   symplectic transformers in GML's layout ([`gml_layout`], written with `hdf5-pure`, the
+//!   runtime's HDF5 crate);
 //! - the exact Cayley vectors of CONVENTIONS.md, one definition each ([`conventions`]), and one
 //!   exact reference Cayley transform, generic over the field ([`exact`]), for the runtime's
 //!   kernels (on [`Q`] in nalgebra matrices) and the codegen's programs (on `BigRational` in
@@ -24,6 +26,7 @@
 
 pub mod conventions;
 pub mod exact;
+pub mod gml_layout;
 pub use geomattn_spec::rigid_body;
 pub mod seeded;
 pub mod sweep;

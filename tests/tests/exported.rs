@@ -1,7 +1,8 @@
 //! `geomattn export --to rust` writes a module ready to embed: the committed export of the bundled
 //! volume-preserving transformer (`tests/exported/vpt_f32.rs`, which the CLI's tests check it
 //! reproduces byte for byte) compiles as it is, declares the type the loader reads, and its
-//! `static` is the loaded network: the same weights, the same outputs bit for bit.
+//! `static` is the loaded network: the same weights, the same outputs bit for bit. The same for
+//! the export of a symplectic transformer (`tests/exported/symplectic_f64.rs`).
 
 use geomattn::gml::load_file;
 use geomattn::nalgebra::SMatrix;
@@ -12,6 +13,39 @@ use rand::rngs::SmallRng;
 
 mod vpt_f32 {
     include!("../exported/vpt_f32.rs");
+}
+
+mod symplectic_f64 {
+    include!("../exported/symplectic_f64.rs");
+}
+
+/// The exported symplectic transformer (`geomattn export tests/fixtures/symplectic_transformer.h5
+/// --arch "symplectic_transformer(…, symmetric=true, kick=gml)" --to rust`) is the loaded one.
+#[test]
+fn the_exported_symplectic_transformer_is_the_loaded_network() {
+    use geomattn::{GmlCompatible, SymmetricA, SymplecticTransformer, VectorSoftmax};
+    type Declared = SymplecticTransformer<
+        f64,
+        2,
+        4,
+        2,
+        1,
+        Tanh,
+        VectorSoftmax,
+        SymmetricA<f64, 2, GmlCompatible>,
+    >;
+    let exported: &Declared = &symplectic_f64::NETWORK;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/symplectic_transformer.h5"
+    );
+    let loaded: Declared = load_file(path).unwrap();
+    assert_eq!(*exported, loaded);
+    let mut rng = SmallRng::seed_from_u64(12);
+    for _ in 0..10 {
+        let z: SMatrix<f64, 4, 3> = random_matrix::<4, 3>(&mut rng);
+        assert_eq!(exported.forward(&z), loaded.forward(&z));
+    }
 }
 
 #[test]

@@ -11,12 +11,13 @@ use geomattn::{
     MatrixSoftmax, Schema, SequenceLayer, Symmetric, SymmetricA, SymplecticAttentionP,
     SymplecticAttentionQ, SymplecticTransformer, Tanh, UpdateP, VectorSoftmax, read_blob, to_blob,
 };
+use geomattn_testkit::gml_layout::{self, Layer, to_bytes, uniform};
 use geomattn_testkit::symplectic::symplecticity_error;
 use geomattn_testkit::{jacobian, random_matrix};
-use hdf5_pure::{AttrValue, FileBuilder, GroupBuilder};
+use hdf5_pure::{AttrValue, FileBuilder};
 use num_dual::Dual64;
+use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
 
 /// Phase space R⁴ (n = 2), windows of 3, GML's default upscaling 2·dim = 8 (4 hidden units),
 /// n_sympnet = 2, L = 2.
@@ -28,40 +29,9 @@ const TOLERANCE: f64 = 1e-9;
 type St<S, Sm, W> = SymplecticTransformer<S, N, HIDDEN, 2, 2, Tanh, Sm, W>;
 type Lst<S> = LinearSymplecticTransformer<S, N, T, HIDDEN, 2, 2, Tanh>;
 
-/// One layer group as GML writes it.
-enum Layer {
-    /// A dense `A` (`n×n`, column-major values).
-    Dense(Vec<f32>, usize),
-    /// A `SymmetricMatrix` `A` (packed values, size).
-    Symmetric(Vec<f32>, usize),
-    /// A gradient layer: `weight` (`HIDDEN×N`, column-major), `bias`, `scale`.
-    Gradient(Vec<f32>, Vec<f32>, Vec<f32>),
-}
-
-fn uniform(rng: &mut SmallRng, len: usize) -> Vec<f32> {
-    #[allow(clippy::cast_possible_truncation)]
-    (0..len)
-        .map(|_| (2.0 * ((rng.next_u64() >> 11) as f64 / (1_u64 << 53) as f64) - 1.0) as f32)
-        .collect()
-}
-
 /// The layers of GML's chain: `L × [attention, NS gradient, attention, NS gradient]`.
 fn chain(rng: &mut SmallRng, attention: impl Fn(&mut SmallRng) -> Layer) -> Vec<Layer> {
-    let mut layers = Vec::new();
-    for _ in 0..2 {
-        for _ in 0..2 {
-            layers.push(attention(rng));
-            for _ in 0..2 {
-                let weight = uniform(rng, HIDDEN * N);
-                layers.push(Layer::Gradient(
-                    weight,
-                    uniform(rng, HIDDEN),
-                    uniform(rng, HIDDEN),
-                ));
-            }
-        }
-    }
-    layers
+    gml_layout::chain(rng, (2, 2, N, HIDDEN), attention)
 }
 
 fn dense(rng: &mut SmallRng) -> Layer {
@@ -76,38 +46,8 @@ fn linear(rng: &mut SmallRng) -> Layer {
     Layer::Symmetric(uniform(rng, T * (T + 1) / 2), T)
 }
 
-/// A Julia `rows×cols` matrix as HDF5.jl writes it: dimensions reversed, column-major data.
-fn matrix(group: &mut GroupBuilder, name: &str, values: &[f32], rows: usize, cols: usize) {
-    group
-        .create_dataset(name)
-        .with_f32_data(values)
-        .with_shape(&[cols as u64, rows as u64]);
-}
-
 fn write(layers: &[Layer]) -> GmlFile {
-    let mut file = FileBuilder::new();
-    for (k, layer) in layers.iter().enumerate() {
-        let mut group = file.create_group(&format!("L{}", k + 1));
-        match layer {
-            Layer::Dense(a, n) => matrix(&mut group, "A", a, *n, *n),
-            Layer::Symmetric(packed, n) => {
-                let mut a = group.create_group("A");
-                a.set_attr("gml_type", AttrValue::AsciiString("SymmetricMatrix".into()));
-                a.create_dataset("S").with_f32_data(packed);
-                a.create_dataset("n")
-                    .with_i64_data(&[*n as i64])
-                    .with_shape(&[]);
-                group.add_group(a.finish());
-            }
-            Layer::Gradient(weight, bias, scale) => {
-                matrix(&mut group, "weight", weight, HIDDEN, N);
-                group.create_dataset("bias").with_f32_data(bias);
-                group.create_dataset("scale").with_f32_data(scale);
-            }
-        }
-        file.add_group(group.finish());
-    }
-    GmlFile::from_bytes(file.finish().unwrap()).unwrap()
+    GmlFile::from_bytes(to_bytes(layers)).unwrap()
 }
 
 fn wide(values: &[f32]) -> Vec<f64> {
@@ -327,7 +267,11 @@ fn a_transposed_gradient_weight_is_refused() {
     group.add_group(a.finish());
     file.add_group(group.finish());
     let mut group = file.create_group("L2");
-    matrix(&mut group, "weight", &[0.0; HIDDEN * N], N, HIDDEN);
+    // A Julia N×HIDDEN matrix: HDF5.jl writes the dimensions reversed.
+    group
+        .create_dataset("weight")
+        .with_f32_data(&[0.0; HIDDEN * N])
+        .with_shape(&[HIDDEN as u64, N as u64]);
     group.create_dataset("bias").with_f32_data(&[0.0; HIDDEN]);
     group.create_dataset("scale").with_f32_data(&[0.0; HIDDEN]);
     file.add_group(group.finish());

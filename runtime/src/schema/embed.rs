@@ -21,11 +21,13 @@ use nalgebra::{ArrayStorage, SMatrix};
 
 use super::layers::{matrix_param, packed_param, vector_param};
 use super::{Kind, Name, Param, Schema};
-use crate::packed::{Lower, Packed, PackedLayout, Skew, Upper};
+use crate::packed::{Lower, Packed, PackedLayout, Skew, Sym, Upper};
 use crate::{
-    ArbitraryVpa, Head, Identity, LinearPair, MultiHeadAttention, Projection, ResNetLayer,
-    ResNetStack, STIEFEL_TOLERANCE, SkewVpa, StrictlyTriangular, Transformer,
-    VolumePreservingFeedForward, VolumePreservingLayer, VpffBlock,
+    ArbitraryVpa, ClassificationLayer, Classifier, DenseA, GradientLayer, GradientLayerQ, Head,
+    Identity, LinearPair, LinearSymplecticAttention, MultiHeadAttention, PhaseSide, Projection,
+    ResNetLayer, ResNetStack, STIEFEL_TOLERANCE, SkewVpa, StrictlyTriangular, SymmetricA,
+    SympNetStack, SymplecticAttention, Transformer, VolumePreservingFeedForward,
+    VolumePreservingLayer, VpffBlock,
 };
 
 /// One parameter of an embedded file: where it is (layer group, from 1), what it is, and where its
@@ -504,6 +506,76 @@ macro_rules! embed_layers {
                 true
             }
 
+            /// GML's `SymplecticAttention(…; symmetric = false)`: a dense `A`.
+            impl<Src, const N: usize, Side, Sm> EmbedFrom<Src>
+                for SymplecticAttention<S, N, Side, Sm, DenseA<S, N>>
+            where
+                Src: Embedded,
+            {
+                const VALUE: Self = {
+                    let a = matrix_param::<N, N>(Name::new("A"), Kind::Dense);
+                    let at = expect(Src::PARAMS, Src::LAYER + 1, &[a]);
+                    Self::arbitrary(matrix_at::<N, N>(Src::DATA, Src::PARAMS[at].offset))
+                };
+            }
+
+            /// GML's `SymplecticAttention(…; symmetric = true)`, with the kick `Mode` of the type.
+            impl<Src, const N: usize, Side, Sm, Mode> EmbedFrom<Src>
+                for SymplecticAttention<S, N, Side, Sm, SymmetricA<S, N, Mode>>
+            where
+                Src: Embedded,
+            {
+                const VALUE: Self = {
+                    let at = expect(Src::PARAMS, Src::LAYER + 1, &[packed_param::<N, Sym>("A")]);
+                    Self::with_symmetric(packed_at::<N, Sym>(Src::DATA, Src::PARAMS[at].offset))
+                };
+            }
+
+            impl<Src, const N: usize, const T: usize, Side> EmbedFrom<Src>
+                for LinearSymplecticAttention<S, N, T, Side>
+            where
+                Src: Embedded,
+                Side: PhaseSide,
+            {
+                const VALUE: Self = {
+                    let at = expect(Src::PARAMS, Src::LAYER + 1, &[packed_param::<T, Sym>("A")]);
+                    Self::new(packed_at::<T, Sym>(Src::DATA, Src::PARAMS[at].offset))
+                };
+            }
+
+            impl<Src, const N: usize, const HIDDEN: usize, Side, Act> EmbedFrom<Src>
+                for GradientLayer<S, N, HIDDEN, Side, Act>
+            where
+                Src: Embedded,
+                Side: PhaseSide,
+            {
+                const VALUE: Self = {
+                    let params = [
+                        matrix_param::<HIDDEN, N>(Name::new("weight"), Kind::Dense),
+                        vector_param::<HIDDEN>("bias"),
+                        vector_param::<HIDDEN>("scale"),
+                    ];
+                    let at = expect(Src::PARAMS, Src::LAYER + 1, &params);
+                    Self::new(
+                        matrix_at(Src::DATA, Src::PARAMS[at].offset),
+                        matrix_at(Src::DATA, Src::PARAMS[at + 1].offset),
+                        matrix_at(Src::DATA, Src::PARAMS[at + 2].offset),
+                    )
+                };
+            }
+
+            impl<Src, const D: usize, const CLASSES: usize> EmbedFrom<Src>
+                for ClassificationLayer<S, D, CLASSES>
+            where
+                Src: Embedded,
+            {
+                const VALUE: Self = {
+                    let weight = matrix_param::<CLASSES, D>(Name::new("weight"), Kind::Dense);
+                    let at = expect(Src::PARAMS, Src::LAYER + 1, &[weight]);
+                    Self::new(matrix_at(Src::DATA, Src::PARAMS[at].offset))
+                };
+            }
+
             impl<Src, const D: usize, const NB: usize, const NL: usize, Act> EmbedFrom<Src>
                 for VolumePreservingFeedForward<S, D, NB, NL, Act>
             where
@@ -583,6 +655,26 @@ where
         <[ResNetLayer<S, D, Act>; NB] as EmbedFrom<Src>>::VALUE,
         <ResNetLayer<S, D, Identity> as EmbedFrom<After<Src, [ResNetLayer<S, D, Act>; NB]>>>::VALUE,
     );
+}
+
+/// `NS` gradient layers (their sides are the type's, not the file's).
+impl<Src: Embedded, S, const N: usize, const HIDDEN: usize, const NS: usize, Act, First>
+    EmbedFrom<Src> for SympNetStack<S, N, HIDDEN, NS, Act, First>
+where
+    First: PhaseSide,
+    [GradientLayerQ<S, N, HIDDEN, Act>; NS]: EmbedFrom<Src>,
+{
+    const VALUE: Self =
+        Self::new(<[GradientLayerQ<S, N, HIDDEN, Act>; NS] as EmbedFrom<Src>>::VALUE);
+}
+
+/// The body, then the classification layer (from the layers after the body's).
+impl<Src: Embedded, Body, Head> EmbedFrom<Src> for Classifier<Body, Head>
+where
+    Body: Schema + EmbedFrom<Src>,
+    Head: EmbedFrom<After<Src, Body>>,
+{
+    const VALUE: Self = Self::new(Body::VALUE, <Head as EmbedFrom<After<Src, Body>>>::VALUE);
 }
 
 /// `[L; LEN]` for one `LEN`, given the indices `LEN − 1 … 0` (element `p` reads from

@@ -255,7 +255,7 @@ impl<S: RealField + Copy, const N: usize, Side, Sm>
 impl<S: Field, const N: usize, Side, Sm, Mode>
     SymplecticAttention<S, N, Side, Sm, SymmetricA<S, N, Mode>>
 {
-    const fn with_symmetric(a: Symmetric<S, N>) -> Self {
+    pub(crate) const fn with_symmetric(a: Symmetric<S, N>) -> Self {
         Self::with_weight(SymmetricA {
             a,
             mode: PhantomData,

@@ -18,6 +18,12 @@ macro_rules! name_of {
     (vpff $a:ident, $S:ty, $d:literal, $net:ty, $ctx:expr) => {
         Ok::<&str, Error>(type_name::<$net>())
     };
+    (sympt $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {
+        Err(symplectic_unsupported($a))
+    };
+    (lsympt $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {
+        Err(symplectic_unsupported($a))
+    };
     ($kind:ident $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {
         on_blob_l!($a, $att, $ff, name_of_net, $ctx)
     };
