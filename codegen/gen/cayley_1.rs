@@ -2,7 +2,7 @@
 // named `cayley_1`. DO NOT EDIT: regenerate with `GEOMATTN_BLESS=1 cargo test -p geomattn-codegen --test generated_files`.
 // Operations: 0 add/sub, 0 mul, 0 neg, 0 div; 0 in all.
 
-#[inline]
+#[inline(always)]
 fn cayley_1<S: ::geomattn::__private::Field>(
     c: &::geomattn::__private::SMatrix<S, 1, 1>,
 ) -> ::geomattn::__private::SMatrix<S, 1, 1> {

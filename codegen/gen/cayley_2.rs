@@ -2,7 +2,7 @@
 // named `cayley_2`. DO NOT EDIT: regenerate with `GEOMATTN_BLESS=1 cargo test -p geomattn-codegen --test generated_files`.
 // Operations: 2 add/sub, 3 mul, 1 neg, 1 div; 7 in all.
 
-#[inline]
+#[inline(always)]
 fn cayley_2<S: ::geomattn::__private::Field>(
     c: &::geomattn::__private::SMatrix<S, 2, 2>,
 ) -> ::geomattn::__private::SMatrix<S, 2, 2> {

@@ -2,7 +2,7 @@
 // named `cayley_3`. DO NOT EDIT: regenerate with `GEOMATTN_BLESS=1 cargo test -p geomattn-codegen --test generated_files`.
 // Operations: 14 add/sub, 16 mul, 2 neg, 1 div; 33 in all.
 
-#[inline]
+#[inline(always)]
 fn cayley_3<S: ::geomattn::__private::Field>(
     c: &::geomattn::__private::SMatrix<S, 3, 3>,
 ) -> ::geomattn::__private::SMatrix<S, 3, 3> {

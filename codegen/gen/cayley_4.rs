@@ -2,7 +2,7 @@
 // named `cayley_4`. DO NOT EDIT: regenerate with `GEOMATTN_BLESS=1 cargo test -p geomattn-codegen --test generated_files`.
 // Operations: 76 add/sub, 103 mul, 0 neg, 4 div; 183 in all.
 
-#[inline]
+#[inline(always)]
 fn cayley_4<S: ::geomattn::__private::Field>(
     c: &::geomattn::__private::SMatrix<S, 4, 4>,
 ) -> ::geomattn::__private::SMatrix<S, 4, 4> {

@@ -2,7 +2,7 @@
 // named `cayley_5`. DO NOT EDIT: regenerate with `GEOMATTN_BLESS=1 cargo test -p geomattn-codegen --test generated_files`.
 // Operations: 157 add/sub, 201 mul, 0 neg, 5 div; 363 in all.
 
-#[inline]
+#[inline(always)]
 fn cayley_5<S: ::geomattn::__private::Field>(
     c: &::geomattn::__private::SMatrix<S, 5, 5>,
 ) -> ::geomattn::__private::SMatrix<S, 5, 5> {

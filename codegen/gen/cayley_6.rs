@@ -2,7 +2,7 @@
 // named `cayley_6`. DO NOT EDIT: regenerate with `GEOMATTN_BLESS=1 cargo test -p geomattn-codegen --test generated_files`.
 // Operations: 281 add/sub, 346 mul, 0 neg, 6 div; 633 in all.
 
-#[inline]
+#[inline(always)]
 fn cayley_6<S: ::geomattn::__private::Field>(
     c: &::geomattn::__private::SMatrix<S, 6, 6>,
 ) -> ::geomattn::__private::SMatrix<S, 6, 6> {

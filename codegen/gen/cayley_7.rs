@@ -2,7 +2,7 @@
 // named `cayley_7`. DO NOT EDIT: regenerate with `GEOMATTN_BLESS=1 cargo test -p geomattn-codegen --test generated_files`.
 // Operations: 457 add/sub, 547 mul, 0 neg, 7 div; 1011 in all.
 
-#[inline]
+#[inline(always)]
 fn cayley_7<S: ::geomattn::__private::Field>(
     c: &::geomattn::__private::SMatrix<S, 7, 7>,
 ) -> ::geomattn::__private::SMatrix<S, 7, 7> {

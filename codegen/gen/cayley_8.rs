@@ -2,7 +2,7 @@
 // named `cayley_8`. DO NOT EDIT: regenerate with `GEOMATTN_BLESS=1 cargo test -p geomattn-codegen --test generated_files`.
 // Operations: 694 add/sub, 813 mul, 0 neg, 8 div; 1515 in all.
 
-#[inline]
+#[inline(always)]
 fn cayley_8<S: ::geomattn::__private::Field>(
     c: &::geomattn::__private::SMatrix<S, 8, 8>,
 ) -> ::geomattn::__private::SMatrix<S, 8, 8> {

@@ -27,7 +27,8 @@ use crate::{Op, Program, Value};
 #[error("the constant {0} does not fit in i64/i64")]
 pub struct ConstantTooLarge(pub BigRational);
 
-/// The item `fn name<S: Field>(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T>`, marked `#[inline]`,
+/// The item `fn name<S: Field>(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T>`, marked `#[inline(always)]`
+/// (so that it is compiled for the instruction set of the layer it serves, see `geomattn::Lanewise`),
 /// computing `Cay(C)` by `program`, with every path under `krate::__private`.
 ///
 /// # Errors
@@ -38,7 +39,7 @@ pub struct ConstantTooLarge(pub BigRational);
 /// let name = proc_macro2::Ident::new("cayley_2", proc_macro2::Span::call_site());
 /// let krate: syn::Path = syn::parse_quote!(::ga);
 /// let code = geomattn_codegen::emit::function(&program, &name, &krate).unwrap().to_string();
-/// assert!(code.starts_with("# [inline] fn cayley_2 < S : :: ga :: __private :: Field >"));
+/// assert!(code.starts_with("# [inline (always)] fn cayley_2 < S : :: ga :: __private :: Field >"));
 /// assert_eq!(code.matches(" / ").count(), 1, "one reciprocal");
 /// ```
 pub fn function(
@@ -119,7 +120,7 @@ pub fn function(
     let private = quote!(#krate::__private);
     let constants = constants.bindings(&private);
     Ok(quote! {
-        #[inline]
+        #[inline(always)]
         fn #name<S: #private::Field>(
             c: &#private::SMatrix<S, #t, #t>,
         ) -> #private::SMatrix<S, #t, #t> {

@@ -175,7 +175,29 @@ fn flat_sequences<'a, S: Field, const D: usize, const T: usize>(
     input: &'a [S],
     output: &'a mut [S],
 ) -> Result<impl Iterator<Item = (SMatrixView<'a, S, D, T>, SMatrixViewMut<'a, S, D, T>)>, Error> {
-    let per_item = D * T;
+    let count = flat_sequence_count(input, output, D * T)?;
+    // A zero-sized sequence (D·T = 0) has nothing to compute: no items. `max(1)` only keeps the
+    // chunk size valid; `take` then yields none.
+    let chunk = (D * T).max(1);
+    Ok(input
+        .chunks_exact(chunk)
+        .zip(output.chunks_exact_mut(chunk))
+        .take(count)
+        .map(|(z, out)| {
+            (
+                SMatrixView::<S, D, T>::from_slice(z),
+                SMatrixViewMut::<S, D, T>::from_slice(out),
+            )
+        }))
+}
+
+/// The number of `per_item`-long sequences in two flat buffers, after checking that they have the
+/// same length, a whole number of sequences (none if `per_item = 0`).
+pub(crate) fn flat_sequence_count<S>(
+    input: &[S],
+    output: &[S],
+    per_item: usize,
+) -> Result<usize, Error> {
     let shape_error = |detail| Error::BatchShape {
         detail,
         input: input.len(),
@@ -188,20 +210,7 @@ fn flat_sequences<'a, S: Field, const D: usize, const T: usize>(
     if per_item != 0 && !input.len().is_multiple_of(per_item) {
         return Err(shape_error("buffer length is not a multiple of d·T"));
     }
-    // A zero-sized sequence (D·T = 0) has nothing to compute: no items. `max(1)` only keeps the
-    // chunk size valid; `take` then yields none.
-    let count = input.len().checked_div(per_item).unwrap_or(0);
-    let chunk = per_item.max(1);
-    Ok(input
-        .chunks_exact(chunk)
-        .zip(output.chunks_exact_mut(chunk))
-        .take(count)
-        .map(|(z, out)| {
-            (
-                SMatrixView::<S, D, T>::from_slice(z),
-                SMatrixViewMut::<S, D, T>::from_slice(out),
-            )
-        }))
+    Ok(input.len().checked_div(per_item).unwrap_or(0))
 }
 
 /// `Err(NonFinite)` at the first time step of `m` with a NaN or an infinity.

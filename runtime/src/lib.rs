@@ -15,6 +15,8 @@ pub mod feedforward;
 #[cfg(feature = "hdf5")]
 pub mod gml;
 pub mod init;
+pub mod lanes;
+pub mod lanewise;
 mod layer;
 mod macros;
 pub mod mha;
@@ -22,6 +24,7 @@ pub mod network;
 pub mod orthogonal;
 pub mod orthonormal;
 pub mod packed;
+mod product;
 mod scalar;
 pub mod schema;
 pub mod self_attention;
@@ -54,6 +57,8 @@ pub use feedforward::{
 /// [`SequenceLayer`] with the fields' parameter [`Schema`]; see [`network`].
 pub use geomattn_macros::Network;
 pub use init::{glorot_bound, glorot_dense, uniform};
+pub use lanes::{LaneScalar, Lanes};
+pub use lanewise::{GROUPS_PER_TASK, Lanewise};
 pub use layer::{ColumnLayer, SequenceLayer};
 pub use mha::{
     AddConnection, Connection, Euclidean, Head, MultiHeadAttention, NoConnection, Projection,
@@ -65,7 +70,7 @@ pub use packed::{
     Lower, Mirror, Packed, PackedLayout, Skew, SkewSymmetric, StrictlyLower, StrictlyUpper, Sym,
     Symmetric, Upper,
 };
-pub use scalar::Field;
+pub use scalar::{Field, MapScalar, Real};
 pub use schema::{After, EmbedFrom, Embedded, EmbeddedParam, Nth, embedded};
 pub use schema::{
     BLOB_HEADER_LEN, BLOB_MAGIC, BLOB_VERSION, BlobError, BlobScalar, Kind, Name, Param, Schema,

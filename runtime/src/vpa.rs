@@ -32,7 +32,9 @@ use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut};
 use rand::Rng;
 
 use crate::correlation::{ArbitraryWeight, SkewCorrelation, SkewWeight};
-use crate::{DefaultCayley, Field, OrthogonalMap, SequenceLayer, SkewSymmetric};
+use crate::{
+    DefaultCayley, Field, MapScalar, OrthogonalMap, SequenceLayer, SkewSymmetric, product,
+};
 
 /// Volume-preserving attention on sequences of `T` vectors in `R^D`, with the skew correlation
 /// `Corr` and the orthogonal map `Map` (by default the Cayley kernel [`DefaultCayley`]).
@@ -85,11 +87,6 @@ impl<S: Field, const D: usize, const T: usize, Map> SkewVpa<S, D, T, Map> {
     pub const fn skew_sym(a: SkewSymmetric<S, D>) -> Self {
         Self::new(SkewWeight::new(a))
     }
-
-    /// The same layer over another scalar, weight by weight (see [`SkewSymmetric::map_scalar`]).
-    pub fn map_scalar<S2: Field>(&self, f: impl FnMut(S) -> S2) -> SkewVpa<S2, D, T, Map> {
-        SkewVpa::new(self.weight.map_scalar(f))
-    }
 }
 
 impl<S: RealField + Copy, const D: usize, const T: usize, Map> SkewVpa<S, D, T, Map> {
@@ -104,11 +101,6 @@ impl<S: Field, const D: usize, const T: usize, Map> ArbitraryVpa<S, D, T, Map> {
     /// square root (exact rationals, where `1/√D` is rational only for square `D`).
     pub const fn arbitrary_with_scale(a: SMatrix<S, D, D>, scale: S) -> Self {
         Self::new(ArbitraryWeight::with_scale(a, scale))
-    }
-
-    /// The same layer over another scalar, weight by weight (the scale included).
-    pub fn map_scalar<S2: Field>(&self, f: impl FnMut(S) -> S2) -> ArbitraryVpa<S2, D, T, Map> {
-        ArbitraryVpa::new(self.weight.map_scalar(f))
     }
 }
 
@@ -131,9 +123,27 @@ where
     Corr: SkewCorrelation<S, D>,
     Map: OrthogonalMap<S, T>,
 {
-    #[inline]
+    #[inline(always)]
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
         let lambda = Map::map(&self.weight.correlation(&z));
-        z.mul_to(&lambda, &mut out);
+        product::mul_to(&z, &lambda, &mut out);
+    }
+}
+
+impl<S: Field, const D: usize, const T: usize, Map> MapScalar for SkewVpa<S, D, T, Map> {
+    type Scalar = S;
+    type Over<S2: Field> = SkewVpa<S2, D, T, Map>;
+
+    fn map_scalar<S2: Field>(&self, f: impl FnMut(S) -> S2) -> SkewVpa<S2, D, T, Map> {
+        SkewVpa::new(self.weight.map_scalar(f))
+    }
+}
+
+impl<S: Field, const D: usize, const T: usize, Map> MapScalar for ArbitraryVpa<S, D, T, Map> {
+    type Scalar = S;
+    type Over<S2: Field> = ArbitraryVpa<S2, D, T, Map>;
+
+    fn map_scalar<S2: Field>(&self, f: impl FnMut(S) -> S2) -> ArbitraryVpa<S2, D, T, Map> {
+        ArbitraryVpa::new(self.weight.map_scalar(f))
     }
 }

@@ -1,6 +1,7 @@
 //! VolumePreservingAttention: the exact vectors of CONVENTIONS.md, the batch entry points, and
 //! the volume preservation that holds for the skew weighting only.
 
+use geomattn::MapScalar;
 use geomattn::nalgebra::{Matrix2, Matrix3, Matrix3x2, Matrix4x3, SMatrix};
 use geomattn::tensor_mat_skew_sym_assign;
 use geomattn::{ArbitraryVpa, Error, SequenceLayer, SkewSymmetric, SkewVpa};

@@ -1,6 +1,7 @@
 //! Volume-preserving attention for a range of `(d, T)`: structure kept, agreement with the
 //! generic Cayley transform, and time per sequence.
 
+use geomattn::MapScalar;
 use geomattn::nalgebra::SMatrix;
 use geomattn::{ArbitraryVpa, NalgebraInverse, SequenceLayer, SkewVpa};
 use geomattn_testkit::{jacobian, orthogonality_error, random_matrix};

@@ -4,7 +4,7 @@
 use nalgebra::SMatrix;
 
 use super::GramSchmidt;
-use crate::{Field, OrthogonalMap};
+use crate::{Field, OrthogonalMap, product};
 
 /// Unrolled, branch-free Cayley transforms for the sizes marked unrolled in the table below, each
 /// from the strategy [`cayley!`](crate::cayley!) uses by default for that size (whose docs give
@@ -37,7 +37,7 @@ pub struct Generated;
 impl<S: Field, const T: usize> OrthogonalMap<S, T> for Generated {
     const NAME: &'static str = "Cayley (generated)";
 
-    #[inline]
+    #[inline(always)]
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
         geomattn_macros::__unrolled_match!(
             crate,
@@ -56,6 +56,6 @@ fn via<S: Field, const T: usize, const N: usize>(
     c: &SMatrix<S, T, T>,
     f: impl FnOnce(&SMatrix<S, N, N>) -> SMatrix<S, N, N>,
 ) -> SMatrix<S, T, T> {
-    let q = f(&SMatrix::from_fn(|i, j| c[(i, j)]));
-    SMatrix::from_fn(|i, j| q[(i, j)])
+    let q = f(&product::matrix(|i, j| c[(i, j)]));
+    product::matrix(|i, j| q[(i, j)])
 }

@@ -3,7 +3,7 @@
 
 use nalgebra::SMatrix;
 
-use crate::{Field, OrthogonalMap, scalar::two};
+use crate::{Field, OrthogonalMap, product, scalar::two};
 
 /// `Cay(C) = 2(I + C)⁻¹ − I` through a QR factorisation of `A = I + C` by modified Gram–Schmidt
 /// without square roots: `A = Q̃ R` with `Q̃` of orthogonal (not normalised) columns `q_k`,
@@ -35,6 +35,7 @@ pub struct GramSchmidt;
 impl<S: Field, const T: usize> OrthogonalMap<S, T> for GramSchmidt {
     const NAME: &'static str = "Cayley (Gram–Schmidt)";
 
+    #[inline(always)]
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
         // Gram–Schmidt on A = I − C = (I + C)ᵀ rather than on I + C: the rows of 2A⁻¹ are then
         // the columns of X = 2(I + C)⁻¹, so X comes out in nalgebra's column-major order without
@@ -70,12 +71,13 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for GramSchmidt {
             }
         }
         // Cay(C) = X − I.
-        SMatrix::from_fn(|i, j| if i == j { y[j][i] - S::one() } else { y[j][i] })
+        product::matrix(|i, j| if i == j { y[j][i] - S::one() } else { y[j][i] })
     }
 }
 
 /// The columns of `I − C`, from the strict upper triangle of `C`: entry `i` of column `j` is
 /// `−C_ij` above the diagonal, `C_ji` below it.
+#[inline(always)]
 fn identity_minus_skew<S: Field, const T: usize>(c: &SMatrix<S, T, T>) -> [[S; T]; T] {
     let mut q = [[S::zero(); T]; T];
     for (j, column) in q.iter_mut().enumerate() {

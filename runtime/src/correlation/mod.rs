@@ -24,7 +24,7 @@ pub use skew::{ArbitraryWeight, SkewWeight};
 use nalgebra::{SMatrix, SMatrixView};
 
 use crate::layer::check_batch_lengths;
-use crate::{Error, Field};
+use crate::{Error, Field, product};
 
 /// How an attention layer scores every pair of time steps of a sequence in `R^D`.
 pub trait Correlation<S: Field, const D: usize> {
@@ -40,15 +40,16 @@ pub trait SkewCorrelation<S: Field, const D: usize>: Correlation<S, D> {}
 /// zero on and above the diagonal (no `1/√dim` factor).
 ///
 /// Costs `D²T` for `A Z` plus `D·T(T−1)/2` for the dot products.
+#[inline(always)]
 pub fn lower_correlation<S: Field, const D: usize, const T: usize>(
     z: &SMatrixView<'_, S, D, T>,
     a: &SMatrix<S, D, D>,
 ) -> SMatrix<S, T, T> {
-    let az = a * z;
-    let mut l = SMatrix::<S, T, T>::zeros();
+    let az = product::mul(a, z);
+    let mut l = product::matrix::<S, T, T>(|_, _| S::zero());
     for j in 0..T {
         for i in j + 1..T {
-            l[(i, j)] = z.column(i).dot(&az.column(j));
+            l[(i, j)] = product::column_dot(z, i, &az, j);
         }
     }
     l
@@ -86,6 +87,7 @@ pub fn tensor_mat_skew_sym_assign<S: Field, const D: usize, const T: usize>(
 }
 
 /// `L − Lᵀ`: the skew-symmetric matrix whose strict lower triangle is that of `l`.
+#[inline(always)]
 pub fn skew_from_lower<S: Field, const T: usize>(l: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
-    l - l.transpose()
+    product::matrix(|i, j| l[(i, j)] - l[(j, i)])
 }

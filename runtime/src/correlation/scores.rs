@@ -101,14 +101,14 @@ impl<S: RealField + Copy, const D: usize, const HIDDEN: usize, Act> Additive<S, 
 }
 
 impl<S: Field, const D: usize> Correlation<S, D> for Bilinear<S, D> {
-    #[inline]
+    #[inline(always)]
     fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
         z.tr_mul(&(self.w * z))
     }
 }
 
 impl<S: Field, const D: usize, const RANK: usize> Correlation<S, D> for LowRank<S, D, RANK> {
-    #[inline]
+    #[inline(always)]
     fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
         (self.u.tr_mul(z)).tr_mul(&self.v.tr_mul(z))
     }
@@ -117,7 +117,7 @@ impl<S: Field, const D: usize, const RANK: usize> Correlation<S, D> for LowRank<
 impl<S: Field, const D: usize, const HIDDEN: usize, Act: Activation<S>> Correlation<S, D>
     for Additive<S, D, HIDDEN, Act>
 {
-    #[inline]
+    #[inline(always)]
     fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
         let rows = self.w * z;
         let columns = self.u * z;

@@ -82,7 +82,7 @@ impl<S: RealField + Copy, const D: usize> ArbitraryWeight<S, D> {
 }
 
 impl<S: Field, const D: usize> Correlation<S, D> for SkewWeight<S, D> {
-    #[inline]
+    #[inline(always)]
     fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
         // For skew A, z_jᵀ A z_i = −z_iᵀ A z_j, so Zᵀ A Z is L − Lᵀ with L its strict lower part.
         skew_from_lower(&lower_correlation(z, self.a.matrix()))
@@ -90,7 +90,7 @@ impl<S: Field, const D: usize> Correlation<S, D> for SkewWeight<S, D> {
 }
 
 impl<S: Field, const D: usize> Correlation<S, D> for ArbitraryWeight<S, D> {
-    #[inline]
+    #[inline(always)]
     fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
         skew_from_lower(&(lower_correlation(z, &self.a) * self.scale))
     }

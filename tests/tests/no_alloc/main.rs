@@ -8,10 +8,12 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 mod attention;
 mod blob;
 mod cayley;
+mod lanewise;
 mod supporting;
 mod vpa;
 
@@ -19,18 +21,31 @@ struct CountingAllocator;
 
 thread_local! {
     static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+    /// Set on the threads of the pools `lanewise` builds, whose allocations count in
+    /// [`WORKER_ALLOCATIONS`].
+    static IS_POOL_WORKER: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Allocations on the worker threads of the parallel lane path's pools.
+static WORKER_ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+fn count_allocation() {
+    ALLOCATIONS.with(|count| count.set(count.get() + 1));
+    if IS_POOL_WORKER.with(Cell::get) {
+        WORKER_ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.with(|count| count.set(count.get() + 1));
+        count_allocation();
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.with(|count| count.set(count.get() + 1));
+        count_allocation();
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
@@ -74,6 +89,7 @@ fn no_forward_pass_allocates() {
     vpa::check(&mut probe);
     supporting::check(&mut probe);
     cayley::check(&mut probe);
+    lanewise::check(&mut probe);
     attention::check(&mut probe);
     blob::check(&mut probe);
     assert!(!probe.checked.is_empty());

@@ -1,0 +1,154 @@
+//! Small matrix products as plain loops, always inlined.
+//!
+//! nalgebra's products call its general `gemm`, which the optimiser keeps out of line for element
+//! types as large as [`crate::Lanes`]; out of line it is compiled for the baseline instruction set
+//! and works through memory. These loops have fixed trip counts, so once inlined into a layer they
+//! unroll into straight-line code that stays in registers, for scalars and lanes alike.
+//!
+//! Each entry is accumulated from the first term on, `((a₀b₀ + a₁b₁) + a₂b₂) + …`: nalgebra's
+//! order for products, so those equal nalgebra's bit for bit (the unit tests compare them); its
+//! `dot` pairs terms differently from four rows on, so the column dots may differ from it in the
+//! last bit.
+
+use nalgebra::{ArrayStorage, Const, Matrix, RawStorage, RawStorageMut, SMatrix};
+
+use crate::Field;
+
+/// The matrix with entries `f(i, j)`, built column by column: nalgebra's `from_fn`, but always
+/// inlined (a closure-taking constructor is otherwise often kept out of line).
+#[inline(always)]
+pub(crate) fn matrix<S: Field, const R: usize, const C: usize>(
+    mut f: impl FnMut(usize, usize) -> S,
+) -> SMatrix<S, R, C> {
+    let mut data = [[S::zero(); R]; C];
+    for (j, column) in data.iter_mut().enumerate() {
+        for (i, x) in column.iter_mut().enumerate() {
+            *x = f(i, j);
+        }
+    }
+    SMatrix::from_array_storage(ArrayStorage(data))
+}
+
+/// `Σ_k a[i,k]·b[k,j]` from `k = 0` up (zero if `K = 0`).
+#[inline(always)]
+fn entry<S, const R: usize, const K: usize, const C: usize, SA, SB>(
+    a: &Matrix<S, Const<R>, Const<K>, SA>,
+    b: &Matrix<S, Const<K>, Const<C>, SB>,
+    i: usize,
+    j: usize,
+) -> S
+where
+    S: Field,
+    SA: RawStorage<S, Const<R>, Const<K>>,
+    SB: RawStorage<S, Const<K>, Const<C>>,
+{
+    if K == 0 {
+        return S::zero();
+    }
+    let mut sum = a[(i, 0)] * b[(0, j)];
+    for k in 1..K {
+        sum += a[(i, k)] * b[(k, j)];
+    }
+    sum
+}
+
+/// `a·b`.
+#[inline(always)]
+pub(crate) fn mul<S, const R: usize, const K: usize, const C: usize, SA, SB>(
+    a: &Matrix<S, Const<R>, Const<K>, SA>,
+    b: &Matrix<S, Const<K>, Const<C>, SB>,
+) -> SMatrix<S, R, C>
+where
+    S: Field,
+    SA: RawStorage<S, Const<R>, Const<K>>,
+    SB: RawStorage<S, Const<K>, Const<C>>,
+{
+    matrix(|i, j| entry(a, b, i, j))
+}
+
+/// `out = a·b`.
+#[inline(always)]
+pub(crate) fn mul_to<S, const R: usize, const K: usize, const C: usize, SA, SB, SO>(
+    a: &Matrix<S, Const<R>, Const<K>, SA>,
+    b: &Matrix<S, Const<K>, Const<C>, SB>,
+    out: &mut Matrix<S, Const<R>, Const<C>, SO>,
+) where
+    S: Field,
+    SA: RawStorage<S, Const<R>, Const<K>>,
+    SB: RawStorage<S, Const<K>, Const<C>>,
+    SO: RawStorageMut<S, Const<R>, Const<C>>,
+{
+    for j in 0..C {
+        for i in 0..R {
+            out[(i, j)] = entry(a, b, i, j);
+        }
+    }
+}
+
+/// `Σ_k a[k, i]·b[k, j]`: the dot product of column `i` of `a` with column `j` of `b`.
+#[inline(always)]
+pub(crate) fn column_dot<S, const K: usize, const CA: usize, const CB: usize, SA, SB>(
+    a: &Matrix<S, Const<K>, Const<CA>, SA>,
+    i: usize,
+    b: &Matrix<S, Const<K>, Const<CB>, SB>,
+    j: usize,
+) -> S
+where
+    S: Field,
+    SA: RawStorage<S, Const<K>, Const<CA>>,
+    SB: RawStorage<S, Const<K>, Const<CB>>,
+{
+    if K == 0 {
+        return S::zero();
+    }
+    let mut sum = a[(0, i)] * b[(0, j)];
+    for k in 1..K {
+        sum += a[(k, i)] * b[(k, j)];
+    }
+    sum
+}
+
+#[cfg(test)]
+mod tests {
+    use nalgebra::SMatrix;
+
+    use super::*;
+
+    fn filled<const R: usize, const C: usize>(seed: f64) -> SMatrix<f64, R, C> {
+        SMatrix::from_fn(|i, j| ((i * C + j) as f64 * 0.731 + seed).sin() * 3.0)
+    }
+
+    fn products_match_nalgebra<const R: usize, const K: usize, const C: usize>() {
+        let (a, b) = (filled::<R, K>(0.1), filled::<K, C>(0.7));
+        let expected = a * b;
+        assert_eq!(mul(&a, &b), expected, "{R}×{K}·{K}×{C}");
+        let mut out = SMatrix::<f64, R, C>::zeros();
+        mul_to(&a, &b, &mut out);
+        assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn products_equal_nalgebras_bit_for_bit() {
+        products_match_nalgebra::<3, 3, 3>();
+        products_match_nalgebra::<4, 4, 4>();
+        products_match_nalgebra::<5, 5, 5>();
+        products_match_nalgebra::<8, 8, 8>();
+        products_match_nalgebra::<3, 7, 2>();
+        products_match_nalgebra::<2, 0, 3>();
+    }
+
+    #[test]
+    fn column_dots_equal_nalgebras_up_to_three_rows() {
+        fn check<const K: usize>() {
+            let (a, b) = (filled::<K, 3>(0.2), filled::<K, 4>(0.9));
+            for i in 0..3 {
+                for j in 0..4 {
+                    assert_eq!(column_dot(&a, i, &b, j), a.column(i).dot(&b.column(j)));
+                }
+            }
+        }
+        check::<1>();
+        check::<2>();
+        check::<3>();
+    }
+}

@@ -1,0 +1,178 @@
+//! The lane path (`Lanewise`) against the scalar path (`SequenceLayer::forward_flat`): bit-identical
+//! outputs for both weightings of volume-preserving attention, every lane width of both precisions,
+//! sizes d = T ∈ {2, 3, 4, 5, 8}, and batch lengths around the width (empty, partial groups,
+//! remainders); the parallel path against the sequential one; and shape errors.
+
+use geomattn::{
+    ArbitraryVpa, Error, LaneScalar, Lanes, Lanewise, MapScalar, SequenceLayer, SkewVpa,
+};
+use proptest::prelude::*;
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+/// A flat batch of `count` sequences of `d·T` entries, uniform in `[-scale, scale]`.
+fn batch<S: From<f32>>(rng: &mut SmallRng, count: usize, per_item: usize, scale: f32) -> Vec<S> {
+    (0..count * per_item)
+        .map(|_| S::from((rng.random::<f32>() * 2.0 - 1.0) * scale))
+        .collect()
+}
+
+/// Bit patterns, so that −0 differs from +0, with every NaN as one pattern: which NaN an operation
+/// returns (its sign and payload) depends on operand order, which IEEE 754 leaves open and the
+/// optimiser may swap.
+fn bits<S: Into<f64> + Copy>(values: &[S]) -> Vec<u64> {
+    values
+        .iter()
+        .map(|&v| v.into())
+        .map(|v| {
+            if v.is_nan() {
+                f64::NAN.to_bits()
+            } else {
+                v.to_bits()
+            }
+        })
+        .collect()
+}
+
+/// The first index where two bit patterns differ, with both values.
+fn first_difference(a: &[u64], b: &[u64]) -> Option<(usize, f64, f64)> {
+    (a.len() != b.len())
+        .then_some((a.len().min(b.len()), f64::NAN, f64::NAN))
+        .or_else(|| {
+            a.iter()
+                .zip(b)
+                .position(|(x, y)| x != y)
+                .map(|k| (k, f64::from_bits(a[k]), f64::from_bits(b[k])))
+        })
+}
+
+/// The lane path of `layer` equals its scalar path on `input`, bit for bit.
+fn assert_lanes_equal_scalar<S, Layer, const D: usize, const T: usize, const N: usize>(
+    layer: &Layer,
+    input: &[S],
+) where
+    S: LaneScalar<N> + Into<f64>,
+    Layer: SequenceLayer<S, D, T> + MapScalar<Scalar = S>,
+    Layer::Over<Lanes<S, N>>: SequenceLayer<Lanes<S, N>, D, T>,
+{
+    let mut scalar = vec![S::zero(); input.len()];
+    let mut lanes = vec![S::zero(); input.len()];
+    layer.forward_flat(input, &mut scalar).unwrap();
+    Lanewise::<_, N>::new(layer)
+        .forward_flat(input, &mut lanes)
+        .unwrap();
+    assert_eq!(
+        first_difference(&bits(&lanes), &bits(&scalar)),
+        None,
+        "(entry, lanes, scalar) at d = {D}, T = {T}, {N} lanes of {}, {} sequences",
+        core::any::type_name::<S>(),
+        input.len() / (D * T)
+    );
+}
+
+/// Every width of `S`'s lanes, both weightings, batches from empty to three groups and a bit.
+macro_rules! sweep {
+    ($scalar:ty, [$($n:literal),*], $d:literal, $seed:expr) => {{
+        let mut rng = SmallRng::seed_from_u64($seed);
+        let skew = SkewVpa::<f64, $d, $d>::glorot(&mut rng).map_scalar(|w| w as $scalar);
+        let arbitrary = ArbitraryVpa::<f64, $d, $d>::glorot(&mut rng).map_scalar(|w| w as $scalar);
+        $(
+            for count in [0, 1, $n - 1, $n, $n + 1, 3 * $n + 5] {
+                let input = batch::<$scalar>(&mut rng, count, $d * $d, 2.0);
+                assert_lanes_equal_scalar::<$scalar, _, $d, $d, $n>(&skew, &input);
+                assert_lanes_equal_scalar::<$scalar, _, $d, $d, $n>(&arbitrary, &input);
+            }
+        )*
+    }};
+}
+
+#[test]
+fn lanes_equal_scalar_in_f32() {
+    sweep!(f32, [4, 8, 16], 2, 1);
+    sweep!(f32, [4, 8, 16], 3, 2);
+    sweep!(f32, [4, 8, 16], 4, 3);
+    sweep!(f32, [4, 8, 16], 5, 4);
+    sweep!(f32, [4, 8, 16], 8, 5);
+}
+
+#[test]
+fn lanes_equal_scalar_in_f64() {
+    sweep!(f64, [2, 4, 8], 2, 11);
+    sweep!(f64, [2, 4, 8], 3, 12);
+    sweep!(f64, [2, 4, 8], 4, 13);
+    sweep!(f64, [2, 4, 8], 5, 14);
+    sweep!(f64, [2, 4, 8], 8, 15);
+}
+
+#[test]
+fn rectangular_sequences_and_hostile_values_stay_bit_identical() {
+    // d ≠ T, magnitudes up to 1e18 (where the Cayley transform's inputs overflow to ∞ and NaN in
+    // f32) and a NaN input: whatever the scalar path gives, the lanes give the same bits.
+    let mut rng = SmallRng::seed_from_u64(21);
+    let layer = SkewVpa::<f64, 3, 7>::glorot(&mut rng).map_scalar(|w| w as f32);
+    for scale in [1e-30_f32, 1.0, 1e6, 1e18] {
+        let mut input = batch::<f32>(&mut rng, 37, 21, scale);
+        input[5] = f32::NAN;
+        assert_lanes_equal_scalar::<f32, _, 3, 7, 16>(&layer, &input);
+        assert_lanes_equal_scalar::<f32, _, 3, 7, 8>(&layer, &input);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn lanes_equal_scalar_on_random_batches(seed in any::<u64>(), count in 0usize..70, scale in 1e-3f32..1e3) {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let layer = ArbitraryVpa::<f64, 4, 4>::glorot(&mut rng);
+        let input = batch::<f64>(&mut rng, count, 16, scale);
+        assert_lanes_equal_scalar::<f64, _, 4, 4, 8>(&layer, &input);
+        let single = layer.map_scalar(|w| w as f32);
+        let input32: Vec<f32> = input.iter().map(|&x| x as f32).collect();
+        assert_lanes_equal_scalar::<f32, _, 4, 4, 16>(&single, &input32);
+    }
+}
+
+#[test]
+fn parallel_equals_sequential_on_one_and_two_threads() {
+    let mut rng = SmallRng::seed_from_u64(31);
+    let layer = SkewVpa::<f64, 5, 5>::glorot(&mut rng).map_scalar(|w| w as f32);
+    let fast = Lanewise::<_, 16>::new(&layer);
+    // Several tasks of `GROUPS_PER_TASK` groups, and a last task with a partial group.
+    let count = 3 * geomattn::GROUPS_PER_TASK * 16 + 7;
+    let input = batch::<f32>(&mut rng, count, 25, 1.0);
+    let mut sequential = vec![0.0; input.len()];
+    fast.forward_flat(&input, &mut sequential).unwrap();
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let mut parallel = vec![0.0; input.len()];
+        pool.install(|| fast.forward_flat_parallel(&input, &mut parallel))
+            .unwrap();
+        assert_eq!(
+            first_difference(&bits(&parallel), &bits(&sequential)),
+            None,
+            "{threads} threads"
+        );
+    }
+}
+
+#[test]
+fn shape_errors_are_reported_not_panicked() {
+    let mut rng = SmallRng::seed_from_u64(41);
+    let fast = Lanewise::<_, 8>::new(&SkewVpa::<f64, 3, 4>::glorot(&mut rng));
+    let input = vec![0.0; 12 * 3];
+    for (input_len, output_len) in [(36, 35), (35, 35), (13, 13)] {
+        let mut output = vec![0.0; output_len];
+        let sequential = fast.forward_flat(&input[..input_len], &mut output);
+        let parallel = fast.forward_flat_parallel(&input[..input_len], &mut output);
+        for result in [sequential, parallel] {
+            assert!(
+                matches!(result, Err(Error::BatchShape { per_item: 12, .. })),
+                "{input_len}/{output_len}: {result:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! The lane path allocates nothing, and the parallel lane path nothing per sequence: its worker
+//! threads allocate as often for 100 000 sequences as for 1 000.
+
+use std::cell::Cell;
+use std::sync::atomic::Ordering;
+
+use geomattn::{Lanewise, SkewVpa};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+
+use crate::{IS_POOL_WORKER, Probe, WORKER_ALLOCATIONS};
+
+pub fn check(probe: &mut Probe) {
+    let mut rng = SmallRng::seed_from_u64(5);
+    let layer = SkewVpa::<f64, 4, 4>::glorot(&mut rng);
+    let fast = Lanewise::<_, 8>::new(&layer);
+    let input: Vec<f64> = (0..16 * 100_003).map(|i| (i as f64 * 0.1).sin()).collect();
+    let mut output = vec![0.0; input.len()];
+    probe.run("Lanewise forward_flat", || {
+        fast.forward_flat(&input, &mut output).unwrap();
+    });
+
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .start_handler(|_| IS_POOL_WORKER.with(|flag| flag.set(true)))
+        .build()
+        .unwrap();
+    let mut worker_allocations = |sequences: usize| {
+        let (z, out) = (&input[..16 * sequences], &mut output[..16 * sequences]);
+        pool.install(|| fast.forward_flat_parallel(z, out)).unwrap();
+        let before = WORKER_ALLOCATIONS.load(Ordering::Relaxed);
+        pool.install(|| fast.forward_flat_parallel(z, out)).unwrap();
+        WORKER_ALLOCATIONS.load(Ordering::Relaxed) - before
+    };
+    let (few, many) = (worker_allocations(1_000), worker_allocations(100_003));
+    assert_eq!(
+        many, few,
+        "worker allocations grow with the batch: {few} for 1 000 sequences, {many} for 100 003"
+    );
+    assert!(
+        !IS_POOL_WORKER.with(Cell::get),
+        "the caller is not a worker"
+    );
+    probe.run("Lanewise forward_flat_parallel (calling thread)", || {
+        pool.install(|| fast.forward_flat_parallel(&input, &mut output))
+            .unwrap();
+    });
+}
