@@ -19,8 +19,12 @@ fn main() {
     divan::main();
 }
 
-/// Sequences per batch.
-const B: usize = 100_000;
+/// Sequences per batch: 10⁵, or 10³ in the unoptimised smoke run (`cargo test --benches`).
+const B: usize = if cfg!(debug_assertions) {
+    1_000
+} else {
+    100_000
+};
 
 /// A batch of `B` sequences of `d·T` entries, of order 1.
 fn batch<S: From<f32>>(per_item: usize) -> Vec<S> {
