@@ -2,8 +2,11 @@
 //! volume-preserving attention, skew and arbitrary weighting, side by side in one run:
 //!
 //! - `scalar`: [`SequenceLayer::forward_flat`], one sequence at a time;
-//! - `lanes`: [`Lanewise::forward_flat`], 16 sequences of f32 (8 of f64) per evaluation;
-//! - `parallel`: [`Lanewise::forward_flat_parallel`] on every thread of rayon's pool.
+//! - `portable`, `avx2`, `avx512`: [`Lanewise::forward_flat`] on each instruction set
+//!   ([`Isa`]; 4, 8, 16 sequences of f32 per evaluation, half as many of f64), skipped where the
+//!   machine lacks it;
+//! - `parallel`: [`Lanewise::forward_flat_parallel`] on the best instruction set, on every thread
+//!   of rayon's pool.
 //!
 //! `cargo bench -p geomattn-benches --bench throughput`; `cargo test --benches` runs each once.
 //! divan reports sequences per second (`item/s`); the README's throughput table turns them into
@@ -11,7 +14,9 @@
 
 use divan::Bencher;
 use divan::counter::ItemsCount;
-use geomattn::{ArbitraryVpa, LaneScalar, Lanes, Lanewise, MapScalar, SequenceLayer, SkewVpa};
+use geomattn::{
+    ArbitraryVpa, BatchScalar, Isa, LaneTwin, Lanewise, MapScalar, SequenceLayer, SkewVpa,
+};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
@@ -55,14 +60,16 @@ where
         .bench_local(|| layer.forward_flat(&input, &mut output).unwrap());
 }
 
-fn lanes<S, L, const D: usize, const N: usize>(bencher: Bencher, layer: L, parallel: bool)
+fn lanes<L, const D: usize>(bencher: Bencher, layer: L, isa: Isa, parallel: bool)
 where
-    S: LaneScalar<N> + From<f32> + Send + Sync,
-    L: MapScalar<Scalar = S>,
-    L::Over<Lanes<S, N>>: SequenceLayer<Lanes<S, N>, D, D> + Sync,
+    L: LaneTwin<D, D> + Sync,
+    L::Scalar: BatchScalar + From<f32> + Send + Sync,
 {
-    let fast = Lanewise::<_, N>::new(&layer);
-    let input = batch::<S>(D * D);
+    let Some(fast) = Lanewise::on(isa, layer) else {
+        eprintln!("{isa:?}: not on this machine, skipped");
+        return;
+    };
+    let input = batch::<L::Scalar>(D * D);
     let mut output = input.clone();
     bencher.counter(ItemsCount::new(B)).bench_local(|| {
         if parallel {
@@ -83,30 +90,26 @@ macro_rules! paths {
                 scalar::<f32, _, D>(b, $make::<f32, D>());
             }
 
-            #[divan::bench(consts = [3, 4, 5, 8])]
-            fn lanes_f32<const D: usize>(b: Bencher) {
-                lanes::<f32, _, D, 16>(b, $make::<f32, D>(), false);
-            }
-
-            #[divan::bench(consts = [3, 4, 5, 8])]
-            fn parallel_f32<const D: usize>(b: Bencher) {
-                lanes::<f32, _, D, 16>(b, $make::<f32, D>(), true);
-            }
+            paths!(@lanes f32, $make, portable_f32, Isa::Portable, false);
+            paths!(@lanes f32, $make, avx2_f32, Isa::Avx2, false);
+            paths!(@lanes f32, $make, avx512_f32, Isa::Avx512, false);
+            paths!(@lanes f32, $make, parallel_f32, Isa::best(), true);
 
             #[divan::bench(consts = [3, 4, 5, 8])]
             fn scalar_f64<const D: usize>(b: Bencher) {
                 scalar::<f64, _, D>(b, $make::<f64, D>());
             }
 
-            #[divan::bench(consts = [3, 4, 5, 8])]
-            fn lanes_f64<const D: usize>(b: Bencher) {
-                lanes::<f64, _, D, 8>(b, $make::<f64, D>(), false);
-            }
-
-            #[divan::bench(consts = [3, 4, 5, 8])]
-            fn parallel_f64<const D: usize>(b: Bencher) {
-                lanes::<f64, _, D, 8>(b, $make::<f64, D>(), true);
-            }
+            paths!(@lanes f64, $make, portable_f64, Isa::Portable, false);
+            paths!(@lanes f64, $make, avx2_f64, Isa::Avx2, false);
+            paths!(@lanes f64, $make, avx512_f64, Isa::Avx512, false);
+            paths!(@lanes f64, $make, parallel_f64, Isa::best(), true);
+        }
+    };
+    (@lanes $scalar:ty, $make:ident, $name:ident, $isa:expr, $parallel:expr) => {
+        #[divan::bench(consts = [3, 4, 5, 8])]
+        fn $name<const D: usize>(b: Bencher) {
+            lanes::<_, D>(b, $make::<$scalar, D>(), $isa, $parallel);
         }
     };
 }

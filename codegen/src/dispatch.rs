@@ -2,9 +2,9 @@
 //! one arm per size it unrolls, running the default program of that size, and a fallback.
 //!
 //! Input (of `geomattn_macros::__unrolled_match!`): `krate, size, via, argument, fallback`.
-//! Output: `match size { 1 => via(argument, f₁), …, _ => fallback }`, where `fₜ` is the function
-//! `cayley!(t)` expands to, paths under `krate`. `via` is called as `via(argument, fₜ)` and must
-//! infer the size from `fₜ`'s signature.
+//! Output: `match size { 1 => via(argument, f₁), …, _ => fallback }`, where `fₜ` is an
+//! always-inlined closure calling the function `cayley!(t)` expands to, paths under `krate`. `via`
+//! is called as `via(argument, fₜ)` and must infer the size from `fₜ`'s signature.
 //!
 //! ```
 //! let args = syn::parse_str("crate, T, via, c, loops(c)").unwrap();
@@ -73,7 +73,10 @@ pub fn unrolled_match(args: &UnrolledArgs) -> syn::Result<TokenStream> {
             let function = emit::function(&program, &name, krate)
                 .map_err(|error| syn::Error::new_spanned(size, error))?;
             let t = proc_macro2::Literal::usize_unsuffixed(row.t);
-            Ok(quote!(#t => #via(#argument, { #function #name }),))
+            // A closure rather than the function item itself: the call of a function item through
+            // `FnOnce` goes through a shim the optimiser may keep out of line, and out of line it
+            // is compiled for the baseline instruction set, not the caller's (`geomattn::Isa`).
+            Ok(quote!(#t => #via(#argument, { #function #[inline(always)] |c: &_| #name(c) }),))
         })
         .collect::<syn::Result<Vec<_>>>()?;
     Ok(quote!(match #size { #(#arms)* _ => #fallback }))

@@ -16,14 +16,14 @@
 //! ```
 //!
 //! # Why `wide`
-//! The lanes are `wide`'s portable vector types (`f32x4` … `f64x8`): no_std, bit-exact IEEE
-//! operations, and one vector value per lane group that the optimiser keeps in registers. Two
-//! alternatives were measured and rejected (f32, skew VPA, one core): a plain `[S; N]` with
-//! element-wise loops, which LLVM splits into scalars and rebuilds poorly (2× slower than `wide` at
-//! T = 3 and 1.5× at T = 8), and nalgebra's `simba` wrappers, which add nothing over `wide` here.
-//! `wide` fixes its instruction set when the crate is compiled: a default build uses SSE2 vectors
-//! (AVX2 or AVX-512 ones with `-C target-cpu=native`); [`crate::Lanewise`] still compiles its
-//! loop per instruction set, which gives VEX encodings and wider loads and stores around them.
+//! These are `wide`'s portable vector types (`f32x4` … `f64x8`): no_std, bit-exact IEEE operations,
+//! one vector value per lane group that the optimiser keeps in registers, on every architecture
+//! (SSE2 on x86-64, NEON on AArch64, scalar code elsewhere). `wide` fixes its instruction set when
+//! the crate is compiled, so a default x86-64 build computes them with SSE2 even on a processor
+//! with AVX-512; [`crate::Lanewise`] therefore uses them only as its portable fallback
+//! ([`crate::Isa::Portable`]: `f32x4`, `f64x2`) and runs AVX2 and AVX-512 through the crate's own
+//! vector types, chosen at run time. A plain `[S; N]` with element-wise loops was measured too and
+//! rejected: LLVM splits it into scalars (about 2× slower than `wide` at T = 3).
 
 use core::fmt;
 use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};

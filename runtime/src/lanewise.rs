@@ -1,18 +1,20 @@
-//! Throughput: a batch of sequences computed `N` at a time, one per SIMD lane.
+//! Throughput: a batch of sequences computed several at a time, one per SIMD lane.
 //!
-//! [`Lanewise`] holds a layer's *lane twin*, the same layer over [`Lanes<S, N>`] with every weight
-//! splatted across the lanes ([`MapScalar`]). Its [`forward_flat`](Lanewise::forward_flat) takes the
-//! same flat `(D, T, B)` buffers as [`SequenceLayer::forward_flat`], packs `N` sequences into one
-//! lane matrix, runs the layer's ordinary generic code once for all `N`, and unpacks the outputs. The
-//! last, partial group is padded with copies of its first sequence, whose extra outputs are dropped.
+//! [`Lanewise`] runs a layer over a flat `(D, T, B)` batch, the buffers of
+//! [`SequenceLayer::forward_flat`]. It packs as many sequences as one vector of the processor holds
+//! (16 of f32 with AVX-512, see [`Isa`]) into one matrix of lane vectors, runs the layer's ordinary
+//! generic code once for all of them, over the layer's *lane twin* (the same layer with every
+//! weight splatted across the lanes, [`LaneTwin`]), and unpacks the outputs. The last, partial
+//! group is padded with copies of its first sequence, whose extra outputs are dropped.
 //!
 //! Every lane runs exactly the scalar operations in the scalar order, so the outputs are
-//! **bit-identical** to [`SequenceLayer::forward_flat`] (the tests check it for every layer).
+//! **bit-identical** to [`SequenceLayer::forward_flat`] on every instruction set (the tests check
+//! it for every layer and every instruction set the machine has).
 //!
 //! ```
 //! use geomattn::{Lanewise, SequenceLayer, SkewSymmetric, SkewVpa};
 //! let layer = SkewVpa::<f32, 3, 4>::skew_sym(SkewSymmetric::from_packed(&[0.5, -1.0, 0.25])?);
-//! let fast = Lanewise::<_, 16>::new(&layer);
+//! let fast = Lanewise::new(layer);
 //! let batch: Vec<f32> = (0..3 * 4 * 37).map(|i| (i as f32 * 0.37).sin()).collect();
 //! let (mut lanes, mut scalar) = (vec![0.0; batch.len()], vec![0.0; batch.len()]);
 //! fast.forward_flat(&batch, &mut lanes)?;
@@ -22,63 +24,97 @@
 //! ```
 //!
 //! # Instruction sets
-//! The group loop is compiled once per instruction set with
-//! [`multiversion`](https://docs.rs/multiversion) (AVX-512, AVX2 with FMA, and the build's baseline)
-//! and the best the processor has is chosen at run time (with `std`; without it, at compile time
-//! from the target's features) on hosted x86-64; other targets (a Cortex-M, bare-metal x86-64)
-//! compile it once for their own instruction set. The
-//! layer's code is inlined into each version. The lane arithmetic itself is `wide`'s, whose vector
-//! width is fixed at compile time (see [`crate::lanes`]): build with `-C target-cpu=native` to get
-//! AVX-512 vectors (the README's throughput table gives both).
+//! [`Lanewise::new`] takes the best instruction set of the processor ([`Isa::best`]);
+//! [`Lanewise::on`] a given one. The batch loop is compiled once per instruction set, with the
+//! layer's forward pass inlined into it (the layers' forward passes are `#[inline(always)]` for
+//! this), over that instruction set's own vector type: a default `cargo build --release` uses
+//! AVX-512 on a processor that has it, and still runs on any x86-64.
 
 use nalgebra::SMatrix;
 
-use crate::lanes::LaneScalar;
+use crate::isa::{BatchScalar, LaneVector, sealed::Vectors};
 use crate::layer::flat_sequence_count;
 use crate::product;
-use crate::{Error, Lanes, MapScalar, SequenceLayer};
+use crate::{Error, Isa, MapScalar, Real, SequenceLayer};
 
-/// A layer's lane twin: `N` sequences per evaluation (see the [module docs](self)).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Lanewise<L, const N: usize> {
-    twin: L,
+/// A layer that can be rebuilt over any [`Real`] scalar and is then a [`SequenceLayer`] over it:
+/// what [`Lanewise`] needs to run the layer over lane vectors.
+///
+/// ```
+/// use geomattn::{LaneTwin, Lanes, SequenceLayer, SkewSymmetric, SkewVpa};
+/// let layer = SkewVpa::<f64, 2, 3>::skew_sym(SkewSymmetric::from_packed(&[0.5])?);
+/// let twin = LaneTwin::<2, 3>::twin(&layer, Lanes::<f64, 2>::splat);
+/// let z = nalgebra::SMatrix::<f64, 2, 3>::from_fn(|i, j| (i + 2 * j) as f64);
+/// let lanes = twin.forward(&z.map(Lanes::splat));
+/// assert_eq!(lanes.map(|x| x.lane(1)), layer.forward(&z));
+/// # Ok::<(), geomattn::Error>(())
+/// ```
+pub trait LaneTwin<const D: usize, const T: usize>: MapScalar {
+    /// The same layer over the scalar `X`.
+    type Twin<X: Real>: SequenceLayer<X, D, T>;
+
+    /// The same layer with every weight `w` replaced by `f(w)`.
+    fn twin<X: Real>(&self, f: impl FnMut(Self::Scalar) -> X) -> Self::Twin<X>;
 }
 
-impl<L, const N: usize> Lanewise<L, N> {
-    /// The lane twin of `layer`: every weight splatted across `N` lanes.
-    pub fn new<S, Layer>(layer: &Layer) -> Self
-    where
-        S: LaneScalar<N>,
-        Layer: MapScalar<Scalar = S, Over<Lanes<S, N>> = L>,
-    {
+/// A layer run over a batch several sequences at a time (see the [module docs](self)).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Lanewise<L> {
+    layer: L,
+    /// Available on this processor: checked by every constructor.
+    isa: Isa,
+}
+
+impl<L> Lanewise<L> {
+    /// `layer` on the best instruction set of this processor, [`Isa::best`].
+    pub fn new(layer: L) -> Self {
         Self {
-            twin: layer.map_scalar(Lanes::splat),
+            layer,
+            isa: Isa::best(),
         }
     }
 
-    /// The layer over lanes.
-    pub fn twin(&self) -> &L {
-        &self.twin
+    /// `layer` on the instruction set `isa`, or `None` if this processor does not have it.
+    ///
+    /// ```
+    /// use geomattn::{Isa, Lanewise, SkewVpa};
+    /// let layer = SkewVpa::<f64, 3, 3>::glorot(&mut rand::rngs::SmallRng::seed_from_u64(1));
+    /// # use rand::SeedableRng;
+    /// assert!(Lanewise::on(Isa::Portable, layer).is_some());
+    /// assert_eq!(Lanewise::on(Isa::Avx512, layer).is_some(), Isa::Avx512.is_available());
+    /// ```
+    pub fn on(isa: Isa, layer: L) -> Option<Self> {
+        isa.is_available().then_some(Self { layer, isa })
     }
 
-    /// The layer applied to every sequence of a flat `(D, T, B)` buffer, `N` sequences at a time;
-    /// bit-identical to [`SequenceLayer::forward_flat`].
+    /// The layer.
+    pub fn layer(&self) -> &L {
+        &self.layer
+    }
+
+    /// The instruction set the batch runs on.
+    pub fn isa(&self) -> Isa {
+        self.isa
+    }
+
+    /// The layer applied to every sequence of a flat `(D, T, B)` buffer, [`Isa::lanes`]
+    /// sequences at a time; bit-identical to [`SequenceLayer::forward_flat`].
     ///
     /// # Errors
     /// [`Error::BatchShape`] if the buffers differ in length or are not a whole number of
     /// `D·T` sequences.
-    pub fn forward_flat<S, const D: usize, const T: usize>(
+    pub fn forward_flat<const D: usize, const T: usize>(
         &self,
-        input: &[S],
-        output: &mut [S],
+        input: &[L::Scalar],
+        output: &mut [L::Scalar],
     ) -> Result<(), Error>
     where
-        S: LaneScalar<N>,
-        L: SequenceLayer<Lanes<S, N>, D, T>,
+        L: LaneTwin<D, T>,
+        L::Scalar: BatchScalar,
     {
         flat_sequence_count(input, output, D * T)?;
         if D * T != 0 {
-            forward_groups::<S, L, D, T, N>(&self.twin, input, output);
+            self.forward_groups::<D, T>(input, output);
         }
         Ok(())
     }
@@ -91,7 +127,7 @@ impl<L, const N: usize> Lanewise<L, N> {
     /// ```
     /// use geomattn::{Lanewise, SequenceLayer, SkewSymmetric, SkewVpa};
     /// let layer = SkewVpa::<f64, 3, 3>::skew_sym(SkewSymmetric::from_packed(&[0.5, -1.0, 0.25])?);
-    /// let fast = Lanewise::<_, 8>::new(&layer);
+    /// let fast = Lanewise::new(layer);
     /// let batch: Vec<f64> = (0..9 * 5000).map(|i| (i as f64 * 0.37).sin()).collect();
     /// let (mut parallel, mut sequential) = (vec![0.0; batch.len()], vec![0.0; batch.len()]);
     /// let two_threads = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
@@ -104,14 +140,14 @@ impl<L, const N: usize> Lanewise<L, N> {
     /// # Errors
     /// As [`forward_flat`](Self::forward_flat).
     #[cfg(feature = "parallel")]
-    pub fn forward_flat_parallel<S, const D: usize, const T: usize>(
+    pub fn forward_flat_parallel<const D: usize, const T: usize>(
         &self,
-        input: &[S],
-        output: &mut [S],
+        input: &[L::Scalar],
+        output: &mut [L::Scalar],
     ) -> Result<(), Error>
     where
-        S: LaneScalar<N> + Send + Sync,
-        L: SequenceLayer<Lanes<S, N>, D, T> + Sync,
+        L: LaneTwin<D, T> + Sync,
+        L::Scalar: BatchScalar + Send + Sync,
     {
         use rayon::prelude::{IndexedParallelIterator, ParallelIterator};
         use rayon::slice::{ParallelSlice, ParallelSliceMut};
@@ -119,13 +155,34 @@ impl<L, const N: usize> Lanewise<L, N> {
         flat_sequence_count(input, output, D * T)?;
         if D * T != 0 {
             // Whole lane groups per task: only the last task can hold a partial group.
-            let task = GROUPS_PER_TASK * N * D * T;
+            let task = GROUPS_PER_TASK * self.isa.lanes::<L::Scalar>() * D * T;
             input
                 .par_chunks(task)
                 .zip(output.par_chunks_mut(task))
-                .for_each(|(z, out)| forward_groups::<S, L, D, T, N>(&self.twin, z, out));
+                .for_each(|(z, out)| self.forward_groups::<D, T>(z, out));
         }
         Ok(())
+    }
+
+    /// The sequences of `input` (a whole number of `D·T` sequences, `D·T > 0`) into `output`, on
+    /// the instruction set of `self`.
+    fn forward_groups<const D: usize, const T: usize>(
+        &self,
+        input: &[L::Scalar],
+        output: &mut [L::Scalar],
+    ) where
+        L: LaneTwin<D, T>,
+        L::Scalar: BatchScalar,
+    {
+        match self.isa {
+            // SAFETY: `self.isa` is available on this processor (checked when `self` was built).
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => unsafe { groups_avx512::<L, D, T>(&self.layer, input, output) },
+            // SAFETY: as above.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => unsafe { groups_avx2::<L, D, T>(&self.layer, input, output) },
+            _ => groups::<<L::Scalar as Vectors>::Portable, L, D, T>(&self.layer, input, output),
+        }
     }
 }
 
@@ -134,49 +191,71 @@ impl<L, const N: usize> Lanewise<L, N> {
 /// (about a microsecond) and small enough to keep both cores busy to the end.
 pub const GROUPS_PER_TASK: usize = 64;
 
-/// The sequences of `input` (a whole number of `D·T` sequences, `D·T > 0`) through `twin`, `N` at a
-/// time, into `output`.
-#[cfg_attr(
-    all(target_arch = "x86_64", not(target_os = "none")),
-    multiversion::multiversion(targets(
-        "x86_64+avx512f+avx512vl+avx512bw+avx512dq+avx2+avx+fma+sse4.2+sse4.1+ssse3+sse3",
-        "x86_64+avx2+avx+fma+sse4.2+sse4.1+ssse3+sse3",
-    ))
-)]
-fn forward_groups<S, L, const D: usize, const T: usize, const N: usize>(
-    twin: &L,
-    input: &[S],
-    output: &mut [S],
+/// [`groups`] over AVX-512 vectors, compiled for AVX-512.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,avx,fma")]
+fn groups_avx512<L, const D: usize, const T: usize>(
+    layer: &L,
+    input: &[L::Scalar],
+    output: &mut [L::Scalar],
 ) where
-    S: LaneScalar<N>,
-    L: SequenceLayer<Lanes<S, N>, D, T>,
+    L: LaneTwin<D, T>,
+    L::Scalar: BatchScalar,
 {
-    let group = N * D * T;
+    groups::<<L::Scalar as Vectors>::Avx512, L, D, T>(layer, input, output);
+}
+
+/// [`groups`] over AVX2 vectors, compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx,fma")]
+fn groups_avx2<L, const D: usize, const T: usize>(
+    layer: &L,
+    input: &[L::Scalar],
+    output: &mut [L::Scalar],
+) where
+    L: LaneTwin<D, T>,
+    L::Scalar: BatchScalar,
+{
+    groups::<<L::Scalar as Vectors>::Avx2, L, D, T>(layer, input, output);
+}
+
+/// The sequences of `input` through the lane twin of `layer` over `V`, `V::LANES` at a time.
+#[inline(always)]
+fn groups<V, L, const D: usize, const T: usize>(
+    layer: &L,
+    input: &[L::Scalar],
+    output: &mut [L::Scalar],
+) where
+    V: LaneVector<Scalar = L::Scalar>,
+    L: LaneTwin<D, T>,
+{
+    let twin = layer.twin(V::splat);
+    let group = V::LANES * D * T;
     let mut inputs = input.chunks_exact(group);
     let mut outputs = output.chunks_exact_mut(group);
     for (z, out) in (&mut inputs).zip(&mut outputs) {
-        forward_group::<S, L, D, T, N>(twin, z, out, N);
+        forward_group::<V, _, D, T>(&twin, z, out, V::LANES);
     }
     let rest = inputs.remainder();
     if !rest.is_empty() {
         let count = rest.len() / (D * T);
-        forward_group::<S, L, D, T, N>(twin, rest, outputs.into_remainder(), count);
+        forward_group::<V, _, D, T>(&twin, rest, outputs.into_remainder(), count);
     }
 }
 
-/// The first `count ≤ N` sequences of `input` through `twin` into `output`.
+/// The first `count ≤ LANES` sequences of `input` through `twin` into `output`.
 #[inline(always)]
-fn forward_group<S, L, const D: usize, const T: usize, const N: usize>(
+fn forward_group<V: LaneVector, L: SequenceLayer<V, D, T>, const D: usize, const T: usize>(
     twin: &L,
-    input: &[S],
-    output: &mut [S],
+    input: &[V::Scalar],
+    output: &mut [V::Scalar],
     count: usize,
-) where
-    S: LaneScalar<N>,
-    L: SequenceLayer<Lanes<S, N>, D, T>,
-{
-    let z = pack::<S, D, T, N>(input, count);
-    let mut out = product::matrix::<Lanes<S, N>, D, T>(|_, _| Lanes::splat(S::zero()));
+) {
+    let z = pack::<V, D, T>(input, count);
+    let mut out = product::matrix::<V, D, T>(
+        #[inline(always)]
+        |_, _| V::zero(),
+    );
     twin.forward_into(z.as_view(), out.as_view_mut());
     unpack(&out, output, count);
 }
@@ -184,31 +263,42 @@ fn forward_group<S, L, const D: usize, const T: usize, const N: usize>(
 /// The first `count` sequences of a flat buffer as one lane matrix: entry `e` of sequence `k` in
 /// lane `k` of entry `e`; lanes from `count` on repeat sequence 0.
 #[inline(always)]
-fn pack<S: LaneScalar<N>, const D: usize, const T: usize, const N: usize>(
-    input: &[S],
+fn pack<V: LaneVector, const D: usize, const T: usize>(
+    input: &[V::Scalar],
     count: usize,
-) -> SMatrix<Lanes<S, N>, D, T> {
+) -> SMatrix<V, D, T> {
     let per_item = D * T;
-    product::matrix(|i, j| {
-        let e = i + D * j;
-        Lanes::new(core::array::from_fn(|k| {
-            let sequence = if k < count { k } else { 0 };
-            input[sequence * per_item + e]
-        }))
-    })
+    product::matrix(
+        #[inline(always)]
+        |i, j| {
+            let e = i + D * j;
+            V::from_fn(
+                #[inline(always)]
+                |k| {
+                    let sequence = if k < count { k } else { 0 };
+                    input[sequence * per_item + e]
+                },
+            )
+        },
+    )
 }
 
 /// The first `count` lanes of a lane matrix back into a flat buffer of sequences.
 #[inline(always)]
-fn unpack<S: LaneScalar<N>, const D: usize, const T: usize, const N: usize>(
-    out: &SMatrix<Lanes<S, N>, D, T>,
-    output: &mut [S],
+fn unpack<V: LaneVector, const D: usize, const T: usize>(
+    out: &SMatrix<V, D, T>,
+    output: &mut [V::Scalar],
     count: usize,
 ) {
     let per_item = D * T;
     for (e, entry) in out.as_slice().iter().enumerate() {
-        for (k, lane) in entry.to_array().into_iter().enumerate().take(count) {
-            output[k * per_item + e] = lane;
-        }
+        entry.for_each_lane(
+            #[inline(always)]
+            |k, x| {
+                if k < count {
+                    output[k * per_item + e] = x;
+                }
+            },
+        );
     }
 }

@@ -15,6 +15,7 @@ pub mod feedforward;
 #[cfg(feature = "hdf5")]
 pub mod gml;
 pub mod init;
+pub mod isa;
 pub mod lanes;
 pub mod lanewise;
 mod layer;
@@ -57,8 +58,9 @@ pub use feedforward::{
 /// [`SequenceLayer`] with the fields' parameter [`Schema`]; see [`network`].
 pub use geomattn_macros::Network;
 pub use init::{glorot_bound, glorot_dense, uniform};
+pub use isa::{BatchScalar, Isa};
 pub use lanes::{LaneScalar, Lanes};
-pub use lanewise::{GROUPS_PER_TASK, Lanewise};
+pub use lanewise::{GROUPS_PER_TASK, LaneTwin, Lanewise};
 pub use layer::{ColumnLayer, SequenceLayer};
 pub use mha::{
     AddConnection, Connection, Euclidean, Head, MultiHeadAttention, NoConnection, Projection,

@@ -63,7 +63,10 @@ where
     SA: RawStorage<S, Const<R>, Const<K>>,
     SB: RawStorage<S, Const<K>, Const<C>>,
 {
-    matrix(|i, j| entry(a, b, i, j))
+    matrix(
+        #[inline(always)]
+        |i, j| entry(a, b, i, j),
+    )
 }
 
 /// `out = a·b`.

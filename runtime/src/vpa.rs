@@ -33,7 +33,8 @@ use rand::Rng;
 
 use crate::correlation::{ArbitraryWeight, SkewCorrelation, SkewWeight};
 use crate::{
-    DefaultCayley, Field, MapScalar, OrthogonalMap, SequenceLayer, SkewSymmetric, product,
+    DefaultCayley, Elimination, Field, Generated, GramSchmidt, LaneTwin, MapScalar, OrthogonalMap,
+    Real, SequenceLayer, SkewSymmetric, product,
 };
 
 /// Volume-preserving attention on sequences of `T` vectors in `R^D`, with the skew correlation
@@ -147,3 +148,25 @@ impl<S: Field, const D: usize, const T: usize, Map> MapScalar for ArbitraryVpa<S
         ArbitraryVpa::new(self.weight.map_scalar(f))
     }
 }
+
+/// The lane twins of both weightings, with every map that needs only `+ − × ÷`.
+macro_rules! lane_twins {
+    ($($layer:ident<$map:ty>),* $(,)?) => {$(
+        impl<S: Field, const D: usize, const T: usize> LaneTwin<D, T> for $layer<S, D, T, $map> {
+            type Twin<X: Real> = $layer<X, D, T, $map>;
+
+            fn twin<X: Real>(&self, f: impl FnMut(S) -> X) -> Self::Twin<X> {
+                self.map_scalar(f)
+            }
+        }
+    )*};
+}
+
+lane_twins!(
+    SkewVpa<Generated>,
+    SkewVpa<GramSchmidt>,
+    SkewVpa<Elimination>,
+    ArbitraryVpa<Generated>,
+    ArbitraryVpa<GramSchmidt>,
+    ArbitraryVpa<Elimination>,
+);

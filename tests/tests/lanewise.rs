@@ -1,10 +1,11 @@
 //! The lane path (`Lanewise`) against the scalar path (`SequenceLayer::forward_flat`): bit-identical
-//! outputs for both weightings of volume-preserving attention, every lane width of both precisions,
-//! sizes d = T ∈ {2, 3, 4, 5, 8}, and batch lengths around the width (empty, partial groups,
-//! remainders); the parallel path against the sequential one; and shape errors.
+//! outputs for both weightings of volume-preserving attention, on every instruction set this
+//! machine has (AVX-512, AVX2, portable), in both precisions, sizes d = T ∈ {2, 3, 4, 5, 8}, and
+//! batch lengths around every lane width (empty, partial groups, remainders); the parallel path
+//! against the sequential one; and shape errors.
 
 use geomattn::{
-    ArbitraryVpa, Error, LaneScalar, Lanes, Lanewise, MapScalar, SequenceLayer, SkewVpa,
+    ArbitraryVpa, BatchScalar, Error, Isa, LaneTwin, Lanewise, MapScalar, SequenceLayer, SkewVpa,
 };
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
@@ -46,62 +47,75 @@ fn first_difference(a: &[u64], b: &[u64]) -> Option<(usize, f64, f64)> {
         })
 }
 
-/// The lane path of `layer` equals its scalar path on `input`, bit for bit.
-fn assert_lanes_equal_scalar<S, Layer, const D: usize, const T: usize, const N: usize>(
-    layer: &Layer,
-    input: &[S],
-) where
-    S: LaneScalar<N> + Into<f64>,
-    Layer: SequenceLayer<S, D, T> + MapScalar<Scalar = S>,
-    Layer::Over<Lanes<S, N>>: SequenceLayer<Lanes<S, N>, D, T>,
+/// The lane path of `layer` equals its scalar path on `input`, bit for bit, on every instruction
+/// set this machine has.
+fn assert_lanes_equal_scalar<L, const D: usize, const T: usize>(layer: &L, input: &[L::Scalar])
+where
+    L: LaneTwin<D, T> + SequenceLayer<L::Scalar, D, T> + Clone,
+    L::Scalar: BatchScalar + Into<f64>,
 {
-    let mut scalar = vec![S::zero(); input.len()];
-    let mut lanes = vec![S::zero(); input.len()];
+    let mut scalar = vec![nalgebra::zero::<L::Scalar>(); input.len()];
     layer.forward_flat(input, &mut scalar).unwrap();
-    Lanewise::<_, N>::new(layer)
-        .forward_flat(input, &mut lanes)
-        .unwrap();
-    assert_eq!(
-        first_difference(&bits(&lanes), &bits(&scalar)),
-        None,
-        "(entry, lanes, scalar) at d = {D}, T = {T}, {N} lanes of {}, {} sequences",
-        core::any::type_name::<S>(),
-        input.len() / (D * T)
-    );
+    for isa in Isa::ALL {
+        let Some(fast) = Lanewise::on(isa, layer.clone()) else {
+            continue;
+        };
+        let mut lanes = vec![nalgebra::zero::<L::Scalar>(); input.len()];
+        fast.forward_flat(input, &mut lanes).unwrap();
+        assert_eq!(
+            first_difference(&bits(&lanes), &bits(&scalar)),
+            None,
+            "(entry, lanes, scalar) at d = {D}, T = {T}, {isa:?} ({} lanes of {}), {} sequences",
+            isa.lanes::<L::Scalar>(),
+            core::any::type_name::<L::Scalar>(),
+            input.len() / (D * T)
+        );
+    }
 }
 
-/// Every width of `S`'s lanes, both weightings, batches from empty to three groups and a bit.
+/// Batch lengths around every lane width (2, 4, 8, 16): empty, partial groups, whole groups,
+/// remainders.
+const COUNTS: [usize; 14] = [0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 53];
+
+/// Both weightings at d = T = `$d` over `$scalar`, every batch length of [`COUNTS`].
 macro_rules! sweep {
-    ($scalar:ty, [$($n:literal),*], $d:literal, $seed:expr) => {{
+    ($scalar:ty, $d:literal, $seed:expr) => {{
         let mut rng = SmallRng::seed_from_u64($seed);
         let skew = SkewVpa::<f64, $d, $d>::glorot(&mut rng).map_scalar(|w| w as $scalar);
         let arbitrary = ArbitraryVpa::<f64, $d, $d>::glorot(&mut rng).map_scalar(|w| w as $scalar);
-        $(
-            for count in [0, 1, $n - 1, $n, $n + 1, 3 * $n + 5] {
-                let input = batch::<$scalar>(&mut rng, count, $d * $d, 2.0);
-                assert_lanes_equal_scalar::<$scalar, _, $d, $d, $n>(&skew, &input);
-                assert_lanes_equal_scalar::<$scalar, _, $d, $d, $n>(&arbitrary, &input);
-            }
-        )*
+        for count in COUNTS {
+            let input = batch::<$scalar>(&mut rng, count, $d * $d, 2.0);
+            assert_lanes_equal_scalar::<_, $d, $d>(&skew, &input);
+            assert_lanes_equal_scalar::<_, $d, $d>(&arbitrary, &input);
+        }
     }};
 }
 
 #[test]
 fn lanes_equal_scalar_in_f32() {
-    sweep!(f32, [4, 8, 16], 2, 1);
-    sweep!(f32, [4, 8, 16], 3, 2);
-    sweep!(f32, [4, 8, 16], 4, 3);
-    sweep!(f32, [4, 8, 16], 5, 4);
-    sweep!(f32, [4, 8, 16], 8, 5);
+    sweep!(f32, 2, 1);
+    sweep!(f32, 3, 2);
+    sweep!(f32, 4, 3);
+    sweep!(f32, 5, 4);
+    sweep!(f32, 8, 5);
 }
 
 #[test]
 fn lanes_equal_scalar_in_f64() {
-    sweep!(f64, [2, 4, 8], 2, 11);
-    sweep!(f64, [2, 4, 8], 3, 12);
-    sweep!(f64, [2, 4, 8], 4, 13);
-    sweep!(f64, [2, 4, 8], 5, 14);
-    sweep!(f64, [2, 4, 8], 8, 15);
+    sweep!(f64, 2, 11);
+    sweep!(f64, 3, 12);
+    sweep!(f64, 4, 13);
+    sweep!(f64, 5, 14);
+    sweep!(f64, 8, 15);
+}
+
+#[test]
+fn the_other_cayley_kernels_run_in_lanes_too() {
+    let mut rng = SmallRng::seed_from_u64(16);
+    let layer = SkewVpa::<f64, 4, 5>::glorot(&mut rng);
+    let input = batch::<f64>(&mut rng, 21, 20, 1.0);
+    assert_lanes_equal_scalar::<_, 4, 5>(&layer.with_map::<geomattn::GramSchmidt>(), &input);
+    assert_lanes_equal_scalar::<_, 4, 5>(&layer.with_map::<geomattn::Elimination>(), &input);
 }
 
 #[test]
@@ -113,9 +127,20 @@ fn rectangular_sequences_and_hostile_values_stay_bit_identical() {
     for scale in [1e-30_f32, 1.0, 1e6, 1e18] {
         let mut input = batch::<f32>(&mut rng, 37, 21, scale);
         input[5] = f32::NAN;
-        assert_lanes_equal_scalar::<f32, _, 3, 7, 16>(&layer, &input);
-        assert_lanes_equal_scalar::<f32, _, 3, 7, 8>(&layer, &input);
+        assert_lanes_equal_scalar::<_, 3, 7>(&layer, &input);
     }
+}
+
+#[test]
+fn new_takes_the_best_instruction_set() {
+    let layer = SkewVpa::<f32, 2, 2>::glorot(&mut SmallRng::seed_from_u64(22));
+    assert_eq!(Lanewise::new(layer).isa(), Isa::best());
+    for isa in Isa::ALL {
+        let on = Lanewise::on(isa, layer);
+        assert_eq!(on.is_some(), isa.is_available(), "{isa:?}");
+        assert!(on.is_none_or(|fast| fast.isa() == isa));
+    }
+    eprintln!("this machine's lane path: {:?}", Isa::best());
 }
 
 proptest! {
@@ -126,10 +151,10 @@ proptest! {
         let mut rng = SmallRng::seed_from_u64(seed);
         let layer = ArbitraryVpa::<f64, 4, 4>::glorot(&mut rng);
         let input = batch::<f64>(&mut rng, count, 16, scale);
-        assert_lanes_equal_scalar::<f64, _, 4, 4, 8>(&layer, &input);
+        assert_lanes_equal_scalar::<_, 4, 4>(&layer, &input);
         let single = layer.map_scalar(|w| w as f32);
         let input32: Vec<f32> = input.iter().map(|&x| x as f32).collect();
-        assert_lanes_equal_scalar::<f32, _, 4, 4, 16>(&single, &input32);
+        assert_lanes_equal_scalar::<_, 4, 4>(&single, &input32);
     }
 }
 
@@ -137,9 +162,9 @@ proptest! {
 fn parallel_equals_sequential_on_one_and_two_threads() {
     let mut rng = SmallRng::seed_from_u64(31);
     let layer = SkewVpa::<f64, 5, 5>::glorot(&mut rng).map_scalar(|w| w as f32);
-    let fast = Lanewise::<_, 16>::new(&layer);
+    let fast = Lanewise::new(layer);
     // Several tasks of `GROUPS_PER_TASK` groups, and a last task with a partial group.
-    let count = 3 * geomattn::GROUPS_PER_TASK * 16 + 7;
+    let count = 3 * geomattn::GROUPS_PER_TASK * fast.isa().lanes::<f32>() + 7;
     let input = batch::<f32>(&mut rng, count, 25, 1.0);
     let mut sequential = vec![0.0; input.len()];
     fast.forward_flat(&input, &mut sequential).unwrap();
@@ -162,7 +187,7 @@ fn parallel_equals_sequential_on_one_and_two_threads() {
 #[test]
 fn shape_errors_are_reported_not_panicked() {
     let mut rng = SmallRng::seed_from_u64(41);
-    let fast = Lanewise::<_, 8>::new(&SkewVpa::<f64, 3, 4>::glorot(&mut rng));
+    let fast = Lanewise::new(SkewVpa::<f64, 3, 4>::glorot(&mut rng));
     let input = vec![0.0; 12 * 3];
     for (input_len, output_len) in [(36, 35), (35, 35), (13, 13)] {
         let mut output = vec![0.0; output_len];

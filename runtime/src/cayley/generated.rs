@@ -56,6 +56,12 @@ fn via<S: Field, const T: usize, const N: usize>(
     c: &SMatrix<S, T, T>,
     f: impl FnOnce(&SMatrix<S, N, N>) -> SMatrix<S, N, N>,
 ) -> SMatrix<S, T, T> {
-    let q = f(&product::matrix(|i, j| c[(i, j)]));
-    product::matrix(|i, j| q[(i, j)])
+    let q = f(&product::matrix(
+        #[inline(always)]
+        |i, j| c[(i, j)],
+    ));
+    product::matrix(
+        #[inline(always)]
+        |i, j| q[(i, j)],
+    )
 }

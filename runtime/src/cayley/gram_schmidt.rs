@@ -71,7 +71,10 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for GramSchmidt {
             }
         }
         // Cay(C) = X − I.
-        product::matrix(|i, j| if i == j { y[j][i] - S::one() } else { y[j][i] })
+        product::matrix(
+            #[inline(always)]
+            |i, j| if i == j { y[j][i] - S::one() } else { y[j][i] },
+        )
     }
 }
 

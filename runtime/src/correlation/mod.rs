@@ -46,7 +46,10 @@ pub fn lower_correlation<S: Field, const D: usize, const T: usize>(
     a: &SMatrix<S, D, D>,
 ) -> SMatrix<S, T, T> {
     let az = product::mul(a, z);
-    let mut l = product::matrix::<S, T, T>(|_, _| S::zero());
+    let mut l = product::matrix::<S, T, T>(
+        #[inline(always)]
+        |_, _| S::zero(),
+    );
     for j in 0..T {
         for i in j + 1..T {
             l[(i, j)] = product::column_dot(z, i, &az, j);
@@ -89,5 +92,8 @@ pub fn tensor_mat_skew_sym_assign<S: Field, const D: usize, const T: usize>(
 /// `L − Lᵀ`: the skew-symmetric matrix whose strict lower triangle is that of `l`.
 #[inline(always)]
 pub fn skew_from_lower<S: Field, const T: usize>(l: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
-    product::matrix(|i, j| l[(i, j)] - l[(j, i)])
+    product::matrix(
+        #[inline(always)]
+        |i, j| l[(i, j)] - l[(j, i)],
+    )
 }

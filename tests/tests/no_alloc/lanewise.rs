@@ -13,7 +13,7 @@ use crate::{IS_POOL_WORKER, Probe, WORKER_ALLOCATIONS};
 pub fn check(probe: &mut Probe) {
     let mut rng = SmallRng::seed_from_u64(5);
     let layer = SkewVpa::<f64, 4, 4>::glorot(&mut rng);
-    let fast = Lanewise::<_, 8>::new(&layer);
+    let fast = Lanewise::new(layer);
     let input: Vec<f64> = (0..16 * 100_003).map(|i| (i as f64 * 0.1).sin()).collect();
     let mut output = vec![0.0; input.len()];
     probe.run("Lanewise forward_flat", || {

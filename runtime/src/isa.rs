@@ -1,0 +1,213 @@
+//! The instruction sets the lane path ([`crate::Lanewise`]) runs on, chosen when the program runs.
+//!
+//! A default `cargo build --release` targets the baseline of its architecture (SSE2 on x86-64),
+//! yet the machine that runs it may have AVX2 or AVX-512. [`Isa::best`] asks the processor (with
+//! `std`; without it, the target's compile-time features decide) and [`crate::Lanewise`] runs its
+//! batch loop, with the layer's code inlined into it, compiled for that instruction set, over that
+//! instruction set's own vectors:
+//!
+//! | [`Isa`] | lanes of f32 | lanes of f64 | vector registers |
+//! |---|---|---|---|
+//! | [`Avx512`](Isa::Avx512) (F, VL, DQ) | 16 | 8 | 32 |
+//! | [`Avx2`](Isa::Avx2) | 8 | 4 | 16 |
+//! | [`Portable`](Isa::Portable) | 4 | 2 | (the build's baseline: SSE2, NEON, or scalar code) |
+//!
+//! Every instruction set computes every lane with the scalar operations in the scalar order, so
+//! the outputs are bit-identical whichever runs (the tests run each one the machine has). Fused
+//! multiply-add is not used: it would round differently from the scalar path.
+//!
+//! ```
+//! use geomattn::Isa;
+//! let isa = Isa::best();
+//! assert!(isa.is_available() && Isa::Portable.is_available());
+//! assert_eq!(Isa::Portable.lanes::<f32>(), 4);
+//! println!("the lane path runs on {isa:?}: {} sequences of f32 at a time", isa.lanes::<f32>());
+//! ```
+
+use crate::{Lanes, Real};
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod x86;
+
+/// An instruction set of the lane path (see the [module docs](self)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Isa {
+    /// AVX-512 on x86-64 (F, VL and DQ): 512-bit vectors, 32 registers.
+    Avx512,
+    /// AVX2 on x86-64: 256-bit vectors, 16 registers.
+    Avx2,
+    /// The build's own baseline vectors, through `wide`: SSE2 on x86-64, NEON on AArch64, plain
+    /// scalar code on targets without vectors (a Cortex-M4F). Always available.
+    Portable,
+}
+
+impl Isa {
+    /// Every instruction set, best first.
+    pub const ALL: [Isa; 3] = [Isa::Avx512, Isa::Avx2, Isa::Portable];
+
+    /// The best instruction set this processor has.
+    pub fn best() -> Isa {
+        Isa::ALL
+            .into_iter()
+            .find(|isa| isa.is_available())
+            .unwrap_or(Isa::Portable)
+    }
+
+    /// Whether this processor has the instruction set: asked at run time with `std` on x86-64
+    /// (the answer is cached by the standard library), decided by the target's compile-time
+    /// features without it.
+    pub fn is_available(self) -> bool {
+        match self {
+            Isa::Avx512 => x86_has!("avx512f", "avx512vl", "avx512dq", "avx2", "avx", "fma"),
+            Isa::Avx2 => x86_has!("avx2", "avx", "fma"),
+            Isa::Portable => true,
+        }
+    }
+
+    /// Sequences per lane group: the number of `S` in one vector of this instruction set.
+    pub fn lanes<S: BatchScalar>(self) -> usize {
+        self.vector_bytes() / core::mem::size_of::<S>()
+    }
+
+    /// The width of one vector.
+    const fn vector_bytes(self) -> usize {
+        match self {
+            Isa::Avx512 => 64,
+            Isa::Avx2 => 32,
+            Isa::Portable => 16,
+        }
+    }
+}
+
+/// Whether the processor has every one of the x86 target features named.
+macro_rules! x86_has {
+    ($($feature:tt),+) => {{
+        #[cfg(all(target_arch = "x86_64", feature = "std"))]
+        let has = true $(&& std::is_x86_feature_detected!($feature))+;
+        #[cfg(all(target_arch = "x86_64", not(feature = "std")))]
+        let has = true $(&& cfg!(target_feature = $feature))+;
+        #[cfg(not(target_arch = "x86_64"))]
+        let has = false;
+        has
+    }};
+}
+use x86_has;
+
+/// A scalar the lane path batches: `f32` or `f64` (sealed: the vector types behind it are the
+/// crate's own).
+pub trait BatchScalar: Real + sealed::Vectors {}
+
+impl BatchScalar for f32 {}
+impl BatchScalar for f64 {}
+
+pub(crate) mod sealed {
+    use crate::Real;
+
+    /// The vector types of a [`super::BatchScalar`], one per instruction set.
+    pub trait Vectors: Sized {
+        /// `wide`'s baseline vector (16 bytes).
+        type Portable: LaneVector<Scalar = Self>;
+        /// An AVX2 vector (32 bytes).
+        #[cfg(target_arch = "x86_64")]
+        type Avx2: LaneVector<Scalar = Self>;
+        /// An AVX-512 vector (64 bytes).
+        #[cfg(target_arch = "x86_64")]
+        type Avx512: LaneVector<Scalar = Self>;
+    }
+
+    /// One vector of lanes of a [`super::BatchScalar`]: what the lane path packs sequences into.
+    pub trait LaneVector: Real {
+        /// The scalar of one lane.
+        type Scalar: Real;
+        /// The number of lanes.
+        const LANES: usize;
+
+        /// `x` in every lane.
+        fn splat(x: Self::Scalar) -> Self;
+
+        /// Lane `k` set to `f(k)`.
+        fn from_fn(f: impl FnMut(usize) -> Self::Scalar) -> Self;
+
+        /// `f(k, lane k)` for every lane `k`.
+        fn for_each_lane(self, f: impl FnMut(usize, Self::Scalar));
+    }
+}
+
+pub(crate) use sealed::LaneVector;
+
+impl sealed::Vectors for f32 {
+    type Portable = Lanes<f32, 4>;
+    #[cfg(target_arch = "x86_64")]
+    type Avx2 = x86::F32x8;
+    #[cfg(target_arch = "x86_64")]
+    type Avx512 = x86::F32x16;
+}
+
+impl sealed::Vectors for f64 {
+    type Portable = Lanes<f64, 2>;
+    #[cfg(target_arch = "x86_64")]
+    type Avx2 = x86::F64x4;
+    #[cfg(target_arch = "x86_64")]
+    type Avx512 = x86::F64x8;
+}
+
+impl<S: crate::LaneScalar<N>, const N: usize> LaneVector for Lanes<S, N> {
+    type Scalar = S;
+    const LANES: usize = N;
+
+    #[inline(always)]
+    fn splat(x: S) -> Self {
+        Lanes::splat(x)
+    }
+
+    #[inline(always)]
+    fn from_fn(f: impl FnMut(usize) -> S) -> Self {
+        Lanes::new(core::array::from_fn(f))
+    }
+
+    #[inline(always)]
+    fn for_each_lane(self, mut f: impl FnMut(usize, S)) {
+        for (k, x) in self.to_array().into_iter().enumerate() {
+            f(k, x);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_best_instruction_set_is_available_and_portable_always_is() {
+        assert!(Isa::best().is_available());
+        assert!(Isa::Portable.is_available());
+        let best = Isa::ALL.iter().position(|&isa| isa == Isa::best()).unwrap();
+        assert!(Isa::ALL[..best].iter().all(|isa| !isa.is_available()));
+    }
+
+    #[test]
+    fn the_lane_counts_are_those_of_the_vector_types() {
+        fn lanes<V: LaneVector>() -> usize {
+            assert_eq!(
+                core::mem::size_of::<V>(),
+                V::LANES * core::mem::size_of::<V::Scalar>()
+            );
+            V::LANES
+        }
+        assert_eq!(
+            Isa::Portable.lanes::<f32>(),
+            lanes::<<f32 as sealed::Vectors>::Portable>()
+        );
+        assert_eq!(
+            Isa::Portable.lanes::<f64>(),
+            lanes::<<f64 as sealed::Vectors>::Portable>()
+        );
+        #[cfg(target_arch = "x86_64")]
+        {
+            assert_eq!(Isa::Avx2.lanes::<f32>(), lanes::<x86::F32x8>());
+            assert_eq!(Isa::Avx2.lanes::<f64>(), lanes::<x86::F64x4>());
+            assert_eq!(Isa::Avx512.lanes::<f32>(), lanes::<x86::F32x16>());
+            assert_eq!(Isa::Avx512.lanes::<f64>(), lanes::<x86::F64x8>());
+        }
+    }
+}
