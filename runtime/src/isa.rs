@@ -101,6 +101,8 @@ impl BatchScalar for f32 {}
 impl BatchScalar for f64 {}
 
 pub(crate) mod sealed {
+    use num_traits::Zero;
+
     use crate::Real;
 
     /// The vector types of a [`super::BatchScalar`], one per instruction set.
@@ -121,6 +123,9 @@ pub(crate) mod sealed {
         type Scalar: Real;
         /// The number of lanes.
         const LANES: usize;
+        /// Whether [`transpose`](Self::transpose) shuffles whole registers: if not, the lane path
+        /// packs sequences lane by lane instead, which is then faster.
+        const SHUFFLES: bool = false;
 
         /// `x` in every lane.
         fn splat(x: Self::Scalar) -> Self;
@@ -130,10 +135,54 @@ pub(crate) mod sealed {
 
         /// `f(k, lane k)` for every lane `k`.
         fn for_each_lane(self, f: impl FnMut(usize, Self::Scalar));
+
+        /// The vector of the first `LANES` values of `values`.
+        ///
+        /// # Panics
+        /// If `values` is shorter (the lane path never calls it so).
+        #[inline(always)]
+        fn load(values: &[Self::Scalar]) -> Self {
+            Self::from_fn(|k| values[k])
+        }
+
+        /// The lanes into the first `LANES` places of `out`.
+        ///
+        /// # Panics
+        /// If `out` is shorter (the lane path never calls it so).
+        #[inline(always)]
+        fn store(self, out: &mut [Self::Scalar]) {
+            self.for_each_lane(|k, x| out[k] = x);
+        }
+
+        /// `block`, `LANES` vectors, transposed as a `LANES × LANES` matrix: lane `j` of vector
+        /// `i` moves to lane `i` of vector `j`. This version moves lane by lane; the AVX vectors
+        /// shuffle whole registers.
+        ///
+        /// # Panics
+        /// If `block` does not hold `LANES` vectors (the lane path never calls it so).
+        #[inline(always)]
+        fn transpose(block: &mut [Self]) {
+            let mut rows = [Self::zero(); super::MAX_LANES];
+            rows[..Self::LANES].copy_from_slice(block);
+            for (j, column) in block.iter_mut().enumerate() {
+                let mut lanes = [Self::Scalar::zero(); super::MAX_LANES];
+                for (i, row) in rows[..Self::LANES].iter().enumerate() {
+                    row.for_each_lane(|k, x| {
+                        if k == j {
+                            lanes[i] = x;
+                        }
+                    });
+                }
+                *column = Self::from_fn(|i| lanes[i]);
+            }
+        }
     }
 }
 
 pub(crate) use sealed::LaneVector;
+
+/// The most lanes of any vector type (16 f32 in AVX-512).
+pub(crate) const MAX_LANES: usize = 16;
 
 impl sealed::Vectors for f32 {
     type Portable = Lanes<f32, 4>;
@@ -183,6 +232,14 @@ mod tests {
         assert!(Isa::Portable.is_available());
         let best = Isa::ALL.iter().position(|&isa| isa == Isa::best()).unwrap();
         assert!(Isa::ALL[..best].iter().all(|isa| !isa.is_available()));
+    }
+
+    #[cfg(all(target_arch = "x86_64", feature = "std"))]
+    #[test]
+    fn the_portable_transpose_is_the_matrix_transpose() {
+        x86::tests::transpose_is_the_matrix_transpose::<Lanes<f32, 4>>();
+        x86::tests::transpose_is_the_matrix_transpose::<Lanes<f64, 2>>();
+        x86::tests::transpose_is_the_matrix_transpose::<Lanes<f32, 16>>();
     }
 
     #[test]

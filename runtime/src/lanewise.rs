@@ -32,7 +32,9 @@
 
 use nalgebra::SMatrix;
 
-use crate::isa::{BatchScalar, LaneVector, sealed::Vectors};
+use num_traits::Zero;
+
+use crate::isa::{BatchScalar, LaneVector, MAX_LANES, sealed::Vectors};
 use crate::layer::flat_sequence_count;
 use crate::product;
 use crate::{Error, Isa, MapScalar, Real, SequenceLayer};
@@ -191,7 +193,10 @@ impl<L> Lanewise<L> {
 /// (about a microsecond) and small enough to keep both cores busy to the end.
 pub const GROUPS_PER_TASK: usize = 64;
 
-/// [`groups`] over AVX-512 vectors, compiled for AVX-512.
+/// [`groups`] compiled for AVX-512: over 16-lane (f32) vectors up to `D·T = 16` entries, over
+/// 8-lane ones above, where a sequence's matrices no longer fit 32 registers of 16 lanes (with
+/// AVX-512 the 8-lane vectors also have 32 registers; skew VPA at d = T = 8, f32: 81 against
+/// 94 ns per sequence).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,avx,fma")]
 fn groups_avx512<L, const D: usize, const T: usize>(
@@ -202,7 +207,11 @@ fn groups_avx512<L, const D: usize, const T: usize>(
     L: LaneTwin<D, T>,
     L::Scalar: BatchScalar,
 {
-    groups::<<L::Scalar as Vectors>::Avx512, L, D, T>(layer, input, output);
+    if D * T > 16 {
+        groups::<<L::Scalar as Vectors>::Avx2, L, D, T>(layer, input, output);
+    } else {
+        groups::<<L::Scalar as Vectors>::Avx512, L, D, T>(layer, input, output);
+    }
 }
 
 /// [`groups`] over AVX2 vectors, compiled for AVX2.
@@ -251,19 +260,82 @@ fn forward_group<V: LaneVector, L: SequenceLayer<V, D, T>, const D: usize, const
     output: &mut [V::Scalar],
     count: usize,
 ) {
-    let z = pack::<V, D, T>(input, count);
     let mut out = product::matrix::<V, D, T>(
         #[inline(always)]
         |_, _| V::zero(),
     );
-    twin.forward_into(z.as_view(), out.as_view_mut());
-    unpack(&out, output, count);
+    if count == V::LANES && V::SHUFFLES {
+        let z = pack::<V, D, T>(input);
+        twin.forward_into(z.as_view(), out.as_view_mut());
+        unpack(&out, output);
+    } else {
+        let z = pack_partial::<V, D, T>(input, count);
+        twin.forward_into(z.as_view(), out.as_view_mut());
+        unpack_partial(&out, output, count);
+    }
 }
 
-/// The first `count` sequences of a flat buffer as one lane matrix: entry `e` of sequence `k` in
-/// lane `k` of entry `e`; lanes from `count` on repeat sequence 0.
+/// `LANES` sequences of a flat buffer as one lane matrix (entry `e` of sequence `k` in lane `k` of
+/// entry `e`): `LANES × LANES` blocks of the `LANES × D·T` matrix whose rows are the sequences,
+/// loaded row by row and transposed in registers.
 #[inline(always)]
-fn pack<V: LaneVector, const D: usize, const T: usize>(
+fn pack<V: LaneVector, const D: usize, const T: usize>(input: &[V::Scalar]) -> SMatrix<V, D, T> {
+    let (lanes, per_item) = (V::LANES, D * T);
+    let mut z = product::matrix::<V, D, T>(
+        #[inline(always)]
+        |_, _| V::zero(),
+    );
+    let mut block = [V::zero(); MAX_LANES];
+    let block = &mut block[..lanes];
+    for start in (0..per_item).step_by(lanes) {
+        let width = lanes.min(per_item - start);
+        for (k, row) in block.iter_mut().enumerate() {
+            let sequence = &input[k * per_item + start..][..width];
+            *row = if width == lanes {
+                V::load(sequence)
+            } else {
+                let mut padded = [V::Scalar::zero(); MAX_LANES];
+                padded[..width].copy_from_slice(sequence);
+                V::load(&padded)
+            };
+        }
+        V::transpose(block);
+        z.as_mut_slice()[start..start + width].copy_from_slice(&block[..width]);
+    }
+    z
+}
+
+/// A lane matrix of `LANES` sequences back into a flat buffer: [`pack`] reversed.
+#[inline(always)]
+fn unpack<V: LaneVector, const D: usize, const T: usize>(
+    out: &SMatrix<V, D, T>,
+    output: &mut [V::Scalar],
+) {
+    let (lanes, per_item) = (V::LANES, D * T);
+    let mut block = [V::zero(); MAX_LANES];
+    let block = &mut block[..lanes];
+    for start in (0..per_item).step_by(lanes) {
+        let width = lanes.min(per_item - start);
+        block[..width].copy_from_slice(&out.as_slice()[start..start + width]);
+        block[width..].fill(V::zero());
+        V::transpose(block);
+        for (k, row) in block.iter().enumerate() {
+            let sequence = &mut output[k * per_item + start..][..width];
+            if width == lanes {
+                row.store(sequence);
+            } else {
+                let mut padded = [V::Scalar::zero(); MAX_LANES];
+                row.store(&mut padded);
+                sequence.copy_from_slice(&padded[..width]);
+            }
+        }
+    }
+}
+
+/// The first `count ≤ LANES` sequences of a flat buffer as one lane matrix, lane by lane; lanes
+/// from `count` on repeat sequence 0.
+#[inline(always)]
+fn pack_partial<V: LaneVector, const D: usize, const T: usize>(
     input: &[V::Scalar],
     count: usize,
 ) -> SMatrix<V, D, T> {
@@ -283,9 +355,9 @@ fn pack<V: LaneVector, const D: usize, const T: usize>(
     )
 }
 
-/// The first `count` lanes of a lane matrix back into a flat buffer of sequences.
+/// The first `count` lanes of a lane matrix back into a flat buffer of sequences, lane by lane.
 #[inline(always)]
-fn unpack<V: LaneVector, const D: usize, const T: usize>(
+fn unpack_partial<V: LaneVector, const D: usize, const T: usize>(
     out: &SMatrix<V, D, T>,
     output: &mut [V::Scalar],
     count: usize,

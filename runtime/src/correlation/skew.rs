@@ -4,7 +4,7 @@ use nalgebra::{RealField, SMatrix, SMatrixView};
 use rand::Rng;
 
 use super::{Correlation, SkewCorrelation, lower_correlation, skew_from_lower};
-use crate::{Field, SkewSymmetric, init};
+use crate::{Field, SkewSymmetric, init, product};
 
 /// GML's `skew_sym = true` weighting: `C = Zᵀ A Z` with `A` skew-symmetric, unscaled.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -92,7 +92,13 @@ impl<S: Field, const D: usize> Correlation<S, D> for SkewWeight<S, D> {
 impl<S: Field, const D: usize> Correlation<S, D> for ArbitraryWeight<S, D> {
     #[inline(always)]
     fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
-        skew_from_lower(&(lower_correlation(z, &self.a) * self.scale))
+        // Scaled entry by entry, as nalgebra's `l * scale` does, but inlined (nalgebra's loop stays
+        // out of line, compiled for the baseline instruction set: see `geomattn::Isa`).
+        let l = lower_correlation(z, &self.a);
+        skew_from_lower(&product::matrix(
+            #[inline(always)]
+            |i, j| l[(i, j)] * self.scale,
+        ))
     }
 }
 

@@ -27,7 +27,8 @@ macro_rules! vector {
         $name:ident: [$scalar:ty; $lanes:literal] in $register:ty {
             add: $add:ident, sub: $sub:ident, mul: $mul:ident, div: $div:ident,
             neg: |$x:ident| $neg:expr,
-            greater_of: |$a:ident, $b:ident| $greater:expr $(,)?
+            greater_of: |$a:ident, $b:ident| $greater:expr,
+            transpose: $transpose:ident $(,)?
         }
     ) => {
         $(#[$doc])*
@@ -54,6 +55,7 @@ macro_rules! vector {
         impl LaneVector for $name {
             type Scalar = $scalar;
             const LANES: usize = $lanes;
+            const SHUFFLES: bool = true;
 
             #[inline(always)]
             fn splat(x: $scalar) -> Self {
@@ -69,6 +71,28 @@ macro_rules! vector {
             fn for_each_lane(self, mut f: impl FnMut(usize, $scalar)) {
                 for (k, x) in self.to_array().into_iter().enumerate() {
                     f(k, x);
+                }
+            }
+
+            #[inline(always)]
+            fn load(values: &[$scalar]) -> Self {
+                let values: [$scalar; $lanes] = values[..$lanes].try_into().expect("LANES values");
+                Self::new(values)
+            }
+
+            #[inline(always)]
+            fn store(self, out: &mut [$scalar]) {
+                out[..$lanes].copy_from_slice(&self.to_array());
+            }
+
+            #[inline(always)]
+            fn transpose(block: &mut [Self]) {
+                let block: &mut [Self; $lanes] = block.try_into().expect("LANES vectors");
+                // SAFETY: `Self` is a transparent wrapper of the register type, so arrays of the
+                // two have one layout; the shuffles: see the module docs.
+                unsafe {
+                    let rows = transmute::<[Self; $lanes], [$register; $lanes]>(*block);
+                    *block = transmute::<[$register; $lanes], [Self; $lanes]>($transpose(rows));
                 }
             }
         }
@@ -168,6 +192,7 @@ vector! {
         add: _mm512_add_ps, sub: _mm512_sub_ps, mul: _mm512_mul_ps, div: _mm512_div_ps,
         neg: |x| _mm512_xor_ps(x, _mm512_set1_ps(-0.0)),
         greater_of: |a, b| _mm512_mask_blend_ps(_mm512_cmp_ps_mask::<_CMP_GT_OQ>(b, a), a, b),
+        transpose: transpose_f32x16,
     }
 }
 
@@ -177,6 +202,7 @@ vector! {
         add: _mm512_add_pd, sub: _mm512_sub_pd, mul: _mm512_mul_pd, div: _mm512_div_pd,
         neg: |x| _mm512_xor_pd(x, _mm512_set1_pd(-0.0)),
         greater_of: |a, b| _mm512_mask_blend_pd(_mm512_cmp_pd_mask::<_CMP_GT_OQ>(b, a), a, b),
+        transpose: transpose_f64x8,
     }
 }
 
@@ -186,6 +212,7 @@ vector! {
         add: _mm256_add_ps, sub: _mm256_sub_ps, mul: _mm256_mul_ps, div: _mm256_div_ps,
         neg: |x| _mm256_xor_ps(x, _mm256_set1_ps(-0.0)),
         greater_of: |a, b| _mm256_blendv_ps(a, b, _mm256_cmp_ps::<_CMP_GT_OQ>(b, a)),
+        transpose: transpose_f32x8,
     }
 }
 
@@ -195,11 +222,132 @@ vector! {
         add: _mm256_add_pd, sub: _mm256_sub_pd, mul: _mm256_mul_pd, div: _mm256_div_pd,
         neg: |x| _mm256_xor_pd(x, _mm256_set1_pd(-0.0)),
         greater_of: |a, b| _mm256_blendv_pd(a, b, _mm256_cmp_pd::<_CMP_GT_OQ>(b, a)),
+        transpose: transpose_f64x4,
+    }
+}
+
+// The transposes: rows `r[i]` in, columns out (lane `j` of row `i` becomes lane `i` of column
+// `j`), in log₂(lanes) rounds of two-register shuffles. In the comments `aₖ` is lane `k` of row 0,
+// `bₖ` of row 1, and so on; `|` separates 128-bit blocks.
+
+/// 16×16 f32: pairs, then quadruples within 128-bit blocks, then 128-bit blocks twice.
+#[inline(always)]
+unsafe fn transpose_f32x16(r: [__m512; 16]) -> [__m512; 16] {
+    // SAFETY (every call in this function): see the module docs.
+    unsafe {
+        // t[2p] = a0 b0 a1 b1 | a4 b4 a5 b5 | …, t[2p+1] = a2 b2 a3 b3 | … (rows 2p, 2p+1).
+        let mut t = [_mm512_setzero_ps(); 16];
+        for p in 0..8 {
+            t[2 * p] = _mm512_unpacklo_ps(r[2 * p], r[2 * p + 1]);
+            t[2 * p + 1] = _mm512_unpackhi_ps(r[2 * p], r[2 * p + 1]);
+        }
+        // u[4q + m] = column m (mod 4) of rows 4q … 4q+3: a_m b_m c_m d_m | a_{m+4} … | …
+        let mut u = [_mm512_setzero_ps(); 16];
+        for q in 0..4 {
+            for h in 0..2 {
+                let x = _mm512_castps_pd(t[4 * q + h]);
+                let y = _mm512_castps_pd(t[4 * q + h + 2]);
+                u[4 * q + 2 * h] = _mm512_castpd_ps(_mm512_unpacklo_pd(x, y));
+                u[4 * q + 2 * h + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(x, y));
+            }
+        }
+        // For column m: v0 = [m r0-3 | m+8 r0-3 | m r4-7 | m+8 r4-7], v1 likewise for m+4 and
+        // m+12; w0, w1 the same for rows 8-15.
+        let mut columns = [_mm512_setzero_ps(); 16];
+        for m in 0..4 {
+            let v0 = _mm512_shuffle_f32x4::<0x88>(u[m], u[4 + m]);
+            let v1 = _mm512_shuffle_f32x4::<0xDD>(u[m], u[4 + m]);
+            let w0 = _mm512_shuffle_f32x4::<0x88>(u[8 + m], u[12 + m]);
+            let w1 = _mm512_shuffle_f32x4::<0xDD>(u[8 + m], u[12 + m]);
+            columns[m] = _mm512_shuffle_f32x4::<0x88>(v0, w0);
+            columns[m + 8] = _mm512_shuffle_f32x4::<0xDD>(v0, w0);
+            columns[m + 4] = _mm512_shuffle_f32x4::<0x88>(v1, w1);
+            columns[m + 12] = _mm512_shuffle_f32x4::<0xDD>(v1, w1);
+        }
+        columns
+    }
+}
+
+/// 8×8 f64: pairs, then 128-bit blocks twice.
+#[inline(always)]
+unsafe fn transpose_f64x8(r: [__m512d; 8]) -> [__m512d; 8] {
+    // SAFETY (every call in this function): see the module docs.
+    unsafe {
+        // t[2p] = a0 b0 | a2 b2 | a4 b4 | a6 b6, t[2p+1] = a1 b1 | a3 b3 | … (rows 2p, 2p+1).
+        let mut t = [_mm512_setzero_pd(); 8];
+        for p in 0..4 {
+            t[2 * p] = _mm512_unpacklo_pd(r[2 * p], r[2 * p + 1]);
+            t[2 * p + 1] = _mm512_unpackhi_pd(r[2 * p], r[2 * p + 1]);
+        }
+        let mut columns = [_mm512_setzero_pd(); 8];
+        for m in 0..2 {
+            // Rows 0-3: u0 = a_m b_m | a_{m+4} b_{m+4} | c_m d_m | c_{m+4} d_{m+4}, u1 the same for
+            // m+2; rows 4-7 likewise in v0, v1.
+            let u0 = _mm512_shuffle_f64x2::<0x88>(t[m], t[2 + m]);
+            let u1 = _mm512_shuffle_f64x2::<0xDD>(t[m], t[2 + m]);
+            let v0 = _mm512_shuffle_f64x2::<0x88>(t[4 + m], t[6 + m]);
+            let v1 = _mm512_shuffle_f64x2::<0xDD>(t[4 + m], t[6 + m]);
+            columns[m] = _mm512_shuffle_f64x2::<0x88>(u0, v0);
+            columns[m + 4] = _mm512_shuffle_f64x2::<0xDD>(u0, v0);
+            columns[m + 2] = _mm512_shuffle_f64x2::<0x88>(u1, v1);
+            columns[m + 6] = _mm512_shuffle_f64x2::<0xDD>(u1, v1);
+        }
+        columns
+    }
+}
+
+/// 8×8 f32: pairs, then quadruples within 128-bit blocks, then the 128-bit halves.
+#[inline(always)]
+unsafe fn transpose_f32x8(r: [__m256; 8]) -> [__m256; 8] {
+    // SAFETY (every call in this function): see the module docs.
+    unsafe {
+        // t[2p] = a0 b0 a1 b1 | a4 b4 a5 b5, t[2p+1] = a2 b2 a3 b3 | a6 b6 a7 b7 (rows 2p, 2p+1).
+        let mut t = [_mm256_setzero_ps(); 8];
+        for p in 0..4 {
+            t[2 * p] = _mm256_unpacklo_ps(r[2 * p], r[2 * p + 1]);
+            t[2 * p + 1] = _mm256_unpackhi_ps(r[2 * p], r[2 * p + 1]);
+        }
+        // u[4q + m] = a_m b_m c_m d_m | a_{m+4} b_{m+4} c_{m+4} d_{m+4} of rows 4q … 4q+3.
+        let mut u = [_mm256_setzero_ps(); 8];
+        for q in 0..2 {
+            for h in 0..2 {
+                let (x, y) = (t[4 * q + h], t[4 * q + h + 2]);
+                u[4 * q + 2 * h] = _mm256_shuffle_ps::<0x44>(x, y);
+                u[4 * q + 2 * h + 1] = _mm256_shuffle_ps::<0xEE>(x, y);
+            }
+        }
+        let mut columns = [_mm256_setzero_ps(); 8];
+        for m in 0..4 {
+            columns[m] = _mm256_permute2f128_ps::<0x20>(u[m], u[4 + m]);
+            columns[m + 4] = _mm256_permute2f128_ps::<0x31>(u[m], u[4 + m]);
+        }
+        columns
+    }
+}
+
+/// 4×4 f64: pairs, then the 128-bit halves.
+#[inline(always)]
+unsafe fn transpose_f64x4(r: [__m256d; 4]) -> [__m256d; 4] {
+    // SAFETY (every call in this function): see the module docs.
+    unsafe {
+        // t0 = a0 b0 | a2 b2, t1 = a1 b1 | a3 b3, t2 = c0 d0 | c2 d2, t3 = c1 d1 | c3 d3.
+        let t = [
+            _mm256_unpacklo_pd(r[0], r[1]),
+            _mm256_unpackhi_pd(r[0], r[1]),
+            _mm256_unpacklo_pd(r[2], r[3]),
+            _mm256_unpackhi_pd(r[2], r[3]),
+        ];
+        [
+            _mm256_permute2f128_pd::<0x20>(t[0], t[2]),
+            _mm256_permute2f128_pd::<0x20>(t[1], t[3]),
+            _mm256_permute2f128_pd::<0x31>(t[0], t[2]),
+            _mm256_permute2f128_pd::<0x31>(t[1], t[3]),
+        ]
     }
 }
 
 #[cfg(all(test, feature = "std"))]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::Isa;
 
@@ -256,6 +404,38 @@ mod tests {
                     assert!(same, "op {op} on ({x:?}, {y:?}): {got:?}, scalar {want:?}");
                 });
             }
+        }
+    }
+
+    /// `transpose` moves lane `j` of vector `i` to lane `i` of vector `j`, and `load` / `store`
+    /// keep the order of the lanes.
+    pub(crate) fn transpose_is_the_matrix_transpose<V>()
+    where
+        V: LaneVector,
+        V::Scalar: Into<f64> + From<u8>,
+    {
+        let n = V::LANES;
+        let entry = |i: usize, j: usize| V::Scalar::from((16 * i + j) as u8);
+        let mut block: std::vec::Vec<V> = (0..n).map(|i| V::from_fn(|j| entry(i, j))).collect();
+        V::transpose(&mut block);
+        for (j, column) in block.iter().enumerate() {
+            column.for_each_lane(|i, x| assert!(x == entry(i, j), "({i}, {j}) of {n} lanes"));
+            let mut lanes = std::vec![V::Scalar::zero(); n];
+            column.store(&mut lanes);
+            assert!(V::load(&lanes) == *column);
+            assert!((0..n).all(|i| lanes[i] == entry(i, j)));
+        }
+    }
+
+    #[test]
+    fn every_transpose_is_the_matrix_transpose() {
+        if Isa::Avx512.is_available() {
+            transpose_is_the_matrix_transpose::<F32x16>();
+            transpose_is_the_matrix_transpose::<F64x8>();
+        }
+        if Isa::Avx2.is_available() {
+            transpose_is_the_matrix_transpose::<F32x8>();
+            transpose_is_the_matrix_transpose::<F64x4>();
         }
     }
 
