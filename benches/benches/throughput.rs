@@ -1,5 +1,6 @@
 //! Throughput of a flat batch of B = 10⁵ sequences (d = T ∈ {3, 4, 5, 8}, f32 and f64) through
-//! volume-preserving attention, skew and arbitrary weighting, side by side in one run:
+//! volume-preserving attention, skew and arbitrary weighting, and through GML's trained rigid-body
+//! transformer (d = T = 3, three blocks), side by side in one run:
 //!
 //! - `scalar`: [`SequenceLayer::forward_flat`], one sequence at a time;
 //! - `portable`, `avx2`, `avx512`: [`Lanewise::forward_flat`] on each instruction set
@@ -116,3 +117,48 @@ macro_rules! paths {
 
 paths!(skew_vpa, skew);
 paths!(arbitrary_vpa, arbitrary);
+
+/// GML's rigid-body volume-preserving transformer (the bundled fixture), d = T = 3.
+mod rigid_body_vpt {
+    use super::*;
+
+    type Vpt<S> = geomattn::VolumePreservingTransformer<S, 3, 3, 2, 1, 3, geomattn::Tanh>;
+
+    fn vpt<S: geomattn::nalgebra::RealField>() -> Vpt<S>
+    where
+        Vpt<S>: geomattn::Schema<Scalar = S>,
+    {
+        let path = geomattn_testkit::fixture("transformer_rigid_body_nn_vpt.h5");
+        geomattn::gml::load_file(path).expect("the bundled fixture loads")
+    }
+
+    #[divan::bench]
+    fn scalar_f32(b: Bencher) {
+        scalar::<f32, _, 3>(b, vpt::<f32>());
+    }
+
+    #[divan::bench(args = [Isa::Portable, Isa::Avx2, Isa::Avx512])]
+    fn lanes_f32(b: Bencher, isa: Isa) {
+        lanes::<_, 3>(b, vpt::<f32>(), isa, false);
+    }
+
+    #[divan::bench]
+    fn parallel_f32(b: Bencher) {
+        lanes::<_, 3>(b, vpt::<f32>(), Isa::best(), true);
+    }
+
+    #[divan::bench]
+    fn scalar_f64(b: Bencher) {
+        scalar::<f64, _, 3>(b, vpt::<f64>());
+    }
+
+    #[divan::bench(args = [Isa::Portable, Isa::Avx2, Isa::Avx512])]
+    fn lanes_f64(b: Bencher, isa: Isa) {
+        lanes::<_, 3>(b, vpt::<f64>(), isa, false);
+    }
+
+    #[divan::bench]
+    fn parallel_f64(b: Bencher) {
+        lanes::<_, 3>(b, vpt::<f64>(), Isa::best(), true);
+    }
+}

@@ -17,7 +17,9 @@
 //! assert_eq!(<Tanh as Activation<f64>>::apply(1e-300), 1e-300);
 //! ```
 
-use nalgebra::{RealField, SMatrix};
+use nalgebra::SMatrix;
+
+use crate::Real;
 
 /// A scalar function applied entry by entry.
 pub trait Activation<S> {
@@ -28,13 +30,18 @@ pub trait Activation<S> {
     fn apply(x: S) -> S;
 
     /// The function applied to every entry of a matrix (or vector).
+    #[inline(always)]
     fn apply_matrix<const ROWS: usize, const COLS: usize>(
         m: SMatrix<S, ROWS, COLS>,
     ) -> SMatrix<S, ROWS, COLS>
     where
         S: nalgebra::Scalar,
     {
-        m.map(Self::apply)
+        let mut m = m;
+        for x in m.iter_mut() {
+            *x = Self::apply(x.clone());
+        }
+        m
     }
 }
 
@@ -66,7 +73,7 @@ impl<S> Activation<S> for Identity {
     }
 }
 
-impl<S: RealField + Copy> Activation<S> for Tanh {
+impl<S: Real> Activation<S> for Tanh {
     const NAME: &'static str = "tanh";
 
     #[inline(always)]

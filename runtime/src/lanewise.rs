@@ -193,10 +193,9 @@ impl<L> Lanewise<L> {
 /// (about a microsecond) and small enough to keep both cores busy to the end.
 pub const GROUPS_PER_TASK: usize = 64;
 
-/// [`groups`] compiled for AVX-512: over 16-lane (f32) vectors up to `D·T = 16` entries, over
-/// 8-lane ones above, where a sequence's matrices no longer fit 32 registers of 16 lanes (with
-/// AVX-512 the 8-lane vectors also have 32 registers; skew VPA at d = T = 8, f32: 81 against
-/// 94 ns per sequence).
+/// [`groups`] over AVX-512 vectors, compiled for AVX-512. (Half-width vectors, which AVX-512 also
+/// gives 32 registers, were measured as the alternative where a sequence's matrices no longer fit
+/// the registers: no faster at d = T = 5 and 8 in f32, slower in f64.)
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,avx,fma")]
 fn groups_avx512<L, const D: usize, const T: usize>(
@@ -207,11 +206,7 @@ fn groups_avx512<L, const D: usize, const T: usize>(
     L: LaneTwin<D, T>,
     L::Scalar: BatchScalar,
 {
-    if D * T > 16 {
-        groups::<<L::Scalar as Vectors>::Avx2, L, D, T>(layer, input, output);
-    } else {
-        groups::<<L::Scalar as Vectors>::Avx512, L, D, T>(layer, input, output);
-    }
+    groups::<<L::Scalar as Vectors>::Avx512, L, D, T>(layer, input, output);
 }
 
 /// [`groups`] over AVX2 vectors, compiled for AVX2.

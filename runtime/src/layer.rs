@@ -280,14 +280,21 @@ pub trait ColumnLayer<const IN: usize, const OUT: usize = IN> {
     fn apply(&self, x: &SVector<Self::Scalar, IN>) -> SVector<Self::Scalar, OUT>;
 
     /// Writes the output for every column of `z` into the same column of `out`.
-    #[inline]
+    #[inline(always)]
     fn apply_columns_into<const T: usize>(
         &self,
         z: SMatrixView<'_, Self::Scalar, IN, T>,
         mut out: SMatrixViewMut<'_, Self::Scalar, OUT, T>,
     ) {
         for j in 0..T {
-            out.set_column(j, &self.apply(&z.column(j).into_owned()));
+            let column = crate::product::matrix(
+                #[inline(always)]
+                |i, _| z[(i, j)],
+            );
+            let y = self.apply(&column);
+            for i in 0..OUT {
+                out[(i, j)] = y[i];
+            }
         }
     }
 
@@ -323,7 +330,7 @@ impl<S: Field, const D: usize, const T: usize, Layer> SequenceLayer<S, D, T> for
 where
     Layer: ColumnLayer<D, D, Scalar = S>,
 {
-    #[inline]
+    #[inline(always)]
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, out: SMatrixViewMut<'_, S, D, T>) {
         self.apply_columns_into(z, out);
     }

@@ -3,7 +3,7 @@
 //! typed errors for wrong weight lengths.
 
 use geomattn::nalgebra::{DMatrix, SMatrix, SVector, Vector2};
-use geomattn::{Activation, Identity, Tanh};
+use geomattn::{Activation, Identity, MapScalar, Tanh};
 use geomattn::{
     ColumnLayer, Dense, Error, GradientLayerP, GradientLayerQ, ResNetLayer, SequenceLayer,
     StrictlyLower, StrictlyUpper, VolumePreservingLowerLayer, VolumePreservingUpperLayer,

@@ -2,7 +2,7 @@
 //! outputs for both weightings of volume-preserving attention, on every instruction set this
 //! machine has (AVX-512, AVX2, portable), in both precisions, sizes d = T ∈ {2, 3, 4, 5, 8}, and
 //! batch lengths around every lane width (empty, partial groups, remainders); the parallel path
-//! against the sequential one; and shape errors.
+//! against the sequential one; and shape errors. Also GML's trained rigid-body transformer.
 
 use geomattn::{
     ArbitraryVpa, BatchScalar, Error, Isa, LaneTwin, Lanewise, MapScalar, SequenceLayer, SkewVpa,
@@ -116,6 +116,23 @@ fn the_other_cayley_kernels_run_in_lanes_too() {
     let input = batch::<f64>(&mut rng, 21, 20, 1.0);
     assert_lanes_equal_scalar::<_, 4, 5>(&layer.with_map::<geomattn::GramSchmidt>(), &input);
     assert_lanes_equal_scalar::<_, 4, 5>(&layer.with_map::<geomattn::Elimination>(), &input);
+}
+
+/// GML's rigid-body volume-preserving transformer (3 blocks of arbitrary VPA and the
+/// volume-preserving feed-forward network with `tanh`), loaded in both precisions.
+#[test]
+fn the_trained_rigid_body_network_runs_in_lanes_bit_identically() {
+    type Vpt<S> = geomattn::VolumePreservingTransformer<S, 3, 3, 2, 1, 3, geomattn::Tanh>;
+    let path = geomattn_testkit::fixture("transformer_rigid_body_nn_vpt.h5");
+    let single: Vpt<f32> = geomattn::gml::load_file(&path).unwrap();
+    let double: Vpt<f64> = geomattn::gml::load_file(&path).unwrap();
+    let mut rng = SmallRng::seed_from_u64(17);
+    for count in COUNTS {
+        let input = batch::<f64>(&mut rng, count, 9, 1.0);
+        assert_lanes_equal_scalar::<_, 3, 3>(&double, &input);
+        let input32: Vec<f32> = input.iter().map(|&x| x as f32).collect();
+        assert_lanes_equal_scalar::<_, 3, 3>(&single, &input32);
+    }
 }
 
 #[test]

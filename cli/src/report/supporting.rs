@@ -6,13 +6,13 @@
 //! `max ‖σᵀσ − I‖` and `max |det σ − 1|` over the batch for the orthonormal activations. ResNet
 //! and the softmax layers keep no structure; their `det J` is shown for contrast.
 
-use geomattn::Tanh;
 use geomattn::nalgebra::{DMatrix, SMatrix};
 use geomattn::{
     Additive, Bilinear, ColumnLayer, DefaultCayley, Dense, Exp, GradientLayerP, GradientLayerQ,
     LowRank, OrthogonalMap, OrthonormalAttention, ResNetLayer, ScalingSquaring, SequenceLayer,
     SoftmaxAttention, VolumePreservingLowerLayer, VolumePreservingUpperLayer,
 };
+use geomattn::{MapScalar, Tanh};
 use geomattn_testkit::{jacobian, orthogonality_error, random_matrix};
 use num_dual::Dual64;
 use rand::SeedableRng;

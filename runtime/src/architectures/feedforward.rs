@@ -5,9 +5,9 @@ use nalgebra::SVector;
 
 #[cfg(doc)]
 use crate::SequenceLayer;
-use crate::activation::{Activation, Identity};
+use crate::activation::{Activation, Identity, Tanh};
 use crate::feedforward::{ResNetLayer, VolumePreservingLowerLayer, VolumePreservingUpperLayer};
-use crate::{ColumnLayer, Field};
+use crate::{ColumnLayer, Field, LaneTwin, MapScalar, Real};
 
 /// A linear lower layer followed by a linear upper layer (both with the identity activation).
 pub type LinearPair<S, const D: usize> = (
@@ -78,6 +78,7 @@ impl<S, const D: usize, const NB: usize, const NL: usize, Act>
     }
 }
 
+#[inline(always)]
 fn pair<S: Field, const D: usize>(pair: &LinearPair<S, D>, x: &SVector<S, D>) -> SVector<S, D> {
     pair.1.apply(&pair.0.apply(x))
 }
@@ -87,6 +88,7 @@ impl<S: Field, const D: usize, const NB: usize, const NL: usize, Act: Activation
 {
     type Scalar = S;
 
+    #[inline(always)]
     fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
         let mut x = *x;
         for block in &self.blocks {
@@ -98,6 +100,50 @@ impl<S: Field, const D: usize, const NB: usize, const NL: usize, Act: Activation
         pair(&self.last, &x)
     }
 }
+
+fn map_pair<S: Field, S2: Field, const D: usize>(
+    pair: &LinearPair<S, D>,
+    f: &mut impl FnMut(S) -> S2,
+) -> LinearPair<S2, D> {
+    (pair.0.map_scalar(&mut *f), pair.1.map_scalar(f))
+}
+
+/// The same network over another scalar, weight by weight.
+impl<S: Field, const D: usize, const NB: usize, const NL: usize, Act> MapScalar
+    for VolumePreservingFeedForward<S, D, NB, NL, Act>
+{
+    type Scalar = S;
+    type Over<S2: Field> = VolumePreservingFeedForward<S2, D, NB, NL, Act>;
+
+    fn map_scalar<S2: Field>(&self, mut f: impl FnMut(S) -> S2) -> Self::Over<S2> {
+        let blocks = self.blocks.each_ref().map(|block| VpffBlock {
+            linear: block
+                .linear
+                .each_ref()
+                .map(|linear| map_pair(linear, &mut f)),
+            lower: block.lower.map_scalar(&mut f),
+            upper: block.upper.map_scalar(&mut f),
+        });
+        VolumePreservingFeedForward::new(blocks, map_pair(&self.last, &mut f))
+    }
+}
+
+/// The lane twins of the network with GML's activations.
+macro_rules! vpff_lane_twins {
+    ($($act:ty),*) => {$(
+        impl<S: Field, const D: usize, const NB: usize, const NL: usize, const T: usize>
+            LaneTwin<D, T> for VolumePreservingFeedForward<S, D, NB, NL, $act>
+        {
+            type Twin<X: Real> = VolumePreservingFeedForward<X, D, NB, NL, $act>;
+
+            fn twin<X: Real>(&self, f: impl FnMut(S) -> X) -> Self::Twin<X> {
+                self.map_scalar(f)
+            }
+        }
+    )*};
+}
+
+vpff_lane_twins!(Tanh, Identity);
 
 /// The feed-forward part of a standard transformer block: `NB` [`ResNetLayer`]s with activation
 /// `Act`, then one with the identity.

@@ -1,13 +1,14 @@
 //! The transformer skeleton shared by GML's integrators: `L` blocks of an attention layer followed
 //! by a per-time-step feed-forward part.
 
-use nalgebra::{RealField, SMatrixView, SMatrixViewMut};
+use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut};
 
 use super::{ResNetStack, VolumePreservingFeedForward};
 use crate::error::INPUT;
 use crate::layer::check_finite;
 use crate::{
-    ArbitraryWeight, DefaultCayley, Error, Field, SequenceLayer, VolumePreservingAttention,
+    ArbitraryWeight, DefaultCayley, Error, Field, LaneTwin, MapScalar, Real, SequenceLayer,
+    VolumePreservingAttention, product,
 };
 
 /// `L` blocks, each an attention layer `Att` then a feed-forward part `Ff`, applied in order.
@@ -70,6 +71,40 @@ impl<Att, Ff, const L: usize> Transformer<Att, Ff, L> {
     }
 }
 
+/// The same network over another scalar, weight by weight.
+impl<Att, Ff, const L: usize> MapScalar for Transformer<Att, Ff, L>
+where
+    Att: MapScalar,
+    Ff: MapScalar<Scalar = Att::Scalar>,
+{
+    type Scalar = Att::Scalar;
+    type Over<S2: Field> = Transformer<Att::Over<S2>, Ff::Over<S2>, L>;
+
+    fn map_scalar<S2: Field>(&self, mut f: impl FnMut(Self::Scalar) -> S2) -> Self::Over<S2> {
+        Transformer::new(self.blocks.each_ref().map(|(attention, feedforward)| {
+            (attention.map_scalar(&mut f), feedforward.map_scalar(&mut f))
+        }))
+    }
+}
+
+/// The lane twin of every block's attention and feed-forward part.
+impl<Att, Ff, const D: usize, const T: usize, const L: usize> LaneTwin<D, T>
+    for Transformer<Att, Ff, L>
+where
+    Att: LaneTwin<D, T>,
+    Ff: LaneTwin<D, T, Scalar = Att::Scalar>,
+{
+    type Twin<X: Real> = Transformer<Att::Twin<X>, Ff::Twin<X>, L>;
+
+    fn twin<X: Real>(&self, mut f: impl FnMut(Self::Scalar) -> X) -> Self::Twin<X> {
+        Transformer::new(
+            self.blocks
+                .each_ref()
+                .map(|(attention, feedforward)| (attention.twin(&mut f), feedforward.twin(&mut f))),
+        )
+    }
+}
+
 impl<S, const D: usize, const T: usize, Att, Ff, const L: usize> SequenceLayer<S, D, T>
     for Transformer<Att, Ff, L>
 where
@@ -77,12 +112,22 @@ where
     Att: SequenceLayer<S, D, T>,
     Ff: SequenceLayer<S, D, T>,
 {
+    #[inline(always)]
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
-        let mut x = z.into_owned();
+        let mut x: SMatrix<S, D, T> = product::matrix(
+            #[inline(always)]
+            |i, j| z[(i, j)],
+        );
         for (attention, feedforward) in &self.blocks {
-            feedforward.forward_into(attention.forward(&x).as_view(), x.as_view_mut());
+            let mut y = x;
+            attention.forward_into(x.as_view(), y.as_view_mut());
+            feedforward.forward_into(y.as_view(), x.as_view_mut());
         }
-        out.copy_from(&x);
+        for j in 0..T {
+            for i in 0..D {
+                out[(i, j)] = x[(i, j)];
+            }
+        }
     }
 
     /// Checks the input, then the output of every layer: the error names the first layer (and its

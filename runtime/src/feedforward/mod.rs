@@ -35,28 +35,38 @@ use crate::activation::Activation;
 use crate::packed::matrix_from_slice;
 #[cfg(doc)]
 use crate::{ColumnLayer, SequenceLayer};
-use crate::{Error, Field, init};
+use crate::{Error, Field, init, product};
 
-/// `W x + b`, or `W x` without a bias.
+/// `W x + b`, or `W x` without a bias (always inlined, like every step of a forward pass: see
+/// [`crate::Isa`]).
+#[inline(always)]
 fn affine<S: Field, const ROWS: usize, const COLS: usize>(
     w: &SMatrix<S, ROWS, COLS>,
     x: &SVector<S, COLS>,
     b: Option<&SVector<S, ROWS>>,
 ) -> SVector<S, ROWS> {
-    let y = w * x;
+    let y = product::mul(w, x);
     match b {
-        Some(b) => y + b,
+        Some(b) => product::matrix(
+            #[inline(always)]
+            |i, _| y[i] + b[i],
+        ),
         None => y,
     }
 }
 
 /// The residual update `x + σ(W x + b)` shared by the volume-preserving and ResNet layers.
+#[inline(always)]
 fn residual<S: Field, Act: Activation<S>, const D: usize>(
     w: &SMatrix<S, D, D>,
     x: &SVector<S, D>,
     b: Option<&SVector<S, D>>,
 ) -> SVector<S, D> {
-    x + Act::apply_matrix(affine(w, x, b))
+    let update = Act::apply_matrix(affine(w, x, b));
+    product::matrix(
+        #[inline(always)]
+        |i, _| x[i] + update[i],
+    )
 }
 
 /// An optional bias from an optional slice.

@@ -12,7 +12,7 @@ use rand::Rng;
 use super::{bias_from_slice, glorot_vector, residual};
 use crate::activation::{Activation, Tanh};
 use crate::packed::{Lower, Packed, PackedLayout, Upper};
-use crate::{ColumnLayer, Error, Field};
+use crate::{ColumnLayer, Error, Field, MapScalar};
 
 /// The two packed layouts a volume-preserving feed-forward weight can have:
 /// [`Lower`] and [`Upper`] (strict).
@@ -91,12 +91,16 @@ impl<S: Field, const D: usize, Layout: StrictlyTriangular, Act>
     pub fn bias(&self) -> Option<&SVector<S, D>> {
         self.bias.as_ref()
     }
+}
 
-    /// The same layer over another scalar, weight by weight (e.g. lifted to dual numbers).
-    pub fn map_scalar<S2: Field>(
-        &self,
-        mut f: impl FnMut(S) -> S2,
-    ) -> VolumePreservingLayer<S2, D, Layout, Act> {
+/// The same layer over another scalar, weight by weight (e.g. lifted to dual numbers).
+impl<S: Field, const D: usize, Layout: StrictlyTriangular, Act> MapScalar
+    for VolumePreservingLayer<S, D, Layout, Act>
+{
+    type Scalar = S;
+    type Over<S2: Field> = VolumePreservingLayer<S2, D, Layout, Act>;
+
+    fn map_scalar<S2: Field>(&self, mut f: impl FnMut(S) -> S2) -> Self::Over<S2> {
         let weight = self.weight.map_scalar(&mut f);
         VolumePreservingLayer::new(weight, self.bias.map(|b| b.map(f)))
     }
@@ -119,6 +123,7 @@ impl<S: Field, const D: usize, Layout: StrictlyTriangular, Act: Activation<S>> C
 {
     type Scalar = S;
 
+    #[inline(always)]
     fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
         residual::<S, Act, D>(self.weight.matrix(), x, self.bias.as_ref())
     }

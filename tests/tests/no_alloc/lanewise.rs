@@ -25,16 +25,24 @@ pub fn check(probe: &mut Probe) {
         .start_handler(|_| IS_POOL_WORKER.with(|flag| flag.set(true)))
         .build()
         .unwrap();
+    // The fewest worker allocations of five passes: rayon's own bookkeeping (its epoch-based
+    // garbage collection) allocates now and then, whatever the batch; what is measured is growth
+    // with the batch (100 times the tasks).
     let mut worker_allocations = |sequences: usize| {
         let (z, out) = (&input[..16 * sequences], &mut output[..16 * sequences]);
         pool.install(|| fast.forward_flat_parallel(z, out)).unwrap();
-        let before = WORKER_ALLOCATIONS.load(Ordering::Relaxed);
-        pool.install(|| fast.forward_flat_parallel(z, out)).unwrap();
-        WORKER_ALLOCATIONS.load(Ordering::Relaxed) - before
+        (0..5)
+            .map(|_| {
+                let before = WORKER_ALLOCATIONS.load(Ordering::Relaxed);
+                pool.install(|| fast.forward_flat_parallel(z, out)).unwrap();
+                WORKER_ALLOCATIONS.load(Ordering::Relaxed) - before
+            })
+            .min()
+            .unwrap_or(0)
     };
     let (few, many) = (worker_allocations(1_000), worker_allocations(100_003));
-    assert_eq!(
-        many, few,
+    assert!(
+        many <= few,
         "worker allocations grow with the batch: {few} for 1 000 sequences, {many} for 100 003"
     );
     assert!(
