@@ -29,9 +29,14 @@
 //! layer's forward pass inlined into it (the layers' forward passes are `#[inline(always)]` for
 //! this), over that instruction set's own vector type: a default `cargo build --release` uses
 //! AVX-512 on a processor that has it, and still runs on any x86-64.
+//!
+//! # Packing
+//! A whole group of sequences is a `LANES × D·T` matrix whose rows are the sequences; on AVX2 and
+//! AVX-512 it is loaded row by row and transposed `LANES × LANES` block by block in registers
+//! (16×16 for f32 with AVX-512), and the outputs go back the same way. The portable vectors and
+//! the last, partial group are packed lane by lane.
 
 use nalgebra::SMatrix;
-
 use num_traits::Zero;
 
 use crate::isa::{BatchScalar, LaneVector, MAX_LANES, sealed::Vectors};

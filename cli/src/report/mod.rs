@@ -7,6 +7,7 @@ pub mod gml;
 pub mod mnist;
 pub mod supporting;
 mod table;
+pub mod throughput;
 pub mod vpa;
 
 pub use table::Table;
@@ -35,6 +36,7 @@ pub fn run(quick: bool) {
     println!("{}", cayley::table());
     println!("{}", cayley::accuracy_table());
     println!("{}", vpa::table());
+    println!("{}", throughput::table());
     println!("{}", attention::table());
     println!("{}", gml::table());
     println!("{}", mnist::table());
