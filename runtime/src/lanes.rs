@@ -213,6 +213,11 @@ impl<S: LaneScalar<N>, const N: usize> Real for Lanes<S, N> {
     }
 
     #[inline(always)]
+    fn sqrt(self) -> Self {
+        self.map(S::sqrt)
+    }
+
+    #[inline(always)]
     fn greater_of(self, other: Self) -> Self {
         self.zip_map(other, S::greater_of)
     }

@@ -52,8 +52,9 @@ use nalgebra::{Const, DimMin, RealField, SMatrix, SMatrixView, SMatrixViewMut};
 use rand::Rng;
 
 use crate::packed::matrix_from_slice;
+use crate::scalar::ratio;
 use crate::softmax::{Softmax, VectorSoftmax};
-use crate::{Error, Field, Kind, SequenceLayer, init};
+use crate::{Error, Field, Kind, LaneTwin, MapScalar, Real, SequenceLayer, init, product};
 
 /// The three projections of one head, each `D×DH` and applied transposed (`PQᵀ Z`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -376,28 +377,76 @@ fn standard_normal<S: RealField + Copy, R: Rng + ?Sized>(rng: &mut R) -> S {
     (-(S::one() + S::one()) * u1.ln()).sqrt() * (S::two_pi() * u2).cos()
 }
 
+/// The same projections over another scalar, entry by entry.
+impl<S: Field, const D: usize, const DH: usize> MapScalar for Head<S, D, DH> {
+    type Scalar = S;
+    type Over<S2: Field> = Head<S2, D, DH>;
+
+    fn map_scalar<S2: Field>(&self, mut f: impl FnMut(S) -> S2) -> Head<S2, D, DH> {
+        let query = self.query.map(&mut f);
+        let key = self.key.map(&mut f);
+        Head::new(query, key, self.value.map(f))
+    }
+}
+
+/// The same layer over another scalar, weight by weight (a [`Stiefel`] layer stays one unchecked:
+/// its weights were checked when it was built).
+impl<S: Field, const D: usize, const H: usize, const DH: usize, Conn, Proj, Sm> MapScalar
+    for MultiHeadAttention<S, D, H, DH, Conn, Proj, Sm>
+{
+    type Scalar = S;
+    type Over<S2: Field> = MultiHeadAttention<S2, D, H, DH, Conn, Proj, Sm>;
+
+    fn map_scalar<S2: Field>(&self, mut f: impl FnMut(S) -> S2) -> Self::Over<S2> {
+        MultiHeadAttention::from_heads(self.heads.each_ref().map(|head| head.map_scalar(&mut f)))
+    }
+}
+
+/// The lane twin: the softmax's exponentials and the `1/√D` scaling run lane by lane.
 impl<S, const D: usize, const H: usize, const DH: usize, const T: usize, Conn, Proj, Sm>
-    SequenceLayer<S, D, T> for MultiHeadAttention<S, D, H, DH, Conn, Proj, Sm>
+    LaneTwin<D, T> for MultiHeadAttention<S, D, H, DH, Conn, Proj, Sm>
 where
-    S: RealField + Copy,
+    S: Field,
     Conn: Connection,
     Sm: Softmax,
 {
+    type Twin<X: Real> = MultiHeadAttention<X, D, H, DH, Conn, Proj, Sm>;
+
+    fn twin<X: Real>(&self, f: impl FnMut(S) -> X) -> Self::Twin<X> {
+        self.map_scalar(f)
+    }
+}
+
+impl<S, const D: usize, const H: usize, const DH: usize, const T: usize, Conn, Proj, Sm>
+    SequenceLayer<S, D, T> for MultiHeadAttention<S, D, H, DH, Conn, Proj, Sm>
+where
+    S: Real,
+    Conn: Connection,
+    Sm: Softmax,
+{
+    #[inline(always)]
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
-        // GML scales by the square root of the full dimension D.
-        let scale = S::one() / nalgebra::convert::<f64, S>(D as f64).sqrt();
-        if Conn::ADD {
-            out.copy_from(&z);
-        } else {
-            out.fill(S::zero());
+        // GML scales by the square root of the full dimension D (`D` is exact in either float).
+        let scale = S::one() / ratio::<S>(D as i64, 1).sqrt();
+        for j in 0..T {
+            for i in 0..D {
+                out[(i, j)] = if Conn::ADD { z[(i, j)] } else { S::zero() };
+            }
         }
         for (h, head) in self.heads.iter().enumerate() {
-            let q = head.query.tr_mul(&z);
-            let k = head.key.tr_mul(&z);
-            let mut c: SMatrix<S, T, T> = q.tr_mul(&k) * scale;
+            let q = product::tr_mul(&head.query, &z);
+            let k = product::tr_mul(&head.key, &z);
+            let mut c: SMatrix<S, T, T> = product::matrix(
+                #[inline(always)]
+                |i, j| product::column_dot(&q, i, &k, j) * scale,
+            );
             Sm::apply_in_place(&mut c);
-            let mut rows = out.fixed_rows_mut::<DH>(h * DH);
-            rows += head.value.tr_mul(&z) * c;
+            let update = product::mul(&product::tr_mul(&head.value, &z), &c);
+            for j in 0..T {
+                for i in 0..DH {
+                    out[(h * DH + i, j)] += update[(i, j)];
+                }
+            }
         }
     }
 }

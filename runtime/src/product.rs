@@ -88,6 +88,23 @@ pub(crate) fn mul_to<S, const R: usize, const K: usize, const C: usize, SA, SB, 
     }
 }
 
+/// `aᵀ·b`, entry by entry as [`column_dot`].
+#[inline(always)]
+pub(crate) fn tr_mul<S, const K: usize, const R: usize, const C: usize, SA, SB>(
+    a: &Matrix<S, Const<K>, Const<R>, SA>,
+    b: &Matrix<S, Const<K>, Const<C>, SB>,
+) -> SMatrix<S, R, C>
+where
+    S: Field,
+    SA: RawStorage<S, Const<K>, Const<R>>,
+    SB: RawStorage<S, Const<K>, Const<C>>,
+{
+    matrix(
+        #[inline(always)]
+        |i, j| column_dot(a, i, b, j),
+    )
+}
+
 /// `Σ_k a[k, i]·b[k, j]`: the dot product of column `i` of `a` with column `j` of `b`.
 #[inline(always)]
 pub(crate) fn column_dot<S, const K: usize, const CA: usize, const CB: usize, SA, SB>(

@@ -2,10 +2,10 @@
 //!
 //! Everything that needs only `+ − × ÷` (packed matrices, correlations, the Cayley transform,
 //! matrix products) is bound by [`Field`], so exact rationals (for tests) and SIMD lane types run the
-//! same code as `f32` and `f64`. Only what genuinely needs a square root or an exponential (GML's
-//! `1/√dim` scaling, computed once when a layer is built, and Glorot initialisation) asks for
-//! [`nalgebra::RealField`]; what a forward pass needs beyond `Field` (the exponential of the
-//! softmaxes, `tanh`) is [`Real`], which SIMD lanes implement lane by lane.
+//! same code as `f32` and `f64`. What a forward pass needs beyond `Field` (the exponential of the
+//! softmaxes, `tanh`, the square root of GML's `1/√D` scaling) is [`Real`], which SIMD lanes
+//! implement lane by lane. Only what is done once, outside a forward pass (Glorot initialisation,
+//! Stiefel projections, the checked pass's finiteness test), asks for [`nalgebra::RealField`].
 
 use core::ops::Neg;
 
@@ -52,7 +52,8 @@ impl<S> Field for S where
 }
 
 /// A [`Field`] with the few elementary functions the layers need besides `+ − × ÷`: the
-/// exponential (softmaxes), `tanh` (activations) and the larger of two values (the softmaxes' shift).
+/// exponential (softmaxes), `tanh` (activations), the square root (the `1/√D` scaling) and the
+/// larger of two values (the softmaxes' shift).
 ///
 /// Implemented for every [`nalgebra::RealField`] (`f32`, `f64`, dual numbers) through its own
 /// functions, and for [`crate::Lanes`] of them lane by lane, so a layer bound by `Real` runs over
@@ -71,6 +72,9 @@ pub trait Real: Field {
     /// `tanh self`.
     fn tanh(self) -> Self;
 
+    /// `√self` (GML's `1/√D` scaling of multi-head attention).
+    fn sqrt(self) -> Self;
+
     /// `other` if `other > self`, else `self` (so a NaN in `self` is kept and one in `other` is
     /// skipped: the rule of a left fold `if v > m { v } else { m }`).
     fn greater_of(self, other: Self) -> Self;
@@ -85,6 +89,11 @@ impl<S: RealField + Copy> Real for S {
     #[inline(always)]
     fn tanh(self) -> Self {
         ComplexField::tanh(self)
+    }
+
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        ComplexField::sqrt(self)
     }
 
     #[inline(always)]

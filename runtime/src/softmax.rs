@@ -29,7 +29,9 @@
 //! assert!((one - Matrix2::from_element(1.0 / 3.0)).amax() < 1e-15);
 //! ```
 
-use nalgebra::{RealField, SMatrix};
+use nalgebra::SMatrix;
+
+use crate::Real;
 
 /// A normalisation of a matrix of scores into weights, applied as `σ(C)`.
 ///
@@ -41,12 +43,13 @@ pub trait Softmax: Copy + core::fmt::Debug + PartialEq {
     const NAME: &'static str;
 
     /// Replaces `c` by `σ(c)`.
-    fn apply_in_place<S: RealField + Copy, const ROWS: usize, const COLS: usize>(
+    fn apply_in_place<S: Real, const ROWS: usize, const COLS: usize>(
         c: &mut SMatrix<S, ROWS, COLS>,
     );
 
     /// `σ(c)`.
-    fn apply<S: RealField + Copy, const ROWS: usize, const COLS: usize>(
+    #[inline(always)]
+    fn apply<S: Real, const ROWS: usize, const COLS: usize>(
         c: &SMatrix<S, ROWS, COLS>,
     ) -> SMatrix<S, ROWS, COLS> {
         let mut s = *c;
@@ -77,11 +80,12 @@ pub struct OneMatrixSoftmax;
 impl Softmax for VectorSoftmax {
     const NAME: &'static str = "VectorSoftmax";
 
-    fn apply_in_place<S: RealField + Copy, const ROWS: usize, const COLS: usize>(
+    #[inline(always)]
+    fn apply_in_place<S: Real, const ROWS: usize, const COLS: usize>(
         c: &mut SMatrix<S, ROWS, COLS>,
     ) {
-        for mut column in c.column_iter_mut() {
-            normalise::<S, false>(column.as_mut_slice());
+        for j in 0..COLS {
+            normalise::<S, false>(column(c, j));
         }
     }
 }
@@ -89,7 +93,8 @@ impl Softmax for VectorSoftmax {
 impl Softmax for MatrixSoftmax {
     const NAME: &'static str = "MatrixSoftmax";
 
-    fn apply_in_place<S: RealField + Copy, const ROWS: usize, const COLS: usize>(
+    #[inline(always)]
+    fn apply_in_place<S: Real, const ROWS: usize, const COLS: usize>(
         c: &mut SMatrix<S, ROWS, COLS>,
     ) {
         normalise::<S, false>(c.as_mut_slice());
@@ -99,11 +104,12 @@ impl Softmax for MatrixSoftmax {
 impl Softmax for OneVectorSoftmax {
     const NAME: &'static str = "OneVectorSoftmax";
 
-    fn apply_in_place<S: RealField + Copy, const ROWS: usize, const COLS: usize>(
+    #[inline(always)]
+    fn apply_in_place<S: Real, const ROWS: usize, const COLS: usize>(
         c: &mut SMatrix<S, ROWS, COLS>,
     ) {
-        for mut column in c.column_iter_mut() {
-            normalise::<S, true>(column.as_mut_slice());
+        for j in 0..COLS {
+            normalise::<S, true>(column(c, j));
         }
     }
 }
@@ -111,22 +117,33 @@ impl Softmax for OneVectorSoftmax {
 impl Softmax for OneMatrixSoftmax {
     const NAME: &'static str = "OneMatrixSoftmax";
 
-    fn apply_in_place<S: RealField + Copy, const ROWS: usize, const COLS: usize>(
+    #[inline(always)]
+    fn apply_in_place<S: Real, const ROWS: usize, const COLS: usize>(
         c: &mut SMatrix<S, ROWS, COLS>,
     ) {
         normalise::<S, true>(c.as_mut_slice());
     }
 }
 
+/// Column `j` of `c`, as a slice (the storage is column-major).
+#[inline(always)]
+fn column<S: Real, const ROWS: usize, const COLS: usize>(
+    c: &mut SMatrix<S, ROWS, COLS>,
+    j: usize,
+) -> &mut [S] {
+    &mut c.as_mut_slice()[j * ROWS..(j + 1) * ROWS]
+}
+
 /// Replaces the entries of `x` by their max-shifted softmax (the one softmax if `PLUS_ONE`);
 /// nothing to do for an empty slice.
-fn normalise<S: RealField + Copy, const PLUS_ONE: bool>(x: &mut [S]) {
+#[inline(always)]
+fn normalise<S: Real, const PLUS_ONE: bool>(x: &mut [S]) {
     let Some(&first) = x.first() else {
         return;
     };
-    let mut shift = x.iter().fold(first, |m, &v| if v > m { v } else { m });
-    if PLUS_ONE && shift < S::zero() {
-        shift = S::zero();
+    let mut shift = x.iter().fold(first, |m, &v| m.greater_of(v));
+    if PLUS_ONE {
+        shift = shift.greater_of(S::zero());
     }
     let mut sum = if PLUS_ONE { (-shift).exp() } else { S::zero() };
     for v in x.iter_mut() {

@@ -14,6 +14,8 @@
 //!   exact reference Cayley transform, generic over the field ([`exact`]), for the runtime's
 //!   kernels (on [`Q`] in nalgebra matrices) and the codegen's programs (on `BigRational` in
 //!   `Vec`s) alike;
+//! - the check every lane twin is held to, the lane path bit-identical to the scalar path on
+//!   every instruction set of the machine ([`lanes`]);
 //! - the ground truth of GML's rigid-body networks, the free rigid body integrated with the
 //!   implicit midpoint rule ([`rigid_body`]), and the GML fixture files ([`fixture`]).
 //!
@@ -27,6 +29,7 @@
 pub mod conventions;
 pub mod exact;
 pub mod gml_layout;
+pub mod lanes;
 pub use geomattn_spec::rigid_body;
 pub mod seeded;
 pub mod sweep;

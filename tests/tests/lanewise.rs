@@ -4,78 +4,11 @@
 //! batch lengths around every lane width (empty, partial groups, remainders); the parallel path
 //! against the sequential one; and shape errors. Also GML's trained rigid-body transformer.
 
-use geomattn::{
-    ArbitraryVpa, BatchScalar, Error, Isa, LaneTwin, Lanewise, MapScalar, SequenceLayer, SkewVpa,
-};
+use geomattn::{ArbitraryVpa, Error, Isa, Lanewise, MapScalar, SkewVpa};
+use geomattn_testkit::lanes::{COUNTS, assert_lanes_equal_scalar, batch, bits, first_difference};
 use proptest::prelude::*;
+use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use rand::{RngExt, SeedableRng};
-
-/// A flat batch of `count` sequences of `d·T` entries, uniform in `[-scale, scale]`.
-fn batch<S: From<f32>>(rng: &mut SmallRng, count: usize, per_item: usize, scale: f32) -> Vec<S> {
-    (0..count * per_item)
-        .map(|_| S::from((rng.random::<f32>() * 2.0 - 1.0) * scale))
-        .collect()
-}
-
-/// Bit patterns, so that −0 differs from +0, with every NaN as one pattern: which NaN an operation
-/// returns (its sign and payload) depends on operand order, which IEEE 754 leaves open and the
-/// optimiser may swap.
-fn bits<S: Into<f64> + Copy>(values: &[S]) -> Vec<u64> {
-    values
-        .iter()
-        .map(|&v| v.into())
-        .map(|v| {
-            if v.is_nan() {
-                f64::NAN.to_bits()
-            } else {
-                v.to_bits()
-            }
-        })
-        .collect()
-}
-
-/// The first index where two bit patterns differ, with both values.
-fn first_difference(a: &[u64], b: &[u64]) -> Option<(usize, f64, f64)> {
-    (a.len() != b.len())
-        .then_some((a.len().min(b.len()), f64::NAN, f64::NAN))
-        .or_else(|| {
-            a.iter()
-                .zip(b)
-                .position(|(x, y)| x != y)
-                .map(|k| (k, f64::from_bits(a[k]), f64::from_bits(b[k])))
-        })
-}
-
-/// The lane path of `layer` equals its scalar path on `input`, bit for bit, on every instruction
-/// set this machine has.
-fn assert_lanes_equal_scalar<L, const D: usize, const T: usize>(layer: &L, input: &[L::Scalar])
-where
-    L: LaneTwin<D, T> + SequenceLayer<L::Scalar, D, T> + Clone,
-    L::Scalar: BatchScalar + Into<f64>,
-{
-    let mut scalar = vec![nalgebra::zero::<L::Scalar>(); input.len()];
-    layer.forward_flat(input, &mut scalar).unwrap();
-    for isa in Isa::ALL {
-        let Some(fast) = Lanewise::on(isa, layer.clone()) else {
-            continue;
-        };
-        let mut lanes = vec![nalgebra::zero::<L::Scalar>(); input.len()];
-        fast.forward_flat(input, &mut lanes).unwrap();
-        assert_eq!(
-            first_difference(&bits(&lanes), &bits(&scalar)),
-            None,
-            "(entry, lanes, scalar) at d = {D}, T = {T}, {isa:?} ({} lanes of {}), {} sequences",
-            isa.lanes::<L::Scalar>(),
-            core::any::type_name::<L::Scalar>(),
-            input.len() / (D * T)
-        );
-    }
-}
-
-/// Batch lengths around every lane width (2, 4, 8, 16): empty, partial groups, whole groups,
-/// remainders.
-const COUNTS: [usize; 14] = [0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 53];
 
 /// Both weightings at d = T = `$d` over `$scalar`, every batch length of [`COUNTS`].
 macro_rules! sweep {

@@ -3,7 +3,7 @@
 //! gradient, versus a measurable violation for GML's `2 A p S` with `VectorSoftmax`.
 
 use geomattn::nalgebra::{DMatrix, Matrix1, Matrix2x3, SMatrix};
-use geomattn::{DenseA, GmlCompatible, SymmetricA, SymplecticAttention};
+use geomattn::{DenseA, GmlCompatible, MapScalar, SymmetricA, SymplecticAttention};
 use geomattn::{
     Error, LinearSymplecticAttentionP, LinearSymplecticAttentionQ, MatrixSoftmax, SequenceLayer,
     Softmax, Symmetric, SymplecticAttentionP, SymplecticAttentionQ, VectorSoftmax,

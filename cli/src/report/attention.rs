@@ -3,7 +3,7 @@
 
 use geomattn::LinearSymplecticAttention;
 use geomattn::nalgebra::SMatrix;
-use geomattn::{AddConnection, MultiHeadAttention, Stiefel, stiefel_error};
+use geomattn::{AddConnection, MapScalar, MultiHeadAttention, Stiefel, stiefel_error};
 use geomattn::{
     DenseA, GmlCompatible, GradientExact, SymmetricA, SymmetricMode, SymplecticAttention,
 };

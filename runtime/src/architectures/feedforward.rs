@@ -180,8 +180,43 @@ impl<S: Field, const D: usize, const NB: usize, Act: Activation<S>> ColumnLayer<
 {
     type Scalar = S;
 
+    #[inline(always)]
     fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
-        let x = self.nonlinear.iter().fold(*x, |x, layer| layer.apply(&x));
+        let mut x = *x;
+        for layer in &self.nonlinear {
+            x = layer.apply(&x);
+        }
         self.linear.apply(&x)
     }
 }
+
+/// The same stack over another scalar, weight by weight.
+impl<S: Field, const D: usize, const NB: usize, Act> MapScalar for ResNetStack<S, D, NB, Act> {
+    type Scalar = S;
+    type Over<S2: Field> = ResNetStack<S2, D, NB, Act>;
+
+    fn map_scalar<S2: Field>(&self, mut f: impl FnMut(S) -> S2) -> Self::Over<S2> {
+        let nonlinear = self
+            .nonlinear
+            .each_ref()
+            .map(|layer| layer.map_scalar(&mut f));
+        ResNetStack::new(nonlinear, self.linear.map_scalar(f))
+    }
+}
+
+/// The lane twins of the stack with GML's activations.
+macro_rules! resnet_stack_lane_twins {
+    ($($act:ty),*) => {$(
+        impl<S: Field, const D: usize, const NB: usize, const T: usize> LaneTwin<D, T>
+            for ResNetStack<S, D, NB, $act>
+        {
+            type Twin<X: Real> = ResNetStack<X, D, NB, $act>;
+
+            fn twin<X: Real>(&self, f: impl FnMut(S) -> X) -> Self::Twin<X> {
+                self.map_scalar(f)
+            }
+        }
+    )*};
+}
+
+resnet_stack_lane_twins!(Tanh, Identity);

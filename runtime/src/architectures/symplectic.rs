@@ -9,9 +9,9 @@ use core::marker::PhantomData;
 use nalgebra::SVector;
 
 use crate::{
-    Activation, ColumnLayer, DenseA, Field, GradientLayer, GradientLayerQ,
-    LinearSymplecticAttentionP, LinearSymplecticAttentionQ, PhaseSide, SymplecticAttentionP,
-    SymplecticAttentionQ, Transformer, UpdateP, UpdateQ,
+    Activation, ColumnLayer, DenseA, Field, GradientLayer, GradientLayerQ, Identity, LaneTwin,
+    LinearSymplecticAttentionP, LinearSymplecticAttentionQ, MapScalar, PhaseSide, Real,
+    SymplecticAttentionP, SymplecticAttentionQ, Tanh, Transformer, UpdateP, UpdateQ,
 };
 
 /// GML's `n_sympnet` gradient layers of a symplectic transformer, alternating `Q`, `P`, `Q`, … when
@@ -67,6 +67,7 @@ where
 {
     type Scalar = S;
 
+    #[inline(always)]
     fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
         let mut x = *x;
         for (i, layer) in self.layers.iter().enumerate() {
@@ -84,6 +85,38 @@ where
         x
     }
 }
+
+/// The same stack over another scalar, weight by weight.
+impl<S: Field, const N: usize, const HIDDEN: usize, const NS: usize, Act, First: PhaseSide>
+    MapScalar for SympNetStack<S, N, HIDDEN, NS, Act, First>
+{
+    type Scalar = S;
+    type Over<S2: Field> = SympNetStack<S2, N, HIDDEN, NS, Act, First>;
+
+    fn map_scalar<S2: Field>(&self, mut f: impl FnMut(S) -> S2) -> Self::Over<S2> {
+        SympNetStack::new(self.layers.each_ref().map(|layer| layer.map_scalar(&mut f)))
+    }
+}
+
+/// The lane twins of the stack with GML's activations.
+macro_rules! sympnet_lane_twins {
+    ($($act:ty),*) => {$(
+        impl<S, const D: usize, const T: usize, const N: usize, const HIDDEN: usize, const NS: usize, First>
+            LaneTwin<D, T> for SympNetStack<S, N, HIDDEN, NS, $act, First>
+        where
+            S: Field,
+            First: PhaseSide,
+        {
+            type Twin<X: Real> = SympNetStack<X, N, HIDDEN, NS, $act, First>;
+
+            fn twin<X: Real>(&self, f: impl FnMut(S) -> X) -> Self::Twin<X> {
+                self.map_scalar(f)
+            }
+        }
+    )*};
+}
+
+sympnet_lane_twins!(Tanh, Identity);
 
 /// GML's `SymplecticTransformer(2N; n_sympnet = NS, upscaling_dimension = 2·HIDDEN, L,
 /// sympnet_activation = Act, attention_activation = Sm, init_upper, symmetric)`:

@@ -15,11 +15,11 @@ use core::marker::PhantomData;
 use nalgebra::{RealField, SMatrix, SVector};
 use rand::Rng;
 
-use super::glorot_vector;
-use crate::activation::{Activation, Tanh};
+use super::{affine, glorot_vector};
+use crate::activation::{Activation, Identity, Tanh};
 use crate::packed::matrix_from_slice;
 use crate::symplectic::{PhaseSide, UpdateP, UpdateQ, assert_phase_space};
-use crate::{ColumnLayer, Error, Field, init};
+use crate::{ColumnLayer, Error, Field, LaneTwin, MapScalar, Real, init, product};
 
 /// A SympNet gradient layer on `R^{2N}` with `HIDDEN` hidden units, changing the half `Side` of
 /// phase space. Use the aliases [`GradientLayerQ`] and [`GradientLayerP`].
@@ -101,14 +101,6 @@ impl<S: Field, const N: usize, const HIDDEN: usize, Side: PhaseSide, Act>
     pub fn scale(&self) -> &SVector<S, HIDDEN> {
         &self.a
     }
-
-    /// The same layer over another scalar, weight by weight.
-    pub fn map_scalar<S2: Field>(
-        &self,
-        mut f: impl FnMut(S) -> S2,
-    ) -> GradientLayer<S2, N, HIDDEN, Side, Act> {
-        GradientLayer::new(self.k.map(&mut f), self.b.map(&mut f), self.a.map(f))
-    }
 }
 
 impl<S: RealField + Copy, const N: usize, const HIDDEN: usize, Side: PhaseSide, Act>
@@ -132,14 +124,63 @@ where
 {
     type Scalar = S;
 
+    #[inline(always)]
     fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
         const { assert_phase_space::<D, N>() };
         let (target, source) = Side::rows(N);
-        let driver = x.fixed_rows::<N>(source).into_owned();
-        let hidden = Act::apply_matrix(self.k * driver + self.b).component_mul(&self.a);
+        let driver: SVector<S, N> = product::matrix(
+            #[inline(always)]
+            |i, _| x[source + i],
+        );
+        let activated = Act::apply_matrix(affine(&self.k, &driver, Some(&self.b)));
+        let hidden: SVector<S, HIDDEN> = product::matrix(
+            #[inline(always)]
+            |i, _| activated[i] * self.a[i],
+        );
+        let update = product::tr_mul(&self.k, &hidden);
         let mut y = *x;
-        let mut changed = y.fixed_rows_mut::<N>(target);
-        changed += self.k.tr_mul(&hidden);
+        for i in 0..N {
+            y[target + i] += update[i];
+        }
         y
     }
 }
+
+/// The same layer over another scalar, weight by weight.
+impl<S: Field, const N: usize, const HIDDEN: usize, Side, Act> MapScalar
+    for GradientLayer<S, N, HIDDEN, Side, Act>
+{
+    type Scalar = S;
+    type Over<S2: Field> = GradientLayer<S2, N, HIDDEN, Side, Act>;
+
+    fn map_scalar<S2: Field>(&self, mut f: impl FnMut(S) -> S2) -> Self::Over<S2> {
+        let k = self.k.map(&mut f);
+        let b = self.b.map(&mut f);
+        GradientLayer {
+            k,
+            b,
+            a: self.a.map(f),
+            marker: PhantomData,
+        }
+    }
+}
+
+/// The lane twins of the layer with GML's activations.
+macro_rules! gradient_lane_twins {
+    ($($act:ty),*) => {$(
+        impl<S, const D: usize, const T: usize, const N: usize, const HIDDEN: usize, Side>
+            LaneTwin<D, T> for GradientLayer<S, N, HIDDEN, Side, $act>
+        where
+            S: Field,
+            Side: PhaseSide,
+        {
+            type Twin<X: Real> = GradientLayer<X, N, HIDDEN, Side, $act>;
+
+            fn twin<X: Real>(&self, f: impl FnMut(S) -> X) -> Self::Twin<X> {
+                self.map_scalar(f)
+            }
+        }
+    )*};
+}
+
+gradient_lane_twins!(Tanh, Identity);

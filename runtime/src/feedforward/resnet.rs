@@ -6,9 +6,9 @@ use nalgebra::{RealField, SMatrix, SVector};
 use rand::Rng;
 
 use super::{bias_from_slice, residual};
-use crate::activation::{Activation, Identity};
+use crate::activation::{Activation, Identity, Tanh};
 use crate::packed::matrix_from_slice;
-use crate::{ColumnLayer, Error, Field, init};
+use crate::{ColumnLayer, Error, Field, LaneTwin, MapScalar, Real, init};
 
 /// `x ↦ x + σ(W x + b)`, `W` dense; GML's default activation is the identity.
 ///
@@ -57,12 +57,6 @@ impl<S: Field, const D: usize, Act> ResNetLayer<S, D, Act> {
     pub fn bias(&self) -> Option<&SVector<S, D>> {
         self.bias.as_ref()
     }
-
-    /// The same layer over another scalar, weight by weight.
-    pub fn map_scalar<S2: Field>(&self, mut f: impl FnMut(S) -> S2) -> ResNetLayer<S2, D, Act> {
-        let weight = self.weight.map(&mut f);
-        ResNetLayer::new(weight, self.bias.map(|b| b.map(f)))
-    }
 }
 
 impl<S: RealField + Copy, const D: usize, Act> ResNetLayer<S, D, Act> {
@@ -76,7 +70,34 @@ impl<S: RealField + Copy, const D: usize, Act> ResNetLayer<S, D, Act> {
 impl<S: Field, const D: usize, Act: Activation<S>> ColumnLayer<D> for ResNetLayer<S, D, Act> {
     type Scalar = S;
 
+    #[inline(always)]
     fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
         residual::<S, Act, D>(&self.weight, x, self.bias.as_ref())
     }
 }
+
+/// The same layer over another scalar, weight by weight.
+impl<S: Field, const D: usize, Act> MapScalar for ResNetLayer<S, D, Act> {
+    type Scalar = S;
+    type Over<S2: Field> = ResNetLayer<S2, D, Act>;
+
+    fn map_scalar<S2: Field>(&self, mut f: impl FnMut(S) -> S2) -> ResNetLayer<S2, D, Act> {
+        let weight = self.weight.map(&mut f);
+        ResNetLayer::new(weight, self.bias.map(|b| b.map(f)))
+    }
+}
+
+/// The lane twins of the layer with GML's activations.
+macro_rules! resnet_lane_twins {
+    ($($act:ty),*) => {$(
+        impl<S: Field, const D: usize, const T: usize> LaneTwin<D, T> for ResNetLayer<S, D, $act> {
+            type Twin<X: Real> = ResNetLayer<X, D, $act>;
+
+            fn twin<X: Real>(&self, f: impl FnMut(S) -> X) -> Self::Twin<X> {
+                self.map_scalar(f)
+            }
+        }
+    )*};
+}
+
+resnet_lane_twins!(Tanh, Identity);

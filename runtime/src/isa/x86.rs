@@ -143,7 +143,7 @@ macro_rules! vector {
             }
         }
 
-        /// `exp` and `tanh` lane by lane through the scalar functions (bit-identical to them);
+        /// `exp`, `tanh` and `sqrt` lane by lane through the scalar functions (bit-identical to them);
         /// `greater_of` as one compare and blend.
         impl Real for $name {
             #[inline(always)]
@@ -154,6 +154,11 @@ macro_rules! vector {
             #[inline(always)]
             fn tanh(self) -> Self {
                 Self::new(self.to_array().map(Real::tanh))
+            }
+
+            #[inline(always)]
+            fn sqrt(self) -> Self {
+                Self::new(self.to_array().map(Real::sqrt))
             }
 
             #[inline(always)]
@@ -387,7 +392,7 @@ pub(crate) mod tests {
             let a = V::from_fn(|k| pick(k).0);
             let b = V::from_fn(|k| pick(k).1);
             type ScalarOp<S> = fn(S, S) -> S;
-            let results: [(V, ScalarOp<V::Scalar>); 7] = [
+            let results: [(V, ScalarOp<V::Scalar>); 9] = [
                 (a + b, |x, y| x + y),
                 (a - b, |x, y| x - y),
                 (a * b, |x, y| x * y),
@@ -395,6 +400,8 @@ pub(crate) mod tests {
                 (-a, |x, _| -x),
                 (a.greater_of(b), |x, y| x.greater_of(y)),
                 (a.exp(), |x, _| x.exp()),
+                (a.tanh(), |x, _| x.tanh()),
+                (a.sqrt(), |x, _| x.sqrt()),
             ];
             for (op, (lanes, scalar)) in results.into_iter().enumerate() {
                 lanes.for_each_lane(|k, got| {

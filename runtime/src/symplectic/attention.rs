@@ -64,11 +64,13 @@ use crate::packed::matrix_from_slice;
 #[cfg(doc)]
 use crate::softmax::VectorSoftmax;
 use crate::softmax::{MatrixSoftmax, Softmax};
-use crate::{Error, Field, SequenceLayer, Symmetric, init, scalar::two};
+use crate::{
+    Error, Field, LaneTwin, MapScalar, Real, SequenceLayer, Symmetric, init, product, scalar::two,
+};
 
 /// The weight of a symplectic attention layer: how the driving half `x` (`p` for a `Q` layer)
 /// becomes the kick added to the other half.
-pub trait SymplecticWeight<S: RealField + Copy, const N: usize> {
+pub trait SymplecticWeight<S: Real, const N: usize> {
     /// The kick `K(x)`, with `σ` = `Sm`.
     fn kick<Sm: Softmax, const T: usize>(&self, x: &SMatrix<S, N, T>) -> SMatrix<S, N, T>;
 }
@@ -126,24 +128,71 @@ impl<S: Field, const N: usize, Mode> SymmetricA<S, N, Mode> {
     }
 }
 
-impl<S: RealField + Copy, const N: usize> SymplecticWeight<S, N> for DenseA<S, N> {
+impl<S: Real, const N: usize> SymplecticWeight<S, N> for DenseA<S, N> {
+    #[inline(always)]
     fn kick<Sm: Softmax, const T: usize>(&self, x: &SMatrix<S, N, T>) -> SMatrix<S, N, T> {
-        let ax = self.a * x;
-        let s = Sm::apply(&x.tr_mul(&ax));
-        ax * s.transpose() + self.a.tr_mul(x) * s
+        let ax = product::mul(&self.a, x);
+        let s = Sm::apply(&product::tr_mul(x, &ax));
+        let forward = product::mul(&ax, &transpose(&s));
+        let backward = product::mul(&product::tr_mul(&self.a, x), &s);
+        product::matrix(
+            #[inline(always)]
+            |i, j| forward[(i, j)] + backward[(i, j)],
+        )
     }
 }
 
-impl<S: RealField + Copy, const N: usize, Mode: SymmetricMode> SymplecticWeight<S, N>
+impl<S: Real, const N: usize, Mode: SymmetricMode> SymplecticWeight<S, N>
     for SymmetricA<S, N, Mode>
 {
+    #[inline(always)]
     fn kick<Sm: Softmax, const T: usize>(&self, x: &SMatrix<S, N, T>) -> SMatrix<S, N, T> {
-        let ax = self.a.matrix() * x;
-        let s = Sm::apply(&x.tr_mul(&ax));
+        let ax = product::mul(self.a.matrix(), x);
+        let s = Sm::apply(&product::tr_mul(x, &ax));
         if Mode::GML {
-            ax * s * two::<S>()
+            let kick = product::mul(&ax, &s);
+            product::matrix(
+                #[inline(always)]
+                |i, j| kick[(i, j)] * two::<S>(),
+            )
         } else {
-            ax * (s + s.transpose())
+            let symmetric: SMatrix<S, T, T> = product::matrix(
+                #[inline(always)]
+                |i, j| s[(i, j)] + s[(j, i)],
+            );
+            product::mul(&ax, &symmetric)
+        }
+    }
+}
+
+/// `mᵀ`, always inlined.
+#[inline(always)]
+fn transpose<S: Field, const T: usize>(m: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
+    product::matrix(
+        #[inline(always)]
+        |i, j| m[(j, i)],
+    )
+}
+
+/// The same weight over another scalar, entry by entry.
+impl<S: Field, const N: usize> MapScalar for DenseA<S, N> {
+    type Scalar = S;
+    type Over<S2: Field> = DenseA<S2, N>;
+
+    fn map_scalar<S2: Field>(&self, f: impl FnMut(S) -> S2) -> DenseA<S2, N> {
+        DenseA { a: self.a.map(f) }
+    }
+}
+
+/// The same weight over another scalar, entry by entry.
+impl<S: Field, const N: usize, Mode> MapScalar for SymmetricA<S, N, Mode> {
+    type Scalar = S;
+    type Over<S2: Field> = SymmetricA<S2, N, Mode>;
+
+    fn map_scalar<S2: Field>(&self, f: impl FnMut(S) -> S2) -> SymmetricA<S2, N, Mode> {
+        SymmetricA {
+            a: self.a.map_scalar(f),
+            mode: PhantomData,
         }
     }
 }
@@ -233,14 +282,6 @@ impl<S: Field, const N: usize, Side, Sm> SymplecticAttention<S, N, Side, Sm, Den
     ) -> SymplecticAttention<S, N, Side, Sm, SymmetricA<S, N, GmlCompatible>> {
         SymplecticAttention::with_symmetric(a)
     }
-
-    /// The same layer over another scalar, weight by weight.
-    pub fn map_scalar<S2: Field>(
-        &self,
-        f: impl FnMut(S) -> S2,
-    ) -> SymplecticAttention<S2, N, Side, Sm, DenseA<S2, N>> {
-        SymplecticAttention::arbitrary(self.weight.a.map(f))
-    }
 }
 
 impl<S: RealField + Copy, const N: usize, Side, Sm>
@@ -266,14 +307,6 @@ impl<S: Field, const N: usize, Side, Sm, Mode>
     pub fn with_mode<Mode2>(self) -> SymplecticAttention<S, N, Side, Sm, SymmetricA<S, N, Mode2>> {
         SymplecticAttention::with_symmetric(self.weight.a)
     }
-
-    /// The same layer over another scalar, weight by weight.
-    pub fn map_scalar<S2: Field>(
-        &self,
-        f: impl FnMut(S) -> S2,
-    ) -> SymplecticAttention<S2, N, Side, Sm, SymmetricA<S2, N, Mode>> {
-        SymplecticAttention::with_symmetric(self.weight.a.map_scalar(f))
-    }
 }
 
 impl<S: RealField + Copy, const N: usize, Side, Sm, Mode>
@@ -286,23 +319,72 @@ impl<S: RealField + Copy, const N: usize, Side, Sm, Mode>
     }
 }
 
+/// The same layer over another scalar, weight by weight.
+impl<S: Field, const N: usize, Side, Sm, Weight> MapScalar
+    for SymplecticAttention<S, N, Side, Sm, Weight>
+where
+    Weight: MapScalar<Scalar = S>,
+{
+    type Scalar = S;
+    type Over<S2: Field> = SymplecticAttention<S2, N, Side, Sm, Weight::Over<S2>>;
+
+    fn map_scalar<S2: Field>(&self, f: impl FnMut(S) -> S2) -> Self::Over<S2> {
+        SymplecticAttention::with_weight(self.weight.map_scalar(f))
+    }
+}
+
+/// The lane twins of the dense weight, with either softmax.
+impl<S: Field, const D: usize, const N: usize, const T: usize, Side: PhaseSide, Sm: Softmax>
+    LaneTwin<D, T> for SymplecticAttention<S, N, Side, Sm, DenseA<S, N>>
+{
+    type Twin<X: Real> = SymplecticAttention<X, N, Side, Sm, DenseA<X, N>>;
+
+    fn twin<X: Real>(&self, f: impl FnMut(S) -> X) -> Self::Twin<X> {
+        self.map_scalar(f)
+    }
+}
+
+/// The lane twins of the symmetric weight, with either kick and either softmax.
+impl<S, const D: usize, const N: usize, const T: usize, Side, Sm, Mode> LaneTwin<D, T>
+    for SymplecticAttention<S, N, Side, Sm, SymmetricA<S, N, Mode>>
+where
+    S: Field,
+    Side: PhaseSide,
+    Sm: Softmax,
+    Mode: SymmetricMode,
+{
+    type Twin<X: Real> = SymplecticAttention<X, N, Side, Sm, SymmetricA<X, N, Mode>>;
+
+    fn twin<X: Real>(&self, f: impl FnMut(S) -> X) -> Self::Twin<X> {
+        self.map_scalar(f)
+    }
+}
+
 /// A sequence of dimension `D = 2N` (any other `D` fails to compile).
 impl<S, const D: usize, const N: usize, const T: usize, Side, Sm, Weight> SequenceLayer<S, D, T>
     for SymplecticAttention<S, N, Side, Sm, Weight>
 where
-    S: RealField + Copy,
+    S: Real,
     Side: PhaseSide,
     Sm: Softmax,
     Weight: SymplecticWeight<S, N>,
 {
+    #[inline(always)]
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
         const { assert_phase_space::<D, N>() };
         let (updated, driving) = Side::rows(N);
-        out.copy_from(&z);
-        let kick = self
-            .weight
-            .kick::<Sm, T>(&z.fixed_rows::<N>(driving).into_owned());
-        let mut rows = out.fixed_rows_mut::<N>(updated);
-        rows += kick;
+        let x: SMatrix<S, N, T> = product::matrix(
+            #[inline(always)]
+            |i, j| z[(driving + i, j)],
+        );
+        let kick = self.weight.kick::<Sm, T>(&x);
+        for j in 0..T {
+            for i in 0..D {
+                out[(i, j)] = z[(i, j)];
+            }
+            for i in 0..N {
+                out[(updated + i, j)] += kick[(i, j)];
+            }
+        }
     }
 }

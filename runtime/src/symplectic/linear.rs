@@ -23,7 +23,7 @@ use nalgebra::{RealField, SMatrixView, SMatrixViewMut};
 use rand::Rng;
 
 use super::{PhaseSide, UpdateP, UpdateQ, assert_phase_space};
-use crate::{Error, Field, SequenceLayer, Symmetric};
+use crate::{Error, Field, LaneTwin, MapScalar, Real, SequenceLayer, Symmetric, product};
 
 /// Linear symplectic attention on sequences of `T` points of `R^{2N}`, updating the half chosen by
 /// `Side` ([`UpdateQ`] or [`UpdateP`]).
@@ -64,14 +64,6 @@ impl<S: Field, const N: usize, const T: usize, Side: PhaseSide>
     pub fn a(&self) -> &Symmetric<S, T> {
         &self.a
     }
-
-    /// The same layer over another scalar, weight by weight.
-    pub fn map_scalar<S2: Field>(
-        &self,
-        f: impl FnMut(S) -> S2,
-    ) -> LinearSymplecticAttention<S2, N, T, Side> {
-        LinearSymplecticAttention::new(self.a.map_scalar(f))
-    }
 }
 
 impl<S: RealField + Copy, const N: usize, const T: usize, Side: PhaseSide>
@@ -83,16 +75,45 @@ impl<S: RealField + Copy, const N: usize, const T: usize, Side: PhaseSide>
     }
 }
 
+/// The same layer over another scalar, weight by weight.
+impl<S: Field, const N: usize, const T: usize, Side: PhaseSide> MapScalar
+    for LinearSymplecticAttention<S, N, T, Side>
+{
+    type Scalar = S;
+    type Over<S2: Field> = LinearSymplecticAttention<S2, N, T, Side>;
+
+    fn map_scalar<S2: Field>(&self, f: impl FnMut(S) -> S2) -> Self::Over<S2> {
+        LinearSymplecticAttention::new(self.a.map_scalar(f))
+    }
+}
+
+/// The lane twin (the layer needs only `+` and `×`).
+impl<S: Field, const D: usize, const N: usize, const T: usize, Side: PhaseSide> LaneTwin<D, T>
+    for LinearSymplecticAttention<S, N, T, Side>
+{
+    type Twin<X: Real> = LinearSymplecticAttention<X, N, T, Side>;
+
+    fn twin<X: Real>(&self, f: impl FnMut(S) -> X) -> Self::Twin<X> {
+        self.map_scalar(f)
+    }
+}
+
 /// A sequence of dimension `D = 2N` (any other `D` fails to compile).
 impl<S: Field, const D: usize, const N: usize, const T: usize, Side: PhaseSide>
     SequenceLayer<S, D, T> for LinearSymplecticAttention<S, N, T, Side>
 {
+    #[inline(always)]
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
         const { assert_phase_space::<D, N>() };
         let (updated, driving) = Side::rows(N);
-        out.copy_from(&z);
-        let kick = z.fixed_rows::<N>(driving) * self.a.matrix();
-        let mut rows = out.fixed_rows_mut::<N>(updated);
-        rows += kick;
+        let kick = product::mul(&z.fixed_rows::<N>(driving), self.a.matrix());
+        for j in 0..T {
+            for i in 0..D {
+                out[(i, j)] = z[(i, j)];
+            }
+            for i in 0..N {
+                out[(updated + i, j)] += kick[(i, j)];
+            }
+        }
     }
 }
