@@ -1,6 +1,8 @@
 //! `#[derive(Network)]`: a struct whose fields are sequence layers, applied in field order,
-//! becomes a `SequenceLayer` (forward, batch, flat and checked passes) and a `Schema` (the fields'
-//! parameters in order), which the HDF5 loader and the blob read.
+//! becomes a `SequenceLayer` (forward, batch, flat and checked passes), a `Schema` (the fields'
+//! parameters in order), which the HDF5 loader and the blob read, and a `MapScalar` and
+//! `LaneTwin` (the fields' layers over another scalar chained with `Then`), which the lane path
+//! runs.
 //!
 //! The logic is a plain function over `proc_macro2` tokens ([`derive`]), unit-tested here; the
 //! proc-macro entry point only converts tokens. Every error is a `syn::Error` spanned at what is
@@ -48,7 +50,8 @@ pub fn derive(input: TokenStream) -> syn::Result<TokenStream> {
     let sequence = sequence_layer_impl(&input, &options, &layers);
     let schema = schema_impl(&input, &options, &layers);
     let embed = embed_impl(&input, &options, &layers);
-    Ok(quote! { #sequence #schema #embed })
+    let lanes = lanes_impl(&input, &options, &layers);
+    Ok(quote! { #sequence #schema #embed #lanes })
 }
 
 fn parse_options(input: &DeriveInput) -> syn::Result<Options> {
@@ -302,6 +305,116 @@ fn chain(
     statements
 }
 
+/// `MapScalar` and `LaneTwin`: the network over another scalar, and over lane vectors, is its
+/// fields' layers over it chained with `Then`, in field order (`Then<A', Then<B', C'>>`; one
+/// field's own). The bounds are higher-ranked, as the schema's: a network with a field that has no
+/// lane twin still derives, and only running it in lanes is an error.
+fn lanes_impl(input: &DeriveInput, options: &Options, layers: &[Layer]) -> TokenStream {
+    let krate = &options.krate;
+    let map_scalar = quote!(#krate::MapScalar);
+    let first = &layers[0].ty;
+    let scalar = match &options.scalar {
+        Some(ty) => quote!(#ty),
+        None => quote!(<#first as #map_scalar>::Scalar),
+    };
+    let Sequence {
+        dim: d,
+        len: t,
+        added,
+        ..
+    } = sequence(options);
+    let lane_twin = quote!(#krate::LaneTwin<#d, #t>);
+    let bounded = |bound: &TokenStream, same_scalar: &TokenStream, with_added: bool| {
+        let mut generics = input.generics.clone();
+        if with_added {
+            // The sizes only: the scalar is the fields'.
+            generics.params.extend(
+                added
+                    .iter()
+                    .filter(|p| matches!(p, GenericParam::Const(_)))
+                    .cloned(),
+            );
+        }
+        let where_clause = generics.make_where_clause();
+        for (k, layer) in layers.iter().enumerate() {
+            let ty = &layer.ty;
+            where_clause
+                .predicates
+                .push(if k == 0 && options.scalar.is_none() {
+                    parse_quote!(for<'geomattn> #ty: #bound)
+                } else {
+                    parse_quote!(for<'geomattn> #ty: #same_scalar)
+                });
+        }
+        generics
+    };
+    let name = &input.ident;
+    let (_, ty_generics, _) = input.generics.split_for_impl();
+    let nest = |each: &dyn Fn(&Layer) -> TokenStream,
+                join: &dyn Fn(TokenStream, TokenStream) -> TokenStream| {
+        let mut layers = layers.iter().rev();
+        let last = each(layers.next().expect("at least one field"));
+        layers.fold(last, |rest, layer| join(each(layer), rest))
+    };
+    let chain = |each: &dyn Fn(&Layer) -> TokenStream| {
+        nest(each, &|this, rest| quote!(#krate::Then<#this, #rest>))
+    };
+    let build = |each: &dyn Fn(&Layer) -> TokenStream| {
+        nest(each, &|this, rest| quote!(#krate::Then::new(#this, #rest)))
+    };
+    let over = chain(&|layer| {
+        let ty = &layer.ty;
+        quote!(<#ty as #map_scalar>::Over<GeomattnOver>)
+    });
+    let twin = chain(&|layer| {
+        let ty = &layer.ty;
+        quote!(<#ty as #lane_twin>::Twin<GeomattnLane>)
+    });
+    let mapped = build(
+        &|Layer { ty, member, .. }| quote!(<#ty as #map_scalar>::map_scalar(&self.#member, &mut f)),
+    );
+    let twinned =
+        build(&|Layer { ty, member, .. }| quote!(<#ty as #lane_twin>::twin(&self.#member, &mut f)));
+    let map_generics = bounded(
+        &map_scalar,
+        &quote!(#krate::MapScalar<Scalar = #scalar>),
+        false,
+    );
+    let (map_impl, _, map_where) = map_generics.split_for_impl();
+    let twin_generics = bounded(
+        &lane_twin,
+        &quote!(#krate::LaneTwin<#d, #t, Scalar = #scalar>),
+        true,
+    );
+    let (twin_impl, _, twin_where) = twin_generics.split_for_impl();
+    quote! {
+        #[automatically_derived]
+        impl #map_impl #map_scalar for #name #ty_generics #map_where {
+            type Scalar = #scalar;
+            type Over<GeomattnOver: #krate::Field> = #over;
+
+            fn map_scalar<GeomattnOver: #krate::Field>(
+                &self,
+                mut f: impl ::core::ops::FnMut(Self::Scalar) -> GeomattnOver,
+            ) -> Self::Over<GeomattnOver> {
+                #mapped
+            }
+        }
+
+        #[automatically_derived]
+        impl #twin_impl #lane_twin for #name #ty_generics #twin_where {
+            type Twin<GeomattnLane: #krate::Real> = #twin;
+
+            fn twin<GeomattnLane: #krate::Real>(
+                &self,
+                mut f: impl ::core::ops::FnMut(Self::Scalar) -> GeomattnLane,
+            ) -> Self::Twin<GeomattnLane> {
+                #twinned
+            }
+        }
+    }
+}
+
 /// The parameter schema (`Schema`): the fields' parameters one after the other, read and written
 /// in field order, and read in place field by field.
 ///
@@ -443,6 +556,25 @@ mod tests {
             assert!(normalised.contains(step), "no step {step} in {out}");
         }
         assert!(normalised.contains("(&self.c,&\"c\",odd.as_view(),even.as_view_mut(),)?"));
+    }
+
+    #[test]
+    fn the_lane_twin_chains_the_fields_twins_in_order_with_deferred_bounds() {
+        let out = expand(quote! {
+            #[geomattn(scalar = f32, dim = 3, len = 4)]
+            struct Net { a: A, b: B, c: C }
+        })
+        .replace(' ', "");
+        let twin = "typeTwin<GeomattnLane:::geomattn::Real>=::geomattn::Then<<Aas::geomattn::LaneTwin<{3},{4}>>::Twin<GeomattnLane>,::geomattn::Then<<Bas::geomattn::LaneTwin<{3},{4}>>::Twin<GeomattnLane>,<Cas::geomattn::LaneTwin<{3},{4}>>::Twin<GeomattnLane>>>;";
+        assert!(out.contains(twin), "no {twin} in {out}");
+        let built = "::geomattn::Then::new(<Aas::geomattn::LaneTwin<{3},{4}>>::twin(&self.a,&mutf),::geomattn::Then::new(<Bas::geomattn::LaneTwin<{3},{4}>>::twin(&self.b,&mutf),<Cas::geomattn::LaneTwin<{3},{4}>>::twin(&self.c,&mutf)))";
+        assert!(out.contains(built), "no {built} in {out}");
+        for field in ["A", "B", "C"] {
+            let bound =
+                format!("for<'geomattn>{field}:::geomattn::LaneTwin<{{3}},{{4}},Scalar=f32>");
+            assert!(out.contains(&bound), "no deferred bound {bound} in {out}");
+        }
+        assert!(out.contains("typeOver<GeomattnOver:::geomattn::Field>=::geomattn::Then<<Aas::geomattn::MapScalar>::Over<GeomattnOver>"), "{out}");
     }
 
     #[test]

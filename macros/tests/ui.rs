@@ -1,7 +1,8 @@
 //! Compile errors of `geomattn::cayley!` (which forwards to `cayley_with_crate!`) and of
 //! `#[derive(geomattn::Network)]` (`derive_*.rs`), each spanned on the offending token of the
 //! caller: for the derive, the field that is not a layer of the network's sequences, the lifetime,
-//! the option.
+//! the option; and a derived network with a layer of one's own run in lanes, where the error names
+//! the field's type that has no lane twin.
 
 #[test]
 fn ui() {

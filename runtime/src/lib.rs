@@ -66,6 +66,7 @@ pub use mha::{
     AddConnection, Connection, Euclidean, Head, MultiHeadAttention, NoConnection, Projection,
     STIEFEL_TOLERANCE, Stiefel, project_to_stiefel, stiefel_error,
 };
+pub use network::Then;
 pub use orthogonal::{DefaultCayley, OrthogonalMap};
 pub use orthonormal::OrthonormalAttention;
 pub use packed::{

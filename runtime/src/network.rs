@@ -58,6 +58,37 @@
 //! it: `struct Block<Att, Ff> { attention: Att, feedforward: Ff }` is a sequence layer for every
 //! `S`, `D` and `T` both of its layers handle.
 //!
+//! # Lanes
+//! The derive also implements [`MapScalar`] and [`LaneTwin`]: the network over another scalar,
+//! and over lane vectors, is its fields' layers over it chained with [`Then`] in field order, so
+//! [`Lanewise`](crate::Lanewise) runs it bit-identically to the scalar pass. Their bounds are
+//! deferred like the schema's: a field without a lane twin (a layer of your own) does not stop the
+//! derive; only running the network in lanes is then an error.
+//!
+//! ```
+//! use geomattn::{Lanewise, Network, ResNetLayer, SequenceLayer, SkewVpa, Tanh};
+//! use rand::{SeedableRng, rngs::SmallRng};
+//!
+//! #[derive(Network, Clone, Copy)]
+//! #[geomattn(scalar = f32, dim = 3, len = 4)]
+//! struct Block {
+//!     attention: SkewVpa<f32, 3, 4>,
+//!     feedforward: ResNetLayer<f32, 3, Tanh>,
+//! }
+//!
+//! let mut rng = SmallRng::seed_from_u64(7);
+//! let block = Block {
+//!     attention: SkewVpa::glorot(&mut rng),
+//!     feedforward: ResNetLayer::glorot(&mut rng, true),
+//! };
+//! let batch: Vec<f32> = (0..3 * 4 * 21).map(|i| (i as f32 * 0.1).cos()).collect();
+//! let (mut lanes, mut scalar) = (vec![0.0; batch.len()], vec![0.0; batch.len()]);
+//! Lanewise::new(block).forward_flat(&batch, &mut lanes)?;
+//! block.forward_flat(&batch, &mut scalar)?;
+//! assert_eq!(lanes, scalar);
+//! # Ok::<(), geomattn::Error>(())
+//! ```
+//!
 //! # Errors at compile time
 //!
 //! Each field must be a [`SequenceLayer`] of the network's `S`, `D` and `T`; the bound is spanned
@@ -74,10 +105,10 @@
 //! and cannot be fields: apply them around the network with
 //! [`ColumnLayer::apply_columns`](crate::ColumnLayer::apply_columns).
 
-use nalgebra::{RealField, SMatrixView, SMatrixViewMut};
+use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut};
 
 use crate::error::INPUT;
-use crate::{Error, Field, NonFinite, SequenceLayer};
+use crate::{Error, Field, LaneTwin, MapScalar, NonFinite, Real, SequenceLayer, product};
 
 #[cfg(doc)]
 use crate::FieldPath;
@@ -130,4 +161,76 @@ macro_rules! __read_fields_into {
         // SAFETY: every field has been filled (`fill` checks each), and the derive names all.
         ::core::result::Result::Ok(unsafe { $slot.assume_init_mut() })
     }};
+}
+
+/// `First`, then `Second`: two sequence layers applied one after the other, through one stack
+/// buffer. What a derived network is over another scalar and in lanes (its fields' layers,
+/// chained in order), and usable on its own.
+///
+/// ```
+/// use geomattn::{SequenceLayer, SkewSymmetric, SkewVpa, Then, nalgebra::SMatrix};
+/// let vpa = SkewVpa::<f64, 2, 3>::skew_sym(SkewSymmetric::from_packed(&[0.3])?);
+/// let both = Then::new(vpa, vpa);
+/// let z = SMatrix::<f64, 2, 3>::from_fn(|i, j| (i + j) as f64);
+/// assert_eq!(both.forward(&z), vpa.forward(&vpa.forward(&z)));
+/// # Ok::<(), geomattn::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Then<First, Second> {
+    /// The layer applied first.
+    pub first: First,
+    /// The layer applied to the first's output.
+    pub second: Second,
+}
+
+impl<First, Second> Then<First, Second> {
+    /// `first`, then `second`.
+    pub const fn new(first: First, second: Second) -> Self {
+        Self { first, second }
+    }
+}
+
+impl<S, const D: usize, const T: usize, First, Second> SequenceLayer<S, D, T>
+    for Then<First, Second>
+where
+    S: Field,
+    First: SequenceLayer<S, D, T>,
+    Second: SequenceLayer<S, D, T>,
+{
+    #[inline(always)]
+    fn forward_into(&self, z: SMatrixView<'_, S, D, T>, out: SMatrixViewMut<'_, S, D, T>) {
+        let mut middle: SMatrix<S, D, T> = product::matrix(
+            #[inline(always)]
+            |_, _| S::zero(),
+        );
+        self.first.forward_into(z, middle.as_view_mut());
+        self.second.forward_into(middle.as_view(), out);
+    }
+}
+
+/// Both layers over another scalar, weight by weight.
+impl<First, Second> MapScalar for Then<First, Second>
+where
+    First: MapScalar,
+    Second: MapScalar<Scalar = First::Scalar>,
+{
+    type Scalar = First::Scalar;
+    type Over<S2: Field> = Then<First::Over<S2>, Second::Over<S2>>;
+
+    fn map_scalar<S2: Field>(&self, mut f: impl FnMut(Self::Scalar) -> S2) -> Self::Over<S2> {
+        Then::new(self.first.map_scalar(&mut f), self.second.map_scalar(f))
+    }
+}
+
+/// Both layers' lane twins, chained.
+impl<First, Second, const D: usize, const T: usize> LaneTwin<D, T> for Then<First, Second>
+where
+    First: LaneTwin<D, T>,
+    Second: LaneTwin<D, T, Scalar = First::Scalar>,
+{
+    type Twin<X: Real> = Then<First::Twin<X>, Second::Twin<X>>;
+
+    fn twin<X: Real>(&self, mut f: impl FnMut(Self::Scalar) -> X) -> Self::Twin<X> {
+        Then::new(self.first.twin(&mut f), self.second.twin(f))
+    }
 }

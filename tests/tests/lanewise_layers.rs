@@ -180,3 +180,41 @@ fn the_trained_rigid_body_integrators_run_in_lanes_bit_identically() {
     assert_lanes_equal_scalar_over_counts::<_, 3, 1>(&single, &mut rng, 1.0);
     assert_lanes_equal_scalar_over_counts::<_, 3, 1>(&double, &mut rng, 1.0);
 }
+
+/// A derived network of fixed sizes: attention, then a ResNet layer.
+#[derive(geomattn::Network, Clone, Copy)]
+#[geomattn(scalar = f64, dim = 4, len = 3)]
+struct Fixed {
+    attention: SymplecticAttention<f64, 2, UpdateQ, MatrixSoftmax, DenseA<f64, 2>>,
+    mix: MultiHeadAttention<f64, 4, 2, 2, AddConnection>,
+    feedforward: ResNetLayer<f64, 4, Tanh>,
+}
+
+/// A derived network generic over its layers (and so over the scalar and sizes).
+#[derive(geomattn::Network, Clone, Copy)]
+struct Block<Att, Ff> {
+    attention: Att,
+    feedforward: Ff,
+}
+
+#[test]
+fn derived_networks_run_in_lanes_bit_identically() {
+    let mut rng = SmallRng::seed_from_u64(107);
+    let fixed = Fixed {
+        attention: SymplecticAttention::<f64, 2, UpdateQ, MatrixSoftmax>::glorot(&mut rng),
+        mix: MultiHeadAttention::glorot(&mut rng),
+        feedforward: resnet(&mut rng, true),
+    };
+    in_both_precisions::<_, 4, 3>(&fixed, &mut rng, 1.0);
+    let block = Block {
+        attention: MultiHeadAttention::<f64, 3, 1, 3, NoConnection>::glorot(&mut rng),
+        feedforward: ResNetStack::new([resnet::<Tanh, 3>(&mut rng, true)], resnet(&mut rng, true)),
+    };
+    in_both_precisions::<_, 3, 5>(&block, &mut rng, 1.0);
+    // Nested: a derived network as a field of another.
+    let nested = Block {
+        attention: block,
+        feedforward: resnet::<Identity, 3>(&mut rng, false),
+    };
+    in_both_precisions::<_, 3, 2>(&nested, &mut rng, 1.0);
+}
