@@ -1,6 +1,8 @@
 //! Throughput of a flat batch of B = 10⁵ sequences (d = T ∈ {3, 4, 5, 8}, f32 and f64) through
-//! volume-preserving attention, skew and arbitrary weighting, and through GML's trained rigid-body
-//! transformer (d = T = 3, three blocks), side by side in one run:
+//! volume-preserving attention (skew and arbitrary weighting), multi-head attention (one head),
+//! symplectic attention (d = T ∈ {4, 8}: phase space has an even dimension), and GML's trained
+//! rigid-body transformers (d = T = 3, three blocks: the volume-preserving one and the standard
+//! one with multi-head attention), side by side in one run:
 //!
 //! - `scalar`: [`SequenceLayer::forward_flat`], one sequence at a time;
 //! - `portable`, `avx2`, `avx512`: [`Lanewise::forward_flat`] on each instruction set
@@ -16,7 +18,8 @@
 use divan::Bencher;
 use divan::counter::ItemsCount;
 use geomattn::{
-    ArbitraryVpa, BatchScalar, Isa, LaneTwin, Lanewise, MapScalar, SequenceLayer, SkewVpa,
+    ArbitraryVpa, BatchScalar, Isa, LaneTwin, Lanewise, MapScalar, MultiHeadAttention,
+    NoConnection, SequenceLayer, SkewVpa,
 };
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -117,48 +120,153 @@ macro_rules! paths {
 
 paths!(skew_vpa, skew);
 paths!(arbitrary_vpa, arbitrary);
+paths!(multi_head_attention, one_head);
 
-/// GML's rigid-body volume-preserving transformer (the bundled fixture), d = T = 3.
-mod rigid_body_vpt {
+/// Multi-head attention as GML's rigid-body integrator has it: one head of width d, the column
+/// softmax, no connection.
+fn one_head<S: geomattn::Field + From<f32>, const D: usize>()
+-> MultiHeadAttention<S, D, 1, D, NoConnection> {
+    MultiHeadAttention::<f64, D, 1, D, NoConnection>::glorot(&mut SmallRng::seed_from_u64(3))
+        .map_scalar(|w| S::from(w as f32))
+}
+
+/// Symplectic attention (GML's defaults: dense `A`, the matrix softmax) on phase space
+/// `R^d = R^{2n}` at d = T ∈ {4, 8}, the even sizes of the grid.
+mod symplectic_attention {
     use super::*;
 
-    type Vpt<S> = geomattn::VolumePreservingTransformer<S, 3, 3, 2, 1, 3, geomattn::Tanh>;
+    /// The layer on phase space `R^D`, `N` = D/2 (named per size: `D/2` is not a type-level
+    /// expression).
+    trait PhaseSpace<const D: usize> {
+        type Layer<S: BatchScalar + From<f32> + Sync>: SequenceLayer<S, D, D>
+            + LaneTwin<D, D, Scalar = S>
+            + Sync;
 
-    fn vpt<S: geomattn::nalgebra::RealField>() -> Vpt<S>
-    where
-        Vpt<S>: geomattn::Schema<Scalar = S>,
-    {
-        let path = geomattn_testkit::fixture("transformer_rigid_body_nn_vpt.h5");
-        geomattn::gml::load_file(path).expect("the bundled fixture loads")
+        fn layer<S: BatchScalar + From<f32> + Sync>() -> Self::Layer<S>;
     }
 
-    #[divan::bench]
-    fn scalar_f32(b: Bencher) {
-        scalar::<f32, _, 3>(b, vpt::<f32>());
+    enum Sizes {}
+
+    macro_rules! phase_space {
+        ($($d:literal => $n:literal),*) => {$(
+            impl PhaseSpace<$d> for Sizes {
+                type Layer<S: BatchScalar + From<f32> + Sync> = geomattn::SymplecticAttentionQ<S, $n>;
+
+                fn layer<S: BatchScalar + From<f32> + Sync>() -> Self::Layer<S> {
+                    geomattn::SymplecticAttentionQ::<f64, $n>::glorot(&mut SmallRng::seed_from_u64(4))
+                        .map_scalar(|w| S::from(w as f32))
+                }
+            }
+        )*};
     }
 
-    #[divan::bench(args = [Isa::Portable, Isa::Avx2, Isa::Avx512])]
-    fn lanes_f32(b: Bencher, isa: Isa) {
-        lanes::<_, 3>(b, vpt::<f32>(), isa, false);
+    phase_space!(4 => 2, 8 => 4);
+
+    macro_rules! symplectic_paths {
+        ($($scalar:ty: $scalar_name:ident, $($name:ident = $isa:expr, $parallel:expr);*),*) => {$(
+            #[divan::bench(consts = [4, 8])]
+            fn $scalar_name<const D: usize>(b: Bencher)
+            where
+                Sizes: PhaseSpace<D>,
+            {
+                scalar::<$scalar, _, D>(b, Sizes::layer::<$scalar>());
+            }
+
+            $(
+                #[divan::bench(consts = [4, 8])]
+                fn $name<const D: usize>(b: Bencher)
+                where
+                    Sizes: PhaseSpace<D>,
+                {
+                    lanes::<_, D>(b, Sizes::layer::<$scalar>(), $isa, $parallel);
+                }
+            )*
+        )*};
     }
 
-    #[divan::bench]
-    fn parallel_f32(b: Bencher) {
-        lanes::<_, 3>(b, vpt::<f32>(), Isa::best(), true);
-    }
-
-    #[divan::bench]
-    fn scalar_f64(b: Bencher) {
-        scalar::<f64, _, 3>(b, vpt::<f64>());
-    }
-
-    #[divan::bench(args = [Isa::Portable, Isa::Avx2, Isa::Avx512])]
-    fn lanes_f64(b: Bencher, isa: Isa) {
-        lanes::<_, 3>(b, vpt::<f64>(), isa, false);
-    }
-
-    #[divan::bench]
-    fn parallel_f64(b: Bencher) {
-        lanes::<_, 3>(b, vpt::<f64>(), Isa::best(), true);
-    }
+    symplectic_paths!(
+        f32: scalar_f32,
+            portable_f32 = Isa::Portable, false;
+            avx2_f32 = Isa::Avx2, false;
+            avx512_f32 = Isa::Avx512, false;
+            parallel_f32 = Isa::best(), true,
+        f64: scalar_f64,
+            portable_f64 = Isa::Portable, false;
+            avx2_f64 = Isa::Avx2, false;
+            avx512_f64 = Isa::Avx512, false;
+            parallel_f64 = Isa::best(), true
+    );
 }
+
+/// One of GML's trained rigid-body networks (a bundled fixture), d = T = 3.
+macro_rules! rigid_body {
+    ($(#[$doc:meta])* $module:ident, $file:literal, $net:ident<S> = $ty:ty) => {
+        $(#[$doc])*
+        mod $module {
+            use super::*;
+
+            type $net<S> = $ty;
+
+            fn network<S: geomattn::nalgebra::RealField>() -> $net<S>
+            where
+                $net<S>: geomattn::Schema<Scalar = S>,
+            {
+                let path = geomattn_testkit::fixture($file);
+                geomattn::gml::load_file(path).expect("the bundled fixture loads")
+            }
+
+            #[divan::bench]
+            fn scalar_f32(b: Bencher) {
+                scalar::<f32, _, 3>(b, network::<f32>());
+            }
+
+            #[divan::bench(args = [Isa::Portable, Isa::Avx2, Isa::Avx512])]
+            fn lanes_f32(b: Bencher, isa: Isa) {
+                lanes::<_, 3>(b, network::<f32>(), isa, false);
+            }
+
+            #[divan::bench]
+            fn parallel_f32(b: Bencher) {
+                lanes::<_, 3>(b, network::<f32>(), Isa::best(), true);
+            }
+
+            #[divan::bench]
+            fn scalar_f64(b: Bencher) {
+                scalar::<f64, _, 3>(b, network::<f64>());
+            }
+
+            #[divan::bench(args = [Isa::Portable, Isa::Avx2, Isa::Avx512])]
+            fn lanes_f64(b: Bencher, isa: Isa) {
+                lanes::<_, 3>(b, network::<f64>(), isa, false);
+            }
+
+            #[divan::bench]
+            fn parallel_f64(b: Bencher) {
+                lanes::<_, 3>(b, network::<f64>(), Isa::best(), true);
+            }
+        }
+    };
+}
+
+rigid_body!(
+    /// The volume-preserving transformer: three blocks of arbitrary VPA and the volume-preserving
+    /// feed-forward network with `tanh`.
+    rigid_body_vpt,
+    "transformer_rigid_body_nn_vpt.h5",
+    Vpt<S> = geomattn::VolumePreservingTransformer<S, 3, 3, 2, 1, 3, geomattn::Tanh>
+);
+
+rigid_body!(
+    /// The standard transformer integrator: three blocks of one-head attention and a ResNet stack
+    /// with `tanh`.
+    rigid_body_st,
+    "transformer_rigid_body_nn_st.h5",
+    St<S> = geomattn::StandardTransformerIntegrator<
+        S,
+        3,
+        MultiHeadAttention<S, 3, 1, 3, NoConnection>,
+        2,
+        3,
+        geomattn::Tanh,
+    >
+);
