@@ -30,6 +30,13 @@
 //! this), over that instruction set's own vector type: a default `cargo build --release` uses
 //! AVX-512 on a processor that has it, and still runs on any x86-64.
 //!
+//! # Stack
+//! Each call builds the lane twin once, on the stack: the layer's weights times the lane count
+//! (16 for f32 with AVX-512), besides one group's sequences. That is a few kilobytes to a few
+//! hundred for GML's integrators, but 9.6 MB for GML's MNIST classifier body in f64 (1.2 MB of
+//! weights, 8 lanes): run a network that large on a thread with a larger stack (the test
+//! `gml_large` does, with 256 MiB in a debug build).
+//!
 //! # Packing
 //! A whole group of sequences is a `LANES × D·T` matrix whose rows are the sequences; on AVX2 and
 //! AVX-512 it is loaded row by row and transposed `LANES × LANES` block by block in registers

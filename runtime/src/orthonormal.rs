@@ -31,7 +31,10 @@ use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut};
 use rand::Rng;
 
 use crate::correlation::{lower_correlation, skew_from_lower};
-use crate::{DefaultCayley, Field, OrthogonalMap, SequenceLayer, init};
+use crate::{
+    DefaultCayley, Elimination, Field, Generated, GramSchmidt, LaneTwin, MapScalar, OrthogonalMap,
+    Real, SequenceLayer, init, product,
+};
 
 /// GML's older `Attention(dim, σ; add_connection)` with `σ = Map` (default: the Cayley transform).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -98,20 +101,6 @@ impl<S: Field, const D: usize, Map> OrthonormalAttention<S, D, Map> {
         // transposed.
         -skew_from_lower(&lower_correlation(z, &self.product))
     }
-
-    /// The same layer over another scalar, weight by weight (the scale included).
-    pub fn map_scalar<S2: Field>(
-        &self,
-        mut f: impl FnMut(S) -> S2,
-    ) -> OrthonormalAttention<S2, D, Map> {
-        let scale = f(self.scale);
-        OrthonormalAttention::with_scale(
-            self.pq.map(&mut f),
-            self.pk.map(&mut f),
-            scale,
-            self.add_connection,
-        )
-    }
 }
 
 impl<S: RealField + Copy, const D: usize, Map> OrthonormalAttention<S, D, Map> {
@@ -132,11 +121,52 @@ impl<S: RealField + Copy, const D: usize, Map> OrthonormalAttention<S, D, Map> {
 impl<S: Field, const D: usize, const T: usize, Map: OrthogonalMap<S, T>> SequenceLayer<S, D, T>
     for OrthonormalAttention<S, D, Map>
 {
+    #[inline(always)]
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
         let sigma = Map::map(&self.correlation(&z));
-        z.mul_to(&sigma, &mut out);
+        product::mul_to(&z, &sigma, &mut out);
         if self.add_connection {
-            out += z;
+            for j in 0..T {
+                for i in 0..D {
+                    out[(i, j)] += z[(i, j)];
+                }
+            }
         }
     }
 }
+
+/// The same layer over another scalar, weight by weight: `PQ`, `PK`, the scale and the product
+/// formed from them at construction (mapped, not formed again, so that the layer over lanes holds
+/// the scalar layer's own product).
+impl<S: Field, const D: usize, Map> MapScalar for OrthonormalAttention<S, D, Map> {
+    type Scalar = S;
+    type Over<S2: Field> = OrthonormalAttention<S2, D, Map>;
+
+    fn map_scalar<S2: Field>(&self, mut f: impl FnMut(S) -> S2) -> Self::Over<S2> {
+        OrthonormalAttention {
+            pq: self.pq.map(&mut f),
+            pk: self.pk.map(&mut f),
+            scale: f(self.scale),
+            product: self.product.map(&mut f),
+            add_connection: self.add_connection,
+            map: PhantomData,
+        }
+    }
+}
+
+/// The lane twins with every map that needs only `+ − × ÷`.
+macro_rules! lane_twins {
+    ($($map:ty),*) => {$(
+        impl<S: Field, const D: usize, const T: usize> LaneTwin<D, T>
+            for OrthonormalAttention<S, D, $map>
+        {
+            type Twin<X: Real> = OrthonormalAttention<X, D, $map>;
+
+            fn twin<X: Real>(&self, f: impl FnMut(S) -> X) -> Self::Twin<X> {
+                self.map_scalar(f)
+            }
+        }
+    )*};
+}
+
+lane_twins!(Generated, GramSchmidt, Elimination);

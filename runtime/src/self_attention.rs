@@ -18,11 +18,14 @@
 
 use core::marker::PhantomData;
 
-use nalgebra::{RealField, SMatrixView, SMatrixViewMut};
+use nalgebra::{SMatrixView, SMatrixViewMut};
 
-use crate::SequenceLayer;
 use crate::correlation::Correlation;
 use crate::softmax::{Softmax, VectorSoftmax};
+use crate::{
+    Additive, ArbitraryWeight, Bilinear, Field, Identity, LaneTwin, LowRank, MapScalar, Real,
+    SequenceLayer, SkewWeight, Tanh, product,
+};
 
 /// `Z ↦ Z · σ(C(Z))` with correlation `Corr` and softmax `Sm` (default: column-wise).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -59,13 +62,52 @@ impl<Corr, Sm> SoftmaxAttention<Corr, Sm> {
 impl<S, const D: usize, const T: usize, Corr, Sm> SequenceLayer<S, D, T>
     for SoftmaxAttention<Corr, Sm>
 where
-    S: RealField + Copy,
+    S: Real,
     Corr: Correlation<S, D>,
     Sm: Softmax,
 {
+    #[inline(always)]
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
         let mut weights = self.correlation.correlation(&z);
         Sm::apply_in_place(&mut weights);
-        z.mul_to(&weights, &mut out);
+        product::mul_to(&z, &weights, &mut out);
     }
 }
+
+/// The same layer over another scalar, weight by weight.
+impl<Corr: MapScalar, Sm> MapScalar for SoftmaxAttention<Corr, Sm> {
+    type Scalar = Corr::Scalar;
+    type Over<S2: Field> = SoftmaxAttention<Corr::Over<S2>, Sm>;
+
+    fn map_scalar<S2: Field>(&self, f: impl FnMut(Self::Scalar) -> S2) -> Self::Over<S2> {
+        SoftmaxAttention {
+            correlation: self.correlation.map_scalar(f),
+            softmax: PhantomData,
+        }
+    }
+}
+
+/// The lane twins of every correlation (with GML's activations for the additive one) and every
+/// softmax.
+macro_rules! lane_twins {
+    ($([$($params:tt)*] $corr:ident<$($args:tt),*>),* $(,)?) => {$(
+        impl<S: Field, const D: usize, const T: usize, $($params)* Sm: Softmax> LaneTwin<D, T>
+            for SoftmaxAttention<$corr<S, $($args),*>, Sm>
+        {
+            type Twin<X: Real> = SoftmaxAttention<$corr<X, $($args),*>, Sm>;
+
+            fn twin<X: Real>(&self, f: impl FnMut(S) -> X) -> Self::Twin<X> {
+                self.map_scalar(f)
+            }
+        }
+    )*};
+}
+
+lane_twins!(
+    [] Bilinear<D>,
+    [const RANK: usize,] LowRank<D, RANK>,
+    [const HIDDEN: usize,] Additive<D, HIDDEN, Tanh>,
+    [const HIDDEN: usize,] Additive<D, HIDDEN, Identity>,
+    [] SkewWeight<D>,
+    [] ArbitraryWeight<D>,
+);

@@ -125,3 +125,16 @@ fn a_static_holds_the_network() {
     let (net, classifier) = NETWORK.get().unwrap();
     assert_eq!(classify(net, classifier, &image()), first);
 }
+
+/// In lanes the body's twin (every weight splatted across the lanes: 8 × 1.2 MB in f64 on
+/// AVX-512) is built on the stack once per call, so a network this large runs in lanes on a thread
+/// with a large stack; it gives the scalar path's bits on every instruction set.
+#[test]
+fn the_mnist_body_runs_in_lanes_on_a_large_stack() {
+    on_stack(256 << 20, || {
+        let (body, _) = load_classifier().unwrap();
+        let mut rng = <rand::rngs::SmallRng as rand::SeedableRng>::seed_from_u64(108);
+        let images = geomattn_testkit::lanes::batch::<f64>(&mut rng, 9, 49 * 16, 1.0);
+        geomattn_testkit::lanes::assert_lanes_equal_scalar::<Body, 49, 16>(&body, &images);
+    });
+}

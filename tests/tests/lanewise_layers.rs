@@ -3,8 +3,9 @@
 //! f64, for every batch length around the lane widths. Multi-head attention (both connections,
 //! every softmax, Euclidean and Stiefel), symplectic attention (both sides, all three weights, both
 //! softmaxes), linear symplectic attention, the ResNet and SympNet gradient layers and their
-//! stacks, the symplectic transformers, and GML's trained standard transformer integrator and
-//! volume-preserving feed-forward network.
+//! stacks, the symplectic transformers, softmax attention with every correlation, derived
+//! networks, GML's older orthonormal attention, and GML's trained standard transformer integrator and volume-preserving feed-forward
+//! network. (GML's MNIST classifier body: `gml_large.rs`.)
 
 use geomattn::gml::{GmlFile, load};
 use geomattn::{
@@ -85,6 +86,38 @@ fn linear_symplectic_attention_runs_in_lanes_bit_identically() {
     let p = LinearSymplecticAttentionP::<f64, 2, 5>::glorot(&mut rng);
     in_both_precisions::<_, 6, 4>(&q, &mut rng, 1.0);
     in_both_precisions::<_, 4, 5>(&p, &mut rng, 1.0);
+}
+
+#[test]
+fn softmax_attention_runs_in_lanes_bit_identically_with_every_correlation() {
+    use geomattn::{Additive, ArbitraryWeight, Bilinear, LowRank, SkewWeight, SoftmaxAttention};
+    let mut rng = SmallRng::seed_from_u64(109);
+    for scale in [1e-2, 1.0, 10.0] {
+        let bilinear = SoftmaxAttention::new(Bilinear::<f64, 3>::glorot(&mut rng));
+        in_both_precisions::<_, 3, 4>(&bilinear, &mut rng, scale);
+        let low_rank = SoftmaxAttention::new(LowRank::<f64, 4, 2>::glorot(&mut rng));
+        in_both_precisions::<_, 4, 3>(&low_rank.with_softmax::<MatrixSoftmax>(), &mut rng, scale);
+        let additive = SoftmaxAttention::new(Additive::<f64, 3, 5, Tanh>::glorot(&mut rng));
+        in_both_precisions::<_, 3, 5>(&additive, &mut rng, scale);
+        let linear = SoftmaxAttention::new(Additive::<f64, 2, 3, Identity>::glorot(&mut rng));
+        in_both_precisions::<_, 2, 3>(&linear.with_softmax::<OneVectorSoftmax>(), &mut rng, scale);
+        let skew = SoftmaxAttention::new(SkewWeight::<f64, 3>::glorot(&mut rng));
+        in_both_precisions::<_, 3, 3>(&skew, &mut rng, scale);
+        let arbitrary = SoftmaxAttention::new(ArbitraryWeight::<f64, 4>::glorot(&mut rng));
+        in_both_precisions::<_, 4, 4>(&arbitrary, &mut rng, scale);
+    }
+}
+
+#[test]
+fn orthonormal_attention_runs_in_lanes_bit_identically() {
+    use geomattn::{Elimination, GramSchmidt, OrthonormalAttention};
+    let mut rng = SmallRng::seed_from_u64(110);
+    for add_connection in [false, true] {
+        let layer = OrthonormalAttention::<f64, 3>::glorot(&mut rng, add_connection);
+        in_both_precisions::<_, 3, 4>(&layer, &mut rng, 1.0);
+        in_both_precisions::<_, 3, 5>(&layer.with_map::<GramSchmidt>(), &mut rng, 1.0);
+        in_both_precisions::<_, 3, 3>(&layer.with_map::<Elimination>(), &mut rng, 1.0);
+    }
 }
 
 /// A gradient layer with every weight random (GML initialises the bias to zero).

@@ -10,7 +10,7 @@ use rand::Rng;
 
 use super::Correlation;
 use crate::activation::{Activation, Tanh};
-use crate::{Field, init};
+use crate::{Field, MapScalar, init, product};
 
 /// `C = Zᵀ W Z` with `W` dense `D×D` (no scaling).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,14 +103,15 @@ impl<S: RealField + Copy, const D: usize, const HIDDEN: usize, Act> Additive<S, 
 impl<S: Field, const D: usize> Correlation<S, D> for Bilinear<S, D> {
     #[inline(always)]
     fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
-        z.tr_mul(&(self.w * z))
+        product::tr_mul(z, &product::mul(&self.w, z))
     }
 }
 
 impl<S: Field, const D: usize, const RANK: usize> Correlation<S, D> for LowRank<S, D, RANK> {
     #[inline(always)]
     fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
-        (self.u.tr_mul(z)).tr_mul(&self.v.tr_mul(z))
+        let u = product::tr_mul(&self.u, z);
+        product::tr_mul(&u, &product::tr_mul(&self.v, z))
     }
 }
 
@@ -119,12 +120,50 @@ impl<S: Field, const D: usize, const HIDDEN: usize, Act: Activation<S>> Correlat
 {
     #[inline(always)]
     fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
-        let rows = self.w * z;
-        let columns = self.u * z;
-        SMatrix::from_fn(|i, j| {
-            (0..HIDDEN).fold(S::zero(), |sum, h| {
-                sum + self.v[h] * Act::apply(rows[(h, i)] + columns[(h, j)])
-            })
-        })
+        let rows = product::mul(&self.w, z);
+        let columns = product::mul(&self.u, z);
+        product::matrix(
+            #[inline(always)]
+            |i, j| {
+                let mut sum = S::zero();
+                for h in 0..HIDDEN {
+                    sum += self.v[h] * Act::apply(rows[(h, i)] + columns[(h, j)]);
+                }
+                sum
+            },
+        )
+    }
+}
+
+/// The same correlation over another scalar, entry by entry.
+impl<S: Field, const D: usize> MapScalar for Bilinear<S, D> {
+    type Scalar = S;
+    type Over<S2: Field> = Bilinear<S2, D>;
+
+    fn map_scalar<S2: Field>(&self, f: impl FnMut(S) -> S2) -> Bilinear<S2, D> {
+        Bilinear::new(self.w.map(f))
+    }
+}
+
+/// The same correlation over another scalar, entry by entry.
+impl<S: Field, const D: usize, const RANK: usize> MapScalar for LowRank<S, D, RANK> {
+    type Scalar = S;
+    type Over<S2: Field> = LowRank<S2, D, RANK>;
+
+    fn map_scalar<S2: Field>(&self, mut f: impl FnMut(S) -> S2) -> LowRank<S2, D, RANK> {
+        let u = self.u.map(&mut f);
+        LowRank::new(u, self.v.map(f))
+    }
+}
+
+/// The same correlation over another scalar, entry by entry.
+impl<S: Field, const D: usize, const HIDDEN: usize, Act> MapScalar for Additive<S, D, HIDDEN, Act> {
+    type Scalar = S;
+    type Over<S2: Field> = Additive<S2, D, HIDDEN, Act>;
+
+    fn map_scalar<S2: Field>(&self, mut f: impl FnMut(S) -> S2) -> Self::Over<S2> {
+        let w = self.w.map(&mut f);
+        let u = self.u.map(&mut f);
+        Additive::new(w, u, self.v.map(f))
     }
 }

@@ -4,7 +4,7 @@ use nalgebra::{RealField, SMatrix, SMatrixView};
 use rand::Rng;
 
 use super::{Correlation, SkewCorrelation, lower_correlation, skew_from_lower};
-use crate::{Field, SkewSymmetric, init, product};
+use crate::{Field, MapScalar, SkewSymmetric, init, product};
 
 /// GML's `skew_sym = true` weighting: `C = Zᵀ A Z` with `A` skew-symmetric, unscaled.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,11 +30,6 @@ impl<S: Field, const D: usize> SkewWeight<S, D> {
     pub fn a(&self) -> &SkewSymmetric<S, D> {
         &self.a
     }
-
-    /// The same weighting over another scalar, entry by entry.
-    pub fn map_scalar<S2: Field>(&self, f: impl FnMut(S) -> S2) -> SkewWeight<S2, D> {
-        SkewWeight::new(self.a.map_scalar(f))
-    }
 }
 
 impl<S: RealField + Copy, const D: usize> SkewWeight<S, D> {
@@ -59,12 +54,6 @@ impl<S: Field, const D: usize> ArbitraryWeight<S, D> {
     /// The factor applied to `L`; GML's is `1/√D`.
     pub fn scale(&self) -> S {
         self.scale
-    }
-
-    /// The same weighting over another scalar, entry by entry (the scale included).
-    pub fn map_scalar<S2: Field>(&self, mut f: impl FnMut(S) -> S2) -> ArbitraryWeight<S2, D> {
-        let scale = f(self.scale);
-        ArbitraryWeight::with_scale(self.a.map(f), scale)
     }
 }
 
@@ -99,6 +88,27 @@ impl<S: Field, const D: usize> Correlation<S, D> for ArbitraryWeight<S, D> {
             #[inline(always)]
             |i, j| l[(i, j)] * self.scale,
         ))
+    }
+}
+
+/// The same weighting over another scalar, entry by entry.
+impl<S: Field, const D: usize> MapScalar for SkewWeight<S, D> {
+    type Scalar = S;
+    type Over<S2: Field> = SkewWeight<S2, D>;
+
+    fn map_scalar<S2: Field>(&self, f: impl FnMut(S) -> S2) -> SkewWeight<S2, D> {
+        SkewWeight::new(self.a.map_scalar(f))
+    }
+}
+
+/// The same weighting over another scalar, entry by entry (the scale included).
+impl<S: Field, const D: usize> MapScalar for ArbitraryWeight<S, D> {
+    type Scalar = S;
+    type Over<S2: Field> = ArbitraryWeight<S2, D>;
+
+    fn map_scalar<S2: Field>(&self, mut f: impl FnMut(S) -> S2) -> ArbitraryWeight<S2, D> {
+        let scale = f(self.scale);
+        ArbitraryWeight::with_scale(self.a.map(f), scale)
     }
 }
 
