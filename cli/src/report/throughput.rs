@@ -3,7 +3,10 @@
 //! that both give the same bits. `benches/benches/throughput.rs` and `benches/compare_peers.py`
 //! measure the same at B = 10⁵, side by side with JAX and NumPy (the README's table).
 
-use geomattn::{Isa, Lanewise, MapScalar, SequenceLayer, SkewVpa};
+use geomattn::{
+    Isa, LaneTwin, Lanewise, MapScalar, MultiHeadAttention, NoConnection, SequenceLayer, SkewVpa,
+    SymplecticAttentionQ,
+};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::hint::black_box;
@@ -11,35 +14,85 @@ use std::time::Duration;
 
 use super::{BATCH, Table, time_per_call};
 
-/// The table, one row per size (skew VPA, f32, seeded Glorot weights, entries in `(−1, 1)`).
+/// The table: skew VPA at every size, one-head multi-head attention and symplectic attention at
+/// two (f32, seeded Glorot weights, entries in `(−1, 1)`).
 pub fn table() -> Table {
     let isa = Isa::best();
     let mut table = Table::new(
         &format!(
-            "Throughput: skew VPA over a flat batch of {BATCH} sequences, f32, one thread \
+            "Throughput: layers over a flat batch of {BATCH} sequences, f32, one thread \
              (lanes: {isa:?}, {} sequences at a time)",
             isa.lanes::<f32>()
         ),
         &[
+            "layer",
             "d = T",
             "lanes = scalar, bit for bit",
             "ns/seq scalar",
             "ns/seq lanes",
             "speed-up",
-            "GFLOP/s lanes (7n³ − n²)",
+            "GFLOP/s lanes",
         ],
     );
-    row::<3>(&mut table);
-    row::<4>(&mut table);
-    row::<5>(&mut table);
-    row::<8>(&mut table);
+    skew_vpa::<3>(&mut table);
+    skew_vpa::<4>(&mut table);
+    skew_vpa::<5>(&mut table);
+    skew_vpa::<8>(&mut table);
+    let mut rng = SmallRng::seed_from_u64(9);
+    let mha4 = MultiHeadAttention::<f64, 4, 1, 4, NoConnection>::glorot(&mut rng);
+    row::<_, 4, 4>(
+        &mut table,
+        "MHA, one head",
+        mha4.map_scalar(|w| w as f32),
+        None,
+    );
+    let mha8 = MultiHeadAttention::<f64, 8, 1, 8, NoConnection>::glorot(&mut rng);
+    row::<_, 8, 8>(
+        &mut table,
+        "MHA, one head",
+        mha8.map_scalar(|w| w as f32),
+        None,
+    );
+    let symplectic4 = SymplecticAttentionQ::<f64, 2>::glorot(&mut rng);
+    row::<_, 4, 4>(
+        &mut table,
+        "symplectic attention",
+        symplectic4.map_scalar(|w| w as f32),
+        None,
+    );
+    let symplectic8 = SymplecticAttentionQ::<f64, 4>::glorot(&mut rng);
+    row::<_, 8, 8>(
+        &mut table,
+        "symplectic attention",
+        symplectic8.map_scalar(|w| w as f32),
+        None,
+    );
     table
 }
 
-fn row<const N: usize>(table: &mut Table) {
-    let mut rng = SmallRng::seed_from_u64(N as u64);
-    let layer = SkewVpa::<f64, N, N>::glorot(&mut rng).map_scalar(|w| w as f32);
-    let input: Vec<f32> = (0..BATCH * N * N)
+/// Skew VPA at d = T = `N`, with its flop count `7n³ − n²` (the README's).
+fn skew_vpa<const N: usize>(table: &mut Table) {
+    let layer = SkewVpa::<f64, N, N>::glorot(&mut SmallRng::seed_from_u64(N as u64));
+    let n = N as f64;
+    let flops = 7.0 * n * n * n - n * n;
+    row::<_, N, N>(
+        table,
+        "skew VPA",
+        layer.map_scalar(|w| w as f32),
+        Some(flops),
+    );
+}
+
+fn row<L, const D: usize, const T: usize>(
+    table: &mut Table,
+    name: &str,
+    layer: L,
+    flops: Option<f64>,
+) where
+    L: LaneTwin<D, T, Scalar = f32> + SequenceLayer<f32, D, T> + Copy,
+{
+    let mut rng = SmallRng::seed_from_u64((D * T) as u64);
+    let input: Vec<f32> = (0..BATCH * D * T)
         .map(|_| rng.random::<f32>() * 2.0 - 1.0)
         .collect();
     let (mut scalar, mut lanes) = (vec![0.0; input.len()], vec![0.0; input.len()]);
@@ -65,14 +118,15 @@ fn row<const N: usize>(table: &mut Table) {
         fast.forward_flat(black_box(&input), &mut lanes)
             .expect("whole sequences");
     }));
-    let n = N as f64;
-    let flops = 7.0 * n * n * n - n * n;
     table.row(vec![
-        N.to_string(),
+        name.to_string(),
+        D.to_string(),
         if same { "yes" } else { "NO" }.to_string(),
         format!("{:.1}", scalar_time * 1e9),
         format!("{:.1}", lanes_time * 1e9),
         format!("{:.1}×", scalar_time / lanes_time),
-        format!("{:.1}", flops / lanes_time / 1e9),
+        flops.map_or("—".to_string(), |f| {
+            format!("{:.1}", f / lanes_time / 1e9)
+        }),
     ]);
 }

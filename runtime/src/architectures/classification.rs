@@ -131,9 +131,11 @@ where
 /// these is in GML's file.
 ///
 /// GML's MNIST networks are `ClassificationTransformer<S, 49, 7, 7, 16, 10, NoConnection, Proj,
-/// Tanh>` on images cut into 16 patches of 7×7 ([`mnist_patches`]):
+/// Tanh>` on images cut into 16 patches of 7×7 ([`mnist_patches`]) (the example loads a GML file,
+/// so it runs with the feature `hdf5`):
 ///
-/// ```
+#[cfg_attr(feature = "hdf5", doc = "```")]
+#[cfg_attr(not(feature = "hdf5"), doc = "```ignore")]
 /// use geomattn::{ClassificationTransformer, Euclidean, NoConnection, Tanh, mnist_patches};
 /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/fixtures/gml/mnist_nn1.h5");
 /// # if !std::path::Path::new(path).is_file() { return Ok(()); }

@@ -1,10 +1,10 @@
-//! The lane path allocates nothing, and the parallel lane path nothing per sequence: its worker
+//! The lane path allocates nothing (for attention of every kind), and the parallel lane path nothing per sequence: its worker
 //! threads allocate as often for 100 000 sequences as for 1 000.
 
 use std::cell::Cell;
 use std::sync::atomic::Ordering;
 
-use geomattn::{Lanewise, SkewVpa};
+use geomattn::{AddConnection, Lanewise, MultiHeadAttention, SkewVpa, SymplecticAttentionQ};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
@@ -18,6 +18,19 @@ pub fn check(probe: &mut Probe) {
     let mut output = vec![0.0; input.len()];
     probe.run("Lanewise forward_flat", || {
         fast.forward_flat(&input, &mut output).unwrap();
+    });
+    // Layers with softmaxes (and the 1/√D scaling) in lanes.
+    let mha = MultiHeadAttention::<f64, 4, 2, 2, AddConnection>::glorot(&mut rng);
+    probe.run("Lanewise forward_flat, multi-head attention", || {
+        Lanewise::new(mha)
+            .forward_flat::<4, 4>(&input, &mut output)
+            .unwrap();
+    });
+    let symplectic = SymplecticAttentionQ::<f64, 2>::glorot(&mut rng);
+    probe.run("Lanewise forward_flat, symplectic attention", || {
+        Lanewise::new(symplectic)
+            .forward_flat::<4, 4>(&input, &mut output)
+            .unwrap();
     });
 
     let pool = rayon::ThreadPoolBuilder::new()
