@@ -305,6 +305,30 @@ fn chain(
     statements
 }
 
+/// Adds `for<'geomattn> Field: bound` for every field to `generics`: `same_scalar` (the bound with
+/// the network's scalar) for all but the first field when the scalar is the first field's.
+/// Higher-ranked, the bounds are checked where the implementation is used, not where it is
+/// derived.
+fn defer_bounds(
+    generics: &mut Generics,
+    options: &Options,
+    layers: &[Layer],
+    bound: &TokenStream,
+    same_scalar: &TokenStream,
+) {
+    let where_clause = generics.make_where_clause();
+    for (k, layer) in layers.iter().enumerate() {
+        let ty = &layer.ty;
+        where_clause
+            .predicates
+            .push(if k == 0 && options.scalar.is_none() {
+                parse_quote!(for<'geomattn> #ty: #bound)
+            } else {
+                parse_quote!(for<'geomattn> #ty: #same_scalar)
+            });
+    }
+}
+
 /// `MapScalar` and `LaneTwin`: the network over another scalar, and over lane vectors, is its
 /// fields' layers over it chained with `Then`, in field order (`Then<A', Then<B', C'>>`; one
 /// field's own). The bounds are higher-ranked, as the schema's: a network with a field that has no
@@ -335,17 +359,7 @@ fn lanes_impl(input: &DeriveInput, options: &Options, layers: &[Layer]) -> Token
                     .cloned(),
             );
         }
-        let where_clause = generics.make_where_clause();
-        for (k, layer) in layers.iter().enumerate() {
-            let ty = &layer.ty;
-            where_clause
-                .predicates
-                .push(if k == 0 && options.scalar.is_none() {
-                    parse_quote!(for<'geomattn> #ty: #bound)
-                } else {
-                    parse_quote!(for<'geomattn> #ty: #same_scalar)
-                });
-        }
+        defer_bounds(&mut generics, options, layers, bound, same_scalar);
         generics
     };
     let name = &input.ident;
@@ -431,17 +445,13 @@ fn schema_impl(input: &DeriveInput, options: &Options, layers: &[Layer]) -> Toke
         None => quote!(<#first as #schema>::Scalar),
     };
     let mut generics = input.generics.clone();
-    let where_clause = generics.make_where_clause();
-    for (k, layer) in layers.iter().enumerate() {
-        let ty = &layer.ty;
-        where_clause
-            .predicates
-            .push(if k == 0 && options.scalar.is_none() {
-                parse_quote!(for<'geomattn> #ty: #schema)
-            } else {
-                parse_quote!(for<'geomattn> #ty: #schema<Scalar = #scalar>)
-            });
-    }
+    defer_bounds(
+        &mut generics,
+        options,
+        layers,
+        &schema,
+        &quote!(#schema<Scalar = #scalar>),
+    );
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let name = &input.ident;
     let types: Vec<_> = layers.iter().map(|l| &l.ty).collect();
