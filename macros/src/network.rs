@@ -305,6 +305,18 @@ fn chain(
     statements
 }
 
+/// The network's scalar in an implementation of `bound` (a trait with an associated `Scalar`): the
+/// `scalar` option, or else the first field's.
+fn network_scalar(options: &Options, layers: &[Layer], bound: &TokenStream) -> TokenStream {
+    match &options.scalar {
+        Some(ty) => quote!(#ty),
+        None => {
+            let first = &layers[0].ty;
+            quote!(<#first as #bound>::Scalar)
+        }
+    }
+}
+
 /// Adds `for<'geomattn> Field: bound` for every field to `generics`: `same_scalar` (the bound with
 /// the network's scalar) for all but the first field when the scalar is the first field's.
 /// Higher-ranked, the bounds are checked where the implementation is used, not where it is
@@ -336,11 +348,7 @@ fn defer_bounds(
 fn lanes_impl(input: &DeriveInput, options: &Options, layers: &[Layer]) -> TokenStream {
     let krate = &options.krate;
     let map_scalar = quote!(#krate::MapScalar);
-    let first = &layers[0].ty;
-    let scalar = match &options.scalar {
-        Some(ty) => quote!(#ty),
-        None => quote!(<#first as #map_scalar>::Scalar),
-    };
+    let scalar = network_scalar(options, layers, &map_scalar);
     let Sequence {
         dim: d,
         len: t,
@@ -439,11 +447,7 @@ fn lanes_impl(input: &DeriveInput, options: &Options, layers: &[Layer]) -> Token
 fn schema_impl(input: &DeriveInput, options: &Options, layers: &[Layer]) -> TokenStream {
     let krate = &options.krate;
     let schema = quote!(#krate::Schema);
-    let first = &layers[0].ty;
-    let scalar = match &options.scalar {
-        Some(ty) => quote!(#ty),
-        None => quote!(<#first as #schema>::Scalar),
-    };
+    let scalar = network_scalar(options, layers, &schema);
     let mut generics = input.generics.clone();
     defer_bounds(
         &mut generics,

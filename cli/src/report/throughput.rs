@@ -40,33 +40,13 @@ pub fn table() -> Table {
     skew_vpa::<8>(&mut table);
     let mut rng = SmallRng::seed_from_u64(9);
     let mha4 = MultiHeadAttention::<f64, 4, 1, 4, NoConnection>::glorot(&mut rng);
-    row::<_, 4, 4>(
-        &mut table,
-        "MHA, one head",
-        mha4.map_scalar(|w| w as f32),
-        None,
-    );
+    row::<_, 4, 4>(&mut table, "MHA, one head", &mha4, None);
     let mha8 = MultiHeadAttention::<f64, 8, 1, 8, NoConnection>::glorot(&mut rng);
-    row::<_, 8, 8>(
-        &mut table,
-        "MHA, one head",
-        mha8.map_scalar(|w| w as f32),
-        None,
-    );
+    row::<_, 8, 8>(&mut table, "MHA, one head", &mha8, None);
     let symplectic4 = SymplecticAttentionQ::<f64, 2>::glorot(&mut rng);
-    row::<_, 4, 4>(
-        &mut table,
-        "symplectic attention",
-        symplectic4.map_scalar(|w| w as f32),
-        None,
-    );
+    row::<_, 4, 4>(&mut table, "symplectic attention", &symplectic4, None);
     let symplectic8 = SymplecticAttentionQ::<f64, 4>::glorot(&mut rng);
-    row::<_, 8, 8>(
-        &mut table,
-        "symplectic attention",
-        symplectic8.map_scalar(|w| w as f32),
-        None,
-    );
+    row::<_, 8, 8>(&mut table, "symplectic attention", &symplectic8, None);
     table
 }
 
@@ -75,22 +55,20 @@ fn skew_vpa<const N: usize>(table: &mut Table) {
     let layer = SkewVpa::<f64, N, N>::glorot(&mut SmallRng::seed_from_u64(N as u64));
     let n = N as f64;
     let flops = 7.0 * n * n * n - n * n;
-    row::<_, N, N>(
-        table,
-        "skew VPA",
-        layer.map_scalar(|w| w as f32),
-        Some(flops),
-    );
+    row::<_, N, N>(table, "skew VPA", &layer, Some(flops));
 }
 
-fn row<L, const D: usize, const T: usize>(
+/// One row: `weights` (seeded in f64) rounded to f32, scalar against lanes.
+fn row<W, const D: usize, const T: usize>(
     table: &mut Table,
     name: &str,
-    layer: L,
+    weights: &W,
     flops: Option<f64>,
 ) where
-    L: LaneTwin<D, T, Scalar = f32> + SequenceLayer<f32, D, T> + Copy,
+    W: MapScalar<Scalar = f64>,
+    W::Over<f32>: LaneTwin<D, T, Scalar = f32> + SequenceLayer<f32, D, T> + Copy,
 {
+    let layer = weights.map_scalar(|w| w as f32);
     let mut rng = SmallRng::seed_from_u64((D * T) as u64);
     let input: Vec<f32> = (0..BATCH * D * T)
         .map(|_| rng.random::<f32>() * 2.0 - 1.0)
