@@ -14,7 +14,9 @@
 //!
 //! Every instruction set computes every lane with the scalar operations in the scalar order, so
 //! the outputs are bit-identical whichever runs (the tests run each one the machine has). Fused
-//! multiply-add is not used: it would round differently from the scalar path.
+//! multiply-add is not used: it would round differently from the scalar path. The exception is
+//! the opt-in [`crate::VectorFunctions`], whose polynomial `exp` and `tanh` fuse on AVX2 and
+//! AVX-512 and are within a stated error instead of bit-identical.
 //!
 //! ```
 //! use geomattn::Isa;
@@ -26,6 +28,7 @@
 
 use crate::{Lanes, Real};
 
+pub(crate) mod polynomial;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
 
@@ -101,8 +104,10 @@ impl BatchScalar for f32 {}
 impl BatchScalar for f64 {}
 
 pub(crate) mod sealed {
+    use nalgebra::ComplexField;
     use num_traits::Zero;
 
+    use super::polynomial::ElementaryScalar;
     use crate::Real;
 
     /// The vector types of a [`super::BatchScalar`], one per instruction set.
@@ -120,7 +125,7 @@ pub(crate) mod sealed {
     /// One vector of lanes of a [`super::BatchScalar`]: what the lane path packs sequences into.
     pub trait LaneVector: Real {
         /// The scalar of one lane.
-        type Scalar: Real;
+        type Scalar: ElementaryScalar;
         /// The number of lanes.
         const LANES: usize;
         /// Whether [`transpose`](Self::transpose) shuffles whole registers: if not, the lane path
@@ -176,6 +181,91 @@ pub(crate) mod sealed {
                 *column = Self::from_fn(|i| lanes[i]);
             }
         }
+
+        // The primitives of the polynomial `exp` and `tanh` ([`super::polynomial`]). These
+        // versions work lane by lane; the AVX vectors use one instruction or a few each.
+
+        /// `f(lane k)` in lane `k`.
+        #[inline(always)]
+        fn map_lanes(self, mut f: impl FnMut(Self::Scalar) -> Self::Scalar) -> Self {
+            let mut lanes = [Self::Scalar::zero(); super::MAX_LANES];
+            self.for_each_lane(|k, x| lanes[k] = x);
+            Self::from_fn(|k| f(lanes[k]))
+        }
+
+        /// `f(lane k of self, lane k of other)` in lane `k`.
+        #[inline(always)]
+        fn zip_lanes(
+            self,
+            other: Self,
+            mut f: impl FnMut(Self::Scalar, Self::Scalar) -> Self::Scalar,
+        ) -> Self {
+            let mut lanes = [Self::Scalar::zero(); super::MAX_LANES];
+            other.for_each_lane(|k, x| lanes[k] = x);
+            let mut k = 0;
+            self.map_lanes(|x| {
+                k += 1;
+                f(x, lanes[k - 1])
+            })
+        }
+
+        /// `self · b + c`: fused (one rounding) on the AVX vectors, two roundings here.
+        #[inline(always)]
+        fn mul_add(self, b: Self, c: Self) -> Self {
+            self * b + c
+        }
+
+        /// The nearest integer of every lane (either one at a tie).
+        #[inline(always)]
+        fn round(self) -> Self {
+            self.map_lanes(ComplexField::round)
+        }
+
+        /// Every lane clamped to `[low, high]`; a NaN lane becomes either bound.
+        #[inline(always)]
+        fn clamp(self, low: Self::Scalar, high: Self::Scalar) -> Self {
+            self.map_lanes(|x| {
+                let x = if x > low { x } else { low };
+                if x < high { x } else { high }
+            })
+        }
+
+        /// `self · 2ⁿ` for integral `n` with `|n|` at most twice the largest exponent, rounded
+        /// once (to a subnormal, zero or infinity where the product is one).
+        #[inline(always)]
+        fn times_pow2(self, n: Self) -> Self {
+            self.zip_lanes(n, ElementaryScalar::times_pow2)
+        }
+
+        /// `|self|`, lane by lane.
+        #[inline(always)]
+        fn abs(self) -> Self {
+            self.map_lanes(ComplexField::abs)
+        }
+
+        /// `|self|` with the sign bit of `sign`, lane by lane.
+        #[inline(always)]
+        fn with_sign_of(self, sign: Self) -> Self {
+            self.zip_lanes(sign, ElementaryScalar::with_sign_of)
+        }
+
+        /// `then` in the lanes where `self < bound`, `otherwise` in the others (NaN included).
+        #[inline(always)]
+        fn below(self, bound: Self::Scalar, then: Self, otherwise: Self) -> Self {
+            let mut below = [false; super::MAX_LANES];
+            self.for_each_lane(|k, x| below[k] = x < bound);
+            let mut k = 0;
+            then.zip_lanes(otherwise, |t, o| {
+                k += 1;
+                if below[k - 1] { t } else { o }
+            })
+        }
+
+        /// `self`, except `x` in the lanes where `x` is NaN.
+        #[inline(always)]
+        fn unless_nan(self, x: Self) -> Self {
+            self.zip_lanes(x, |y, x| if ElementaryScalar::is_nan(x) { x } else { y })
+        }
     }
 }
 
@@ -200,7 +290,10 @@ impl sealed::Vectors for f64 {
     type Avx512 = x86::F64x8;
 }
 
-impl<S: crate::LaneScalar<N>, const N: usize> LaneVector for Lanes<S, N> {
+impl<S, const N: usize> LaneVector for Lanes<S, N>
+where
+    S: crate::LaneScalar<N> + polynomial::ElementaryScalar,
+{
     type Scalar = S;
     const LANES: usize = N;
 

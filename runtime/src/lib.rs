@@ -60,7 +60,9 @@ pub use geomattn_macros::Network;
 pub use init::{glorot_bound, glorot_dense, uniform};
 pub use isa::{BatchScalar, Isa};
 pub use lanes::{LaneScalar, Lanes};
-pub use lanewise::{GROUPS_PER_TASK, LaneTwin, Lanewise};
+pub use lanewise::{
+    Functions, GROUPS_PER_TASK, LaneTwin, Lanewise, ScalarFunctions, VectorFunctions,
+};
 pub use layer::{ColumnLayer, SequenceLayer};
 pub use mha::{
     AddConnection, Connection, Euclidean, Head, MultiHeadAttention, NoConnection, Projection,

@@ -95,3 +95,47 @@ pub fn assert_lanes_equal_scalar_over_counts<L, const D: usize, const T: usize>(
         assert_lanes_equal_scalar::<L, D, T>(layer, &input);
     }
 }
+
+/// The largest difference between the lane path with [`geomattn::VectorFunctions`] and the scalar
+/// path of `layer` on `input`, over every instruction set this machine has, in units of
+/// `ε · max(|scalar|, 1)` (ε of the layer's scalar); infinite where one is NaN and the other not.
+pub fn vector_functions_error<L, const D: usize, const T: usize>(
+    layer: &L,
+    input: &[L::Scalar],
+) -> f64
+where
+    L: LaneTwin<D, T> + SequenceLayer<L::Scalar, D, T> + Clone,
+    L::Scalar: BatchScalar + Into<f64>,
+{
+    let epsilon = if size_of::<L::Scalar>() == 4 {
+        f64::from(f32::EPSILON)
+    } else {
+        f64::EPSILON
+    };
+    let mut scalar = vec![nalgebra::zero::<L::Scalar>(); input.len()];
+    layer.forward_flat(input, &mut scalar).unwrap();
+    let mut worst = 0.0_f64;
+    for isa in Isa::ALL {
+        let Some(fast) = Lanewise::on(isa, layer.clone()) else {
+            continue;
+        };
+        let mut lanes = vec![nalgebra::zero::<L::Scalar>(); input.len()];
+        fast.vector_functions()
+            .forward_flat(input, &mut lanes)
+            .unwrap();
+        for (&got, &want) in lanes.iter().zip(&scalar) {
+            let (got, want): (f64, f64) = (got.into(), want.into());
+            let error = if got.is_nan() || want.is_nan() {
+                if got.is_nan() && want.is_nan() {
+                    0.0
+                } else {
+                    f64::INFINITY
+                }
+            } else {
+                (got - want).abs() / (epsilon * want.abs().max(1.0))
+            };
+            worst = worst.max(error);
+        }
+    }
+    worst
+}

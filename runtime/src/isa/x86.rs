@@ -28,7 +28,17 @@ macro_rules! vector {
             add: $add:ident, sub: $sub:ident, mul: $mul:ident, div: $div:ident,
             neg: |$x:ident| $neg:expr,
             greater_of: |$a:ident, $b:ident| $greater:expr,
-            transpose: $transpose:ident $(,)?
+            transpose: $transpose:ident,
+            elementary: {
+                mul_add: |$ma:ident, $mb:ident, $mc:ident| $mul_add:expr,
+                round: |$rx:ident| $round:expr,
+                clamp: |$cx:ident, $clow:ident, $chigh:ident| $clamp:expr,
+                times_pow2: |$px:ident, $pn:ident| $times_pow2:expr,
+                abs: |$ax:ident| $abs:expr,
+                with_sign_of: |$sx:ident, $ss:ident| $with_sign_of:expr,
+                below: |$bx:ident, $bound:ident, $then:ident, $otherwise:ident| $below:expr,
+                unless_nan: |$ny:ident, $nx:ident| $unless_nan:expr $(,)?
+            } $(,)?
         }
     ) => {
         $(#[$doc])*
@@ -94,6 +104,63 @@ macro_rules! vector {
                     let rows = transmute::<[Self; $lanes], [$register; $lanes]>(*block);
                     *block = transmute::<[$register; $lanes], [Self; $lanes]>($transpose(rows));
                 }
+            }
+
+            #[inline(always)]
+            fn mul_add(self, b: Self, c: Self) -> Self {
+                let ($ma, $mb, $mc) = (self.0, b.0, c.0);
+                // SAFETY: see the module docs.
+                Self(unsafe { $mul_add })
+            }
+
+            #[inline(always)]
+            fn round(self) -> Self {
+                let $rx = self.0;
+                // SAFETY: see the module docs.
+                Self(unsafe { $round })
+            }
+
+            #[inline(always)]
+            fn clamp(self, low: $scalar, high: $scalar) -> Self {
+                let ($cx, $clow, $chigh) = (self.0, Self::splat(low).0, Self::splat(high).0);
+                // SAFETY: see the module docs.
+                Self(unsafe { $clamp })
+            }
+
+            #[inline(always)]
+            fn times_pow2(self, n: Self) -> Self {
+                let ($px, $pn) = (self.0, n.0);
+                // SAFETY: see the module docs.
+                Self(unsafe { $times_pow2 })
+            }
+
+            #[inline(always)]
+            fn abs(self) -> Self {
+                let $ax = self.0;
+                // SAFETY: see the module docs.
+                Self(unsafe { $abs })
+            }
+
+            #[inline(always)]
+            fn with_sign_of(self, sign: Self) -> Self {
+                let ($sx, $ss) = (self.0, sign.0);
+                // SAFETY: see the module docs.
+                Self(unsafe { $with_sign_of })
+            }
+
+            #[inline(always)]
+            fn below(self, bound: $scalar, then: Self, otherwise: Self) -> Self {
+                let ($bx, $bound, $then, $otherwise) =
+                    (self.0, Self::splat(bound).0, then.0, otherwise.0);
+                // SAFETY: see the module docs.
+                Self(unsafe { $below })
+            }
+
+            #[inline(always)]
+            fn unless_nan(self, x: Self) -> Self {
+                let ($ny, $nx) = (self.0, x.0);
+                // SAFETY: see the module docs.
+                Self(unsafe { $unless_nan })
             }
         }
 
@@ -188,6 +255,9 @@ macro_rules! vector {
     };
 }
 
+/// Rounding to the nearest integer, without raising the inexact exception.
+const NEAREST: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+
 // `greater_of(a, b)` is `b` where `b > a` (ordered: false if either is NaN), else `a`: the scalar
 // rule `if other > self { other } else { self }`. `-x` flips the sign bit, as the scalar `-x` does.
 
@@ -198,6 +268,18 @@ vector! {
         neg: |x| _mm512_xor_ps(x, _mm512_set1_ps(-0.0)),
         greater_of: |a, b| _mm512_mask_blend_ps(_mm512_cmp_ps_mask::<_CMP_GT_OQ>(b, a), a, b),
         transpose: transpose_f32x16,
+        elementary: {
+            mul_add: |a, b, c| _mm512_fmadd_ps(a, b, c),
+            round: |x| _mm512_roundscale_ps::<NEAREST>(x),
+            clamp: |x, low, high| _mm512_min_ps(_mm512_max_ps(x, low), high),
+            times_pow2: |x, n| _mm512_scalef_ps(x, n),
+            abs: |x| _mm512_abs_ps(x),
+            with_sign_of: |x, s| _mm512_or_ps(_mm512_abs_ps(x), _mm512_and_ps(s, _mm512_set1_ps(-0.0))),
+            below: |x, bound, then, otherwise| {
+                _mm512_mask_blend_ps(_mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, bound), otherwise, then)
+            },
+            unless_nan: |y, x| _mm512_mask_blend_ps(_mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x), y, x),
+        },
     }
 }
 
@@ -208,6 +290,18 @@ vector! {
         neg: |x| _mm512_xor_pd(x, _mm512_set1_pd(-0.0)),
         greater_of: |a, b| _mm512_mask_blend_pd(_mm512_cmp_pd_mask::<_CMP_GT_OQ>(b, a), a, b),
         transpose: transpose_f64x8,
+        elementary: {
+            mul_add: |a, b, c| _mm512_fmadd_pd(a, b, c),
+            round: |x| _mm512_roundscale_pd::<NEAREST>(x),
+            clamp: |x, low, high| _mm512_min_pd(_mm512_max_pd(x, low), high),
+            times_pow2: |x, n| _mm512_scalef_pd(x, n),
+            abs: |x| _mm512_abs_pd(x),
+            with_sign_of: |x, s| _mm512_or_pd(_mm512_abs_pd(x), _mm512_and_pd(s, _mm512_set1_pd(-0.0))),
+            below: |x, bound, then, otherwise| {
+                _mm512_mask_blend_pd(_mm512_cmp_pd_mask::<_CMP_LT_OQ>(x, bound), otherwise, then)
+            },
+            unless_nan: |y, x| _mm512_mask_blend_pd(_mm512_cmp_pd_mask::<_CMP_UNORD_Q>(x, x), y, x),
+        },
     }
 }
 
@@ -218,6 +312,28 @@ vector! {
         neg: |x| _mm256_xor_ps(x, _mm256_set1_ps(-0.0)),
         greater_of: |a, b| _mm256_blendv_ps(a, b, _mm256_cmp_ps::<_CMP_GT_OQ>(b, a)),
         transpose: transpose_f32x8,
+        elementary: {
+            mul_add: |a, b, c| _mm256_fmadd_ps(a, b, c),
+            round: |x| _mm256_round_ps::<NEAREST>(x),
+            clamp: |x, low, high| _mm256_min_ps(_mm256_max_ps(x, low), high),
+            times_pow2: |x, n| {
+                let half = _mm256_floor_ps(_mm256_mul_ps(n, _mm256_set1_ps(0.5)));
+                let pow2 = |k| {
+                    let biased = _mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127));
+                    _mm256_castsi256_ps(_mm256_slli_epi32::<23>(biased))
+                };
+                _mm256_mul_ps(_mm256_mul_ps(x, pow2(half)), pow2(_mm256_sub_ps(n, half)))
+            },
+            abs: |x| _mm256_andnot_ps(_mm256_set1_ps(-0.0), x),
+            with_sign_of: |x, s| {
+                let sign = _mm256_set1_ps(-0.0);
+                _mm256_or_ps(_mm256_andnot_ps(sign, x), _mm256_and_ps(s, sign))
+            },
+            below: |x, bound, then, otherwise| {
+                _mm256_blendv_ps(otherwise, then, _mm256_cmp_ps::<_CMP_LT_OQ>(x, bound))
+            },
+            unless_nan: |y, x| _mm256_blendv_ps(y, x, _mm256_cmp_ps::<_CMP_UNORD_Q>(x, x)),
+        },
     }
 }
 
@@ -228,6 +344,29 @@ vector! {
         neg: |x| _mm256_xor_pd(x, _mm256_set1_pd(-0.0)),
         greater_of: |a, b| _mm256_blendv_pd(a, b, _mm256_cmp_pd::<_CMP_GT_OQ>(b, a)),
         transpose: transpose_f64x4,
+        elementary: {
+            mul_add: |a, b, c| _mm256_fmadd_pd(a, b, c),
+            round: |x| _mm256_round_pd::<NEAREST>(x),
+            clamp: |x, low, high| _mm256_min_pd(_mm256_max_pd(x, low), high),
+            times_pow2: |x, n| {
+                let half = _mm256_floor_pd(_mm256_mul_pd(n, _mm256_set1_pd(0.5)));
+                let pow2 = |k| {
+                    let exponent = _mm256_cvtepi32_epi64(_mm256_cvtpd_epi32(k));
+                    let biased = _mm256_add_epi64(exponent, _mm256_set1_epi64x(1023));
+                    _mm256_castsi256_pd(_mm256_slli_epi64::<52>(biased))
+                };
+                _mm256_mul_pd(_mm256_mul_pd(x, pow2(half)), pow2(_mm256_sub_pd(n, half)))
+            },
+            abs: |x| _mm256_andnot_pd(_mm256_set1_pd(-0.0), x),
+            with_sign_of: |x, s| {
+                let sign = _mm256_set1_pd(-0.0);
+                _mm256_or_pd(_mm256_andnot_pd(sign, x), _mm256_and_pd(s, sign))
+            },
+            below: |x, bound, then, otherwise| {
+                _mm256_blendv_pd(otherwise, then, _mm256_cmp_pd::<_CMP_LT_OQ>(x, bound))
+            },
+            unless_nan: |y, x| _mm256_blendv_pd(y, x, _mm256_cmp_pd::<_CMP_UNORD_Q>(x, x)),
+        },
     }
 }
 
