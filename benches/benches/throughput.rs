@@ -9,7 +9,10 @@
 //!   ([`Isa`]; 4, 8, 16 sequences of f32 per evaluation, half as many of f64), skipped where the
 //!   machine lacks it;
 //! - `parallel`: [`Lanewise::forward_flat_parallel`] on the best instruction set, on every thread
-//!   of rayon's pool.
+//!   of rayon's pool;
+//! - `vector`: [`Lanewise::forward_flat`] on the best instruction set with
+//!   [`geomattn::VectorFunctions`] (the polynomial `exp` and `tanh`), for the layers that have
+//!   them (multi-head and symplectic attention, the rigid-body networks).
 //!
 //! `cargo bench -p geomattn-benches --bench throughput`; `cargo test --benches` runs each once.
 //! divan reports sequences per second (`item/s`); the README's throughput table turns them into
@@ -64,6 +67,20 @@ where
         .bench_local(|| layer.forward_flat(&input, &mut output).unwrap());
 }
 
+/// `layer` on the best instruction set with the polynomial `exp` and `tanh`.
+fn vector<L, const D: usize>(bencher: Bencher, layer: L)
+where
+    L: LaneTwin<D, D>,
+    L::Scalar: BatchScalar + From<f32>,
+{
+    let fast = Lanewise::new(layer).vector_functions();
+    let input = batch::<L::Scalar>(D * D);
+    let mut output = input.clone();
+    bencher
+        .counter(ItemsCount::new(B))
+        .bench_local(|| fast.forward_flat(&input, &mut output).unwrap());
+}
+
 fn lanes<L, const D: usize>(bencher: Bencher, layer: L, isa: Isa, parallel: bool)
 where
     L: LaneTwin<D, D> + Sync,
@@ -85,9 +102,11 @@ where
 }
 
 macro_rules! paths {
-    ($module:ident, $make:ident) => {
+    ($module:ident, $make:ident $(, $vector:ident)?) => {
         mod $module {
             use super::*;
+
+            $(paths!(@$vector);)?
 
             #[divan::bench(consts = [3, 4, 5, 8])]
             fn scalar_f32<const D: usize>(b: Bencher) {
@@ -110,6 +129,17 @@ macro_rules! paths {
             paths!(@lanes f64, $make, parallel_f64, Isa::best(), true);
         }
     };
+    (@vector) => {
+        #[divan::bench(consts = [3, 4, 5, 8])]
+        fn vector_f32<const D: usize>(b: Bencher) {
+            vector::<_, D>(b, one_head::<f32, D>());
+        }
+
+        #[divan::bench(consts = [3, 4, 5, 8])]
+        fn vector_f64<const D: usize>(b: Bencher) {
+            vector::<_, D>(b, one_head::<f64, D>());
+        }
+    };
     (@lanes $scalar:ty, $make:ident, $name:ident, $isa:expr, $parallel:expr) => {
         #[divan::bench(consts = [3, 4, 5, 8])]
         fn $name<const D: usize>(b: Bencher) {
@@ -120,7 +150,7 @@ macro_rules! paths {
 
 paths!(skew_vpa, skew);
 paths!(arbitrary_vpa, arbitrary);
-paths!(multi_head_attention, one_head);
+paths!(multi_head_attention, one_head, vector);
 
 /// Multi-head attention as GML's rigid-body integrator has it: one head of width d, the column
 /// softmax, no connection.
@@ -196,6 +226,22 @@ mod symplectic_attention {
             avx512_f64 = Isa::Avx512, false;
             parallel_f64 = Isa::best(), true
     );
+
+    #[divan::bench(consts = [4, 8])]
+    fn vector_f32<const D: usize>(b: Bencher)
+    where
+        Sizes: PhaseSpace<D>,
+    {
+        vector::<_, D>(b, Sizes::layer::<f32>());
+    }
+
+    #[divan::bench(consts = [4, 8])]
+    fn vector_f64<const D: usize>(b: Bencher)
+    where
+        Sizes: PhaseSpace<D>,
+    {
+        vector::<_, D>(b, Sizes::layer::<f64>());
+    }
 }
 
 /// One of GML's trained rigid-body networks (a bundled fixture), d = T = 3.
@@ -231,6 +277,11 @@ macro_rules! rigid_body {
             }
 
             #[divan::bench]
+            fn vector_f32(b: Bencher) {
+                vector::<_, 3>(b, network::<f32>());
+            }
+
+            #[divan::bench]
             fn scalar_f64(b: Bencher) {
                 scalar::<f64, _, 3>(b, network::<f64>());
             }
@@ -243,6 +294,11 @@ macro_rules! rigid_body {
             #[divan::bench]
             fn parallel_f64(b: Bencher) {
                 lanes::<_, 3>(b, network::<f64>(), Isa::best(), true);
+            }
+
+            #[divan::bench]
+            fn vector_f64(b: Bencher) {
+                vector::<_, 3>(b, network::<f64>());
             }
         }
     };

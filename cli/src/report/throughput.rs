@@ -1,6 +1,8 @@
 //! Throughput of a flat batch: the scalar path (`SequenceLayer::forward_flat`) against the lane
 //! path (`Lanewise::forward_flat`) on the best instruction set of this processor, with the check
-//! that both give the same bits. `benches/benches/throughput.rs` and `benches/compare_peers.py`
+//! that both give the same bits, and the lane path with the polynomial `exp` and `tanh`
+//! (`Lanewise::vector_functions`) with its largest difference from the scalar path.
+//! `benches/benches/throughput.rs` and `benches/compare_peers.py`
 //! measure the same at B = 10⁵, side by side with JAX and NumPy (the README's table).
 
 use geomattn::{
@@ -32,6 +34,8 @@ pub fn table() -> Table {
             "ns/seq lanes",
             "speed-up",
             "GFLOP/s lanes",
+            "ns/seq vector functions",
+            "vector functions: largest difference (ε·max(|y|, 1))",
         ],
     );
     skew_vpa::<3>(&mut table);
@@ -84,6 +88,16 @@ fn row<W, const D: usize, const T: usize>(
         .iter()
         .zip(&lanes)
         .all(|(a, b)| a.to_bits() == b.to_bits());
+    let vector = Lanewise::new(layer).vector_functions();
+    let mut approximate = vec![0.0; input.len()];
+    vector
+        .forward_flat(&input, &mut approximate)
+        .expect("whole sequences");
+    let difference = scalar
+        .iter()
+        .zip(&approximate)
+        .map(|(&a, &b)| f64::from((a - b).abs() / (f32::EPSILON * a.abs().max(1.0))))
+        .fold(0.0, f64::max);
 
     // Seconds per sequence (a `Duration` divided by the batch would round to whole ns).
     let per_sequence = |batch: Duration| batch.as_secs_f64() / BATCH as f64;
@@ -96,6 +110,11 @@ fn row<W, const D: usize, const T: usize>(
         fast.forward_flat(black_box(&input), &mut lanes)
             .expect("whole sequences");
     }));
+    let vector_time = per_sequence(time_per_call(3, 7, || {
+        vector
+            .forward_flat(black_box(&input), &mut approximate)
+            .expect("whole sequences");
+    }));
     table.row(vec![
         name.to_string(),
         D.to_string(),
@@ -106,5 +125,7 @@ fn row<W, const D: usize, const T: usize>(
         flops.map_or("—".to_string(), |f| {
             format!("{:.1}", f / lanes_time / 1e9)
         }),
+        format!("{:.1}", vector_time * 1e9),
+        format!("{difference:.1}"),
     ]);
 }
