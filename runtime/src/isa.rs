@@ -15,8 +15,8 @@
 //! Every instruction set computes every lane with the scalar operations in the scalar order, so
 //! the outputs are bit-identical whichever runs (the tests run each one the machine has). Fused
 //! multiply-add is not used: it would round differently from the scalar path. The exception is
-//! the opt-in [`crate::VectorFunctions`], whose polynomial `exp` and `tanh` fuse on AVX2 and
-//! AVX-512 and are within a stated error instead of bit-identical.
+//! the opt-in [`crate::VectorFunctions`], whose polynomial `exp` and `tanh` and matrix products
+//! fuse on AVX2 and AVX-512 and are within a stated error instead of bit-identical.
 //!
 //! ```
 //! use geomattn::Isa;

@@ -52,8 +52,11 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for GramSchmidt {
             let inverse_square = S::one() / dot(q_k, q_k);
             for (q_j, r_kj) in rest.iter_mut().zip(&mut r[k][k + 1..]) {
                 *r_kj = dot(q_k, q_j) * inverse_square;
+                // q_j − r·q_k as q_j + (−r)·q_k: the same number (IEEE subtraction adds the
+                // negation), and one fused multiply-add where products fuse.
+                let minus_r_kj = -*r_kj;
                 for i in 0..T {
-                    q_j[i] -= *r_kj * q_k[i];
+                    q_j[i] = product::accumulate(q_j[i], minus_r_kj, q_k[i]);
                 }
             }
             let scale = two::<S>() * inverse_square;
@@ -64,9 +67,9 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for GramSchmidt {
         // 2A⁻¹ = R⁻¹·(2D⁻¹Q̃ᵀ): y_k −= Σ_{j > k} r_kj y_j, from the last row up.
         for k in (0..T).rev() {
             for j in k + 1..T {
-                let (r_kj, y_j) = (r[k][j], y[j]);
+                let (minus_r_kj, y_j) = (-r[k][j], y[j]);
                 for i in 0..T {
-                    y[k][i] -= r_kj * y_j[i];
+                    y[k][i] = product::accumulate(y[k][i], minus_r_kj, y_j[i]);
                 }
             }
         }
@@ -100,7 +103,7 @@ fn identity_minus_skew<S: Field, const T: usize>(c: &SMatrix<S, T, T>) -> [[S; T
 fn dot<S: Field, const T: usize>(a: &[S; T], b: &[S; T]) -> S {
     let mut sum = a[0] * b[0];
     for i in 1..T {
-        sum += a[i] * b[i];
+        sum = product::accumulate(sum, a[i], b[i]);
     }
     sum
 }

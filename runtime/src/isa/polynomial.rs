@@ -186,6 +186,41 @@ pub(crate) fn tanh<V: LaneVector>(x: V) -> V {
         .unless_nan(x)
 }
 
+/// `sum + a·b` rounded once, if `S` is a [`Polynomial`] vector with a fused multiply-add (over
+/// AVX2 or AVX-512 vectors: the opt-in [`crate::VectorFunctions`]); `None` for every other
+/// scalar, which then accumulates as `sum + a·b`, two roundings, as the scalar path does.
+///
+/// The products ([`crate::product`]) are generic over [`crate::Field`], which every type with
+/// `+ − × ÷` has through one blanket implementation, so a multiply-add cannot be a method that
+/// only these vectors override. The type is compared instead: `S` is known where a product is
+/// monomorphised, so the comparison is decided at compile time and only one branch is left.
+#[inline(always)]
+pub(crate) fn fused_accumulate<S: Copy + 'static>(sum: S, a: S, b: S) -> Option<S> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use super::x86::{F32x8, F32x16, F64x4, F64x8};
+        fused_as::<Polynomial<F32x16>, S>(sum, a, b)
+            .or_else(|| fused_as::<Polynomial<F32x8>, S>(sum, a, b))
+            .or_else(|| fused_as::<Polynomial<F64x8>, S>(sum, a, b))
+            .or_else(|| fused_as::<Polynomial<F64x4>, S>(sum, a, b))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (sum, a, b);
+        None
+    }
+}
+
+/// `a.mul_add(b, sum)` in `P` if `S` is `P`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn fused_as<P: LaneVector + 'static, S: Copy + 'static>(sum: S, a: S, b: S) -> Option<S> {
+    use core::any::Any;
+    let as_p = |x: &S| (x as &dyn Any).downcast_ref::<P>().copied();
+    let fused = as_p(&a)?.mul_add(as_p(&b)?, as_p(&sum)?);
+    (&fused as &dyn Any).downcast_ref::<S>().copied()
+}
+
 /// A lane vector whose `exp` and `tanh` are the polynomial ones; every other operation is the
 /// vector's own.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -294,6 +329,11 @@ impl<V: LaneVector> LaneVector for Polynomial<V> {
     #[inline(always)]
     fn store(self, out: &mut [V::Scalar]) {
         self.0.store(out);
+    }
+
+    #[inline(always)]
+    fn mul_add(self, b: Self, c: Self) -> Self {
+        Self(self.0.mul_add(b.0, c.0))
     }
 
     #[inline(always)]
@@ -471,5 +511,47 @@ mod tests {
                 within_bounds::<F64x8>("AVX-512 f64");
             }
         }
+    }
+
+    /// `a·a − 1` for `a = 1 + 2⁻¹²`, whose exact value `2⁻¹¹ + 2⁻²⁴` needs one rounding:
+    /// `fused_accumulate` gives it over `V`, or `None`.
+    fn fused_square_minus_one<V: LaneVector + 'static>() -> Option<f64>
+    where
+        V::Scalar: Into<f64>,
+    {
+        let a = V::splat(nalgebra::convert(1.0 + 2.0_f64.powi(-12)));
+        let fused = fused_accumulate(-V::one(), a, a)?;
+        let mut lanes = [0.0; MAX_LANES];
+        fused.for_each_lane(|k, x| lanes[k] = x.into());
+        assert!(lanes[..V::LANES].iter().all(|&x| x == lanes[0]));
+        Some(lanes[0])
+    }
+
+    #[test]
+    fn products_fuse_only_over_the_avx_vectors_of_the_vector_functions() {
+        let exact = 2.0_f64.powi(-11) + 2.0_f64.powi(-24);
+        // Two roundings would give 2⁻¹¹: the square rounds to 1 + 2⁻¹¹ (a tie, to even).
+        assert_eq!(
+            f64::from((1.0_f32 + 2.0_f32.powi(-12)).powi(2) - 1.0),
+            2.0_f64.powi(-11)
+        );
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::isa::x86::{F32x8, F32x16, F64x4, F64x8};
+            if Isa::Avx2.is_available() {
+                assert_eq!(fused_square_minus_one::<Polynomial<F32x8>>(), Some(exact));
+                assert_eq!(fused_square_minus_one::<Polynomial<F64x4>>(), Some(exact));
+                // The bit-identical lanes do not fuse.
+                assert_eq!(fused_square_minus_one::<F64x4>(), None);
+            }
+            if Isa::Avx512.is_available() {
+                assert_eq!(fused_square_minus_one::<Polynomial<F32x16>>(), Some(exact));
+                assert_eq!(fused_square_minus_one::<Polynomial<F64x8>>(), Some(exact));
+                assert_eq!(fused_square_minus_one::<F32x16>(), None);
+            }
+        }
+        assert_eq!(fused_square_minus_one::<Polynomial<Lanes<f32, 4>>>(), None);
+        assert_eq!(fused_square_minus_one::<Lanes<f64, 2>>(), None);
+        assert_eq!(fused_accumulate(-1.0_f32, 1.5, 1.5), None);
     }
 }
