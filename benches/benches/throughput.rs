@@ -11,8 +11,8 @@
 //! - `parallel`: [`Lanewise::forward_flat_parallel`] on the best instruction set, on every thread
 //!   of rayon's pool;
 //! - `vector`: [`Lanewise::forward_flat`] on the best instruction set with
-//!   [`geomattn::VectorFunctions`] (the polynomial `exp` and `tanh`), for the layers that have
-//!   them (multi-head and symplectic attention, the rigid-body networks).
+//!   [`geomattn::VectorFunctions`] (the polynomial `exp` and `tanh`, and fused multiply-adds in
+//!   the products).
 //!
 //! `cargo bench -p geomattn-benches --bench throughput`; `cargo test --benches` runs each once.
 //! divan reports sequences per second (`item/s`); the README's throughput table turns them into
@@ -67,7 +67,7 @@ where
         .bench_local(|| layer.forward_flat(&input, &mut output).unwrap());
 }
 
-/// `layer` on the best instruction set with the polynomial `exp` and `tanh`.
+/// `layer` on the best instruction set with the polynomial `exp` and `tanh` and fused products.
 fn vector<L, const D: usize>(bencher: Bencher, layer: L)
 where
     L: LaneTwin<D, D>,
@@ -102,11 +102,19 @@ where
 }
 
 macro_rules! paths {
-    ($module:ident, $make:ident $(, $vector:ident)?) => {
+    ($module:ident, $make:ident) => {
         mod $module {
             use super::*;
 
-            $(paths!(@$vector);)?
+            #[divan::bench(consts = [3, 4, 5, 8])]
+            fn vector_f32<const D: usize>(b: Bencher) {
+                vector::<_, D>(b, $make::<f32, D>());
+            }
+
+            #[divan::bench(consts = [3, 4, 5, 8])]
+            fn vector_f64<const D: usize>(b: Bencher) {
+                vector::<_, D>(b, $make::<f64, D>());
+            }
 
             #[divan::bench(consts = [3, 4, 5, 8])]
             fn scalar_f32<const D: usize>(b: Bencher) {
@@ -129,17 +137,6 @@ macro_rules! paths {
             paths!(@lanes f64, $make, parallel_f64, Isa::best(), true);
         }
     };
-    (@vector) => {
-        #[divan::bench(consts = [3, 4, 5, 8])]
-        fn vector_f32<const D: usize>(b: Bencher) {
-            vector::<_, D>(b, one_head::<f32, D>());
-        }
-
-        #[divan::bench(consts = [3, 4, 5, 8])]
-        fn vector_f64<const D: usize>(b: Bencher) {
-            vector::<_, D>(b, one_head::<f64, D>());
-        }
-    };
     (@lanes $scalar:ty, $make:ident, $name:ident, $isa:expr, $parallel:expr) => {
         #[divan::bench(consts = [3, 4, 5, 8])]
         fn $name<const D: usize>(b: Bencher) {
@@ -150,7 +147,46 @@ macro_rules! paths {
 
 paths!(skew_vpa, skew);
 paths!(arbitrary_vpa, arbitrary);
-paths!(multi_head_attention, one_head, vector);
+paths!(multi_head_attention, one_head);
+
+/// Skew VPA with each Cayley kernel on the best instruction set in f32, bit-identical lanes and
+/// with [`geomattn::VectorFunctions`]' fused products: which kernel suits lanes (`default` is
+/// `Generated`, the rows of `skew_vpa` above).
+mod skew_vpa_kernels {
+    use geomattn::{Elimination, GramSchmidt};
+
+    use super::*;
+
+    #[divan::bench(consts = [3, 4, 5, 8])]
+    fn elimination<const D: usize>(b: Bencher) {
+        lanes::<_, D>(
+            b,
+            skew::<f32, D>().with_map::<Elimination>(),
+            Isa::best(),
+            false,
+        );
+    }
+
+    #[divan::bench(consts = [3, 4, 5, 8])]
+    fn gram_schmidt<const D: usize>(b: Bencher) {
+        lanes::<_, D>(
+            b,
+            skew::<f32, D>().with_map::<GramSchmidt>(),
+            Isa::best(),
+            false,
+        );
+    }
+
+    #[divan::bench(consts = [3, 4, 5, 8])]
+    fn elimination_vector<const D: usize>(b: Bencher) {
+        vector::<_, D>(b, skew::<f32, D>().with_map::<Elimination>());
+    }
+
+    #[divan::bench(consts = [3, 4, 5, 8])]
+    fn gram_schmidt_vector<const D: usize>(b: Bencher) {
+        vector::<_, D>(b, skew::<f32, D>().with_map::<GramSchmidt>());
+    }
+}
 
 /// Multi-head attention as GML's rigid-body integrator has it: one head of width d, the column
 /// softmax, no connection.

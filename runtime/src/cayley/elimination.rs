@@ -1,9 +1,10 @@
 //! Pivot-free Gauss–Jordan elimination specialised to `I + C`.
 
+use core::cmp::Ordering;
+
 use nalgebra::SMatrix;
 
-use crate::orthogonal::skew_from_upper;
-use crate::{Field, OrthogonalMap, scalar::two};
+use crate::{Field, OrthogonalMap, product, scalar::two};
 
 /// Solves `(I + C) X = 2I` by elimination without pivoting, then returns `X − I`
 /// (`Cay(C) = 2(I + C)⁻¹ − I`, since `I − C` and `(I + C)⁻¹` commute).
@@ -15,10 +16,23 @@ pub struct Elimination;
 impl<S: Field, const T: usize> OrthogonalMap<S, T> for Elimination {
     const NAME: &'static str = "Cayley (elimination)";
 
+    #[inline(always)]
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
-        // m = I + C from the strict upper triangle of C.
-        let m = SMatrix::<S, T, T>::identity() + skew_from_upper(c);
-        let mut x = solve_without_pivoting(m, SMatrix::<S, T, T>::identity() * two::<S>());
+        // m = I + C from the strict upper triangle of C, and 2I, entry by entry (inlined, so the
+        // lane path compiles them for its instruction set).
+        let m = product::matrix(
+            #[inline(always)]
+            |i, j| match i.cmp(&j) {
+                Ordering::Less => c[(i, j)],
+                Ordering::Greater => -c[(j, i)],
+                Ordering::Equal => S::one(),
+            },
+        );
+        let twice_identity = product::matrix(
+            #[inline(always)]
+            |i, j| if i == j { two::<S>() } else { S::zero() },
+        );
+        let mut x = solve_without_pivoting(m, twice_identity);
         for k in 0..T {
             x[(k, k)] -= S::one();
         }
@@ -31,6 +45,7 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for Elimination {
 /// Stable for the matrices it is used on, whose pivots stay away from zero: `I + C` with `C`
 /// skew (every pivot is at least 1) and column diagonally dominant matrices (the Padé
 /// denominator of the matrix exponential).
+#[inline(always)]
 pub(crate) fn solve_without_pivoting<S: Field, const T: usize>(
     mut m: SMatrix<S, T, T>,
     mut rhs: SMatrix<S, T, T>,
@@ -44,14 +59,13 @@ pub(crate) fn solve_without_pivoting<S: Field, const T: usize>(
             rhs[(k, j)] *= pivot_inv;
         }
         for i in (0..T).filter(|&i| i != k) {
-            let factor = m[(i, k)];
+            // m_ij − f·m_kj as m_ij + (−f)·m_kj: the same number, fused where products fuse.
+            let minus_factor = -m[(i, k)];
             for j in k + 1..T {
-                let update = factor * m[(k, j)];
-                m[(i, j)] -= update;
+                m[(i, j)] = product::accumulate(m[(i, j)], minus_factor, m[(k, j)]);
             }
             for j in 0..T {
-                let update = factor * rhs[(k, j)];
-                rhs[(i, j)] -= update;
+                rhs[(i, j)] = product::accumulate(rhs[(i, j)], minus_factor, rhs[(k, j)]);
             }
         }
     }
