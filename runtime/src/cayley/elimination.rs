@@ -1,9 +1,8 @@
 //! Pivot-free Gauss–Jordan elimination specialised to `I + C`.
 
-use core::cmp::Ordering;
-
 use nalgebra::SMatrix;
 
+use crate::orthogonal::skew_from_upper_plus;
 use crate::{Field, OrthogonalMap, product, scalar::two};
 
 /// Solves `(I + C) X = 2I` by elimination without pivoting, then returns `X − I`
@@ -18,16 +17,8 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for Elimination {
 
     #[inline(always)]
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
-        // m = I + C from the strict upper triangle of C, and 2I, entry by entry (inlined, so the
-        // lane path compiles them for its instruction set).
-        let m = product::matrix(
-            #[inline(always)]
-            |i, j| match i.cmp(&j) {
-                Ordering::Less => c[(i, j)],
-                Ordering::Greater => -c[(j, i)],
-                Ordering::Equal => S::one(),
-            },
-        );
+        // m = I + C from the strict upper triangle of C; the right-hand side 2I.
+        let m = skew_from_upper_plus(c, S::one());
         let twice_identity = product::matrix(
             #[inline(always)]
             |i, j| if i == j { two::<S>() } else { S::zero() },
