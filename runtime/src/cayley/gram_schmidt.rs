@@ -41,14 +41,13 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for GramSchmidt {
         // the columns of X = 2(I + C)⁻¹, so X comes out in nalgebra's column-major order without
         // a transpose. Columns are plain arrays, which the optimiser keeps in vector registers.
         let mut q = identity_minus_skew(c);
-        // r[k][j], j > k: the strict upper part of R. y[k]: row k of 2A⁻¹, first 2 q_k / ‖q_k‖².
+        // r[k][j], j > k: the strict upper part of R.
         let mut r = [[S::zero(); T]; T];
-        let mut y = [[S::zero(); T]; T];
         for k in 0..T {
             // q_k borrowed, not copied, beside the columns it updates: 11 % fewer instructions
             // at T = 6 (callgrind).
             let (done, rest) = q.split_at_mut(k + 1);
-            let q_k = &done[k];
+            let q_k = &mut done[k];
             let inverse_square = S::one() / dot(q_k, q_k);
             for (q_j, r_kj) in rest.iter_mut().zip(&mut r[k][k + 1..]) {
                 *r_kj = dot(q_k, q_j) * inverse_square;
@@ -59,11 +58,14 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for GramSchmidt {
                     q_j[i] = product::accumulate(q_j[i], minus_r_kj, q_k[i]);
                 }
             }
+            // q_k is done with: it becomes row k of 2A⁻¹, first 2 q_k / ‖q_k‖², in place (a
+            // second T×T array was a 4 KiB memset per call at T = 8 in lanes).
             let scale = two::<S>() * inverse_square;
-            for i in 0..T {
-                y[k][i] = q_k[i] * scale;
+            for x in q_k.iter_mut() {
+                *x = *x * scale;
             }
         }
+        let y = &mut q;
         // 2A⁻¹ = R⁻¹·(2D⁻¹Q̃ᵀ): y_k −= Σ_{j > k} r_kj y_j, from the last row up.
         for k in (0..T).rev() {
             for j in k + 1..T {
