@@ -62,7 +62,7 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for GramSchmidt {
             // second T×T array was a 4 KiB memset per call at T = 8 in lanes).
             let scale = two::<S>() * inverse_square;
             for x in q_k.iter_mut() {
-                *x = *x * scale;
+                *x *= scale;
             }
         }
         let y = &mut q;
