@@ -353,26 +353,19 @@ fn groups<V, L, const D: usize, const T: usize>(
     let twin = layer.twin(V::splat);
     let group = V::LANES * D * T;
     let ahead = PREFETCH_BYTES.div_ceil(group * core::mem::size_of::<L::Scalar>());
-    let (mut z, mut out) = (zeros::<V, D, T>(), zeros::<V, D, T>());
+    let mut reused = [zeros::<V, D, T>(), zeros::<V, D, T>()];
     let mut inputs = input.chunks_exact(group);
     let mut outputs = output.chunks_exact_mut(group);
     for (index, (sequences, results)) in (&mut inputs).zip(&mut outputs).enumerate() {
         if let Some(later) = input.get((index + ahead) * group..) {
             prefetch(&later[..group.min(later.len())]);
         }
-        forward_group(&twin, sequences, results, V::LANES, &mut z, &mut out);
+        forward_group(&twin, sequences, results, V::LANES, &mut reused);
     }
     let rest = inputs.remainder();
     if !rest.is_empty() {
         let count = rest.len() / (D * T);
-        forward_group(
-            &twin,
-            rest,
-            outputs.into_remainder(),
-            count,
-            &mut z,
-            &mut out,
-        );
+        forward_group(&twin, rest, outputs.into_remainder(), count, &mut reused);
     }
 }
 
@@ -411,37 +404,23 @@ fn prefetch<S>(values: &[S]) {
 }
 
 /// The first `count ≤ LANES` sequences of `input` through `twin` into `output`, by way of the lane
-/// matrices `z` and `out` (overwritten) if a sequence has more entries than [`VECTOR_REGISTERS`],
-/// of new ones otherwise.
+/// matrices `reused` (overwritten) if a sequence has more entries than [`VECTOR_REGISTERS`], of new
+/// ones otherwise.
 #[inline(always)]
 fn forward_group<V: LaneVector, L: SequenceLayer<V, D, T>, const D: usize, const T: usize>(
     twin: &L,
     input: &[V::Scalar],
     output: &mut [V::Scalar],
     count: usize,
-    z: &mut SMatrix<V, D, T>,
-    out: &mut SMatrix<V, D, T>,
+    reused: &mut [SMatrix<V, D, T>; 2],
 ) {
-    if D * T > VECTOR_REGISTERS {
-        forward_group_through(twin, input, output, count, z, out);
+    let mut fresh;
+    let [z, out] = if D * T > VECTOR_REGISTERS {
+        reused
     } else {
-        forward_group_through(twin, input, output, count, &mut zeros(), &mut zeros());
-    }
-}
-
-/// [`forward_group`] by way of `z` and `out`.
-#[inline(always)]
-fn forward_group_through<V, L, const D: usize, const T: usize>(
-    twin: &L,
-    input: &[V::Scalar],
-    output: &mut [V::Scalar],
-    count: usize,
-    z: &mut SMatrix<V, D, T>,
-    out: &mut SMatrix<V, D, T>,
-) where
-    V: LaneVector,
-    L: SequenceLayer<V, D, T>,
-{
+        fresh = [zeros(), zeros()];
+        &mut fresh
+    };
     if count == V::LANES && V::SHUFFLES {
         pack(input, z);
         twin.forward_into(z.as_view(), out.as_view_mut());
