@@ -11,6 +11,8 @@
 //! last bit. Over the vectors of the opt-in [`crate::VectorFunctions`] on AVX2 and AVX-512, each
 //! `+ a_k b_k` is one fused multiply-add instead.
 
+use core::mem::MaybeUninit;
+
 use nalgebra::{ArrayStorage, Const, Matrix, RawStorage, RawStorageMut, SMatrix};
 
 use crate::Field;
@@ -19,15 +21,40 @@ use crate::Field;
 /// inlined (a closure-taking constructor is otherwise often kept out of line).
 #[inline(always)]
 pub(crate) fn matrix<S: Field, const R: usize, const C: usize>(
-    mut f: impl FnMut(usize, usize) -> S,
+    f: impl FnMut(usize, usize) -> S,
 ) -> SMatrix<S, R, C> {
-    let mut data = [[S::zero(); R]; C];
-    for (j, column) in data.iter_mut().enumerate() {
-        for (i, x) in column.iter_mut().enumerate() {
-            *x = f(i, j);
+    SMatrix::from_array_storage(ArrayStorage(columns(f)))
+}
+
+/// The columns `[[f(0, j), f(1, j), …]; C]`: [`columns_in`] on the stack.
+#[inline(always)]
+pub(crate) fn columns<S: Field, const R: usize, const C: usize>(
+    f: impl FnMut(usize, usize) -> S,
+) -> [[S; R]; C] {
+    *columns_in(&mut MaybeUninit::uninit(), f)
+}
+
+/// `storage` filled with the columns `[[f(0, j), f(1, j), …]; C]`, each value written once,
+/// without zeroing first (over AVX-512 lanes a zeroed `8×8` array is a 4 KiB `memset` call, and
+/// every vector register is spilled around a call), and returned in place (returned by value, a
+/// large array is a `memcpy`).
+#[inline(always)]
+pub(crate) fn columns_in<S: Field, const R: usize, const C: usize>(
+    storage: &mut MaybeUninit<[[S; R]; C]>,
+    mut f: impl FnMut(usize, usize) -> S,
+) -> &mut [[S; R]; C] {
+    let first = storage.as_mut_ptr().cast::<S>();
+    for j in 0..C {
+        for i in 0..R {
+            // SAFETY: `[[S; R]; C]` is `R·C` values of `S` in a row, column `j` from `j·R` on,
+            // so the offset is in bounds; writing does not read or drop the old (uninitialised)
+            // value.
+            unsafe { first.add(j * R + i).write(f(i, j)) };
         }
     }
-    SMatrix::from_array_storage(ArrayStorage(data))
+    // SAFETY: every one of the `R·C` values was written above. (Should `f` panic, `storage` stays
+    // uninitialised and is never read.)
+    unsafe { storage.assume_init_mut() }
 }
 
 /// `Σ_k a[i,k]·b[k,j]` from `k = 0` up (zero if `K = 0`).
@@ -85,6 +112,32 @@ pub(crate) fn mul_to<S, const R: usize, const K: usize, const C: usize, SA, SB, 
     for j in 0..C {
         for i in 0..R {
             out[(i, j)] = entry(a, b, i, j);
+        }
+    }
+}
+
+/// `out = a·b`, with `b` given by its columns: as [`mul_to`].
+#[inline(always)]
+pub(crate) fn mul_columns_to<S, const R: usize, const K: usize, const C: usize, SA, SO>(
+    a: &Matrix<S, Const<R>, Const<K>, SA>,
+    b: &[[S; K]; C],
+    out: &mut Matrix<S, Const<R>, Const<C>, SO>,
+) where
+    S: Field,
+    SA: RawStorage<S, Const<R>, Const<K>>,
+    SO: RawStorageMut<S, Const<R>, Const<C>>,
+{
+    for (j, column) in b.iter().enumerate() {
+        for i in 0..R {
+            out[(i, j)] = if K == 0 {
+                S::zero()
+            } else {
+                let mut sum = a[(i, 0)] * column[0];
+                for k in 1..K {
+                    sum = accumulate(sum, a[(i, k)], column[k]);
+                }
+                sum
+            };
         }
     }
 }

@@ -34,7 +34,7 @@ use rand::Rng;
 use crate::correlation::{ArbitraryWeight, SkewCorrelation, SkewWeight};
 use crate::{
     DefaultCayley, Elimination, Field, Generated, GramSchmidt, LaneTwin, MapScalar, OrthogonalMap,
-    Real, SequenceLayer, SkewSymmetric, product,
+    Real, SequenceLayer, SkewSymmetric,
 };
 
 /// Volume-preserving attention on sequences of `T` vectors in `R^D`, with the skew correlation
@@ -126,8 +126,7 @@ where
 {
     #[inline(always)]
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
-        let lambda = Map::map(&self.weight.correlation(&z));
-        product::mul_to(&z, &lambda, &mut out);
+        Map::multiply_to(&z, &self.weight.correlation(&z), &mut out);
     }
 }
 

@@ -2,9 +2,11 @@
 //! agreement between kernels, and orthogonality with determinant 1 over six decades of scale.
 
 use geomattn::nalgebra::{Const, DMatrix, DimMin, SMatrix};
-use geomattn::{Elimination, GramSchmidt, LuSolve, NalgebraInverse, OrthogonalMap, SkewSymmetric};
+use geomattn::{
+    Elimination, Generated, GramSchmidt, LuSolve, NalgebraInverse, OrthogonalMap, SkewSymmetric,
+};
 use geomattn_testkit::conventions::{CAYLEY_T2, CAYLEY_T4, CAYLEY_T5, CayleyVector};
-use geomattn_testkit::{Q, orthogonality_error, random_skew};
+use geomattn_testkit::{Q, orthogonality_error, q, random_matrix, random_skew};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -68,6 +70,91 @@ fn kernels_read_only_the_upper_triangle() {
     assert_eq!(
         <LuSolve as OrthogonalMap<f64, 5>>::map(&garbage),
         <LuSolve as OrthogonalMap<f64, 5>>::map(&c)
+    );
+}
+
+/// `z·map(c)` by `multiply_to`, which kernels may override to multiply from their own columns.
+fn product_by_multiply_to<
+    M: OrthogonalMap<S, T>,
+    S: geomattn::Field,
+    const D: usize,
+    const T: usize,
+>(
+    z: &SMatrix<S, D, T>,
+    c: &SMatrix<S, T, T>,
+) -> SMatrix<S, D, T> {
+    let mut out = SMatrix::<S, D, T>::from_element(S::one());
+    M::multiply_to(&z.as_view(), c, &mut out.as_view_mut());
+    out
+}
+
+/// `multiply_to` is `z·map(c)` bit for bit, for every kernel, with garbage below the diagonal
+/// of `c` (the overrides of `GramSchmidt` and `Generated` skip the `T×T` result).
+fn multiply_to_is_the_product_with_map<const D: usize, const T: usize>(seed: u64)
+where
+    Const<T>: DimMin<Const<T>, Output = Const<T>>,
+{
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let z = random_matrix::<D, T>(&mut rng);
+    let mut c = random_skew::<T>(&mut rng, 2.0);
+    for i in 0..T {
+        for j in 0..=i {
+            c[(i, j)] = 1e3 * (i + j) as f64 + 7.0;
+        }
+    }
+    fn check<M: OrthogonalMap<f64, T>, const D: usize, const T: usize>(
+        z: &SMatrix<f64, D, T>,
+        c: &SMatrix<f64, T, T>,
+    ) {
+        let expected = z * M::map(c);
+        let got = product_by_multiply_to::<M, f64, D, T>(z, c);
+        let bits = |m: &SMatrix<f64, D, T>| m.map(f64::to_bits);
+        assert_eq!(
+            bits(&got),
+            bits(&expected),
+            "{} at D = {D}, T = {T}",
+            M::NAME
+        );
+    }
+    check::<Generated, D, T>(&z, &c);
+    check::<GramSchmidt, D, T>(&z, &c);
+    check::<Elimination, D, T>(&z, &c);
+    check::<NalgebraInverse, D, T>(&z, &c);
+    check::<LuSolve, D, T>(&z, &c);
+}
+
+#[test]
+fn multiply_to_equals_the_product_with_the_map_bit_for_bit() {
+    for seed in 0..20 {
+        multiply_to_is_the_product_with_map::<3, 1>(seed);
+        multiply_to_is_the_product_with_map::<3, 2>(seed);
+        multiply_to_is_the_product_with_map::<2, 3>(seed);
+        multiply_to_is_the_product_with_map::<4, 4>(seed);
+        multiply_to_is_the_product_with_map::<5, 5>(seed);
+        multiply_to_is_the_product_with_map::<3, 6>(seed);
+        multiply_to_is_the_product_with_map::<8, 8>(seed);
+        multiply_to_is_the_product_with_map::<2, 9>(seed);
+    }
+}
+
+/// In rationals `multiply_to` is exactly `z·Cay(C)`: CONVENTIONS.md's `T = 5` vector through
+/// the overriding kernels, against the exact product.
+#[test]
+fn multiply_to_is_exact_in_rationals() {
+    let c = unpacked(&CAYLEY_T5);
+    let z = SMatrix::<Q, 2, 5>::from_fn(|i, j| q((3 * i + j) as i128 - 4, 1 + (i + 2 * j) as i128));
+    let expected = z * CAYLEY_T5.expected_q();
+    assert_eq!(
+        product_by_multiply_to::<GramSchmidt, Q, 2, 5>(&z, &c),
+        expected
+    );
+    assert_eq!(
+        product_by_multiply_to::<Generated, Q, 2, 5>(&z, &c),
+        expected
+    );
+    assert_eq!(
+        product_by_multiply_to::<Elimination, Q, 2, 5>(&z, &c),
+        expected
     );
 }
 

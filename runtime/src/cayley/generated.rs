@@ -1,7 +1,7 @@
 //! The kernel [`Generated`]: straight-line code emitted by `geomattn-macros` for the sizes its
 //! table unrolls, the [`GramSchmidt`] loops for other `T`.
 
-use nalgebra::SMatrix;
+use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut};
 
 use super::GramSchmidt;
 use crate::{Field, OrthogonalMap, product};
@@ -47,6 +47,34 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for Generated {
             <GramSchmidt as OrthogonalMap<S, T>>::map(c)
         )
     }
+
+    #[inline(always)]
+    fn multiply_to<const D: usize>(
+        z: &SMatrixView<'_, S, D, T>,
+        c: &SMatrix<S, T, T>,
+        out: &mut SMatrixViewMut<'_, S, D, T>,
+    ) {
+        geomattn_macros::__unrolled_match!(
+            crate,
+            T,
+            via_product,
+            (z, c, out),
+            <GramSchmidt as OrthogonalMap<S, T>>::multiply_to(z, c, out)
+        )
+    }
+}
+
+/// `out = z·f(c)` for `f` written for `N×N`, called only when `N = T` (see [`via`]).
+#[inline(always)]
+fn via_product<S: Field, const D: usize, const T: usize, const N: usize>(
+    (z, c, out): (
+        &SMatrixView<'_, S, D, T>,
+        &SMatrix<S, T, T>,
+        &mut SMatrixViewMut<'_, S, D, T>,
+    ),
+    f: impl FnOnce(&SMatrix<S, N, N>) -> SMatrix<S, N, N>,
+) {
+    product::mul_to(z, &via(c, f), out);
 }
 
 /// `f(c)` for `f` written for `N×N`, called only when `N = T`: the copies are then moves of

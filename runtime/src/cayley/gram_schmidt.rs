@@ -1,7 +1,9 @@
 //! Square-root-free modified Gram–Schmidt on `I + C`: accurate wherever the Cayley transform is
 //! defined.
 
-use nalgebra::SMatrix;
+use core::mem::MaybeUninit;
+
+use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut};
 
 use crate::{Field, OrthogonalMap, product, scalar::two};
 
@@ -37,67 +39,95 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for GramSchmidt {
 
     #[inline(always)]
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
-        // Gram–Schmidt on A = I − C = (I + C)ᵀ rather than on I + C: the rows of 2A⁻¹ are then
-        // the columns of X = 2(I + C)⁻¹, so X comes out in nalgebra's column-major order without
-        // a transpose. Columns are plain arrays, which the optimiser keeps in vector registers.
-        let mut q = identity_minus_skew(c);
-        // r[k][j], j > k: the strict upper part of R.
-        let mut r = [[S::zero(); T]; T];
-        for k in 0..T {
-            // q_k borrowed, not copied, beside the columns it updates: 11 % fewer instructions
-            // at T = 6 (callgrind).
-            let (done, rest) = q.split_at_mut(k + 1);
-            let q_k = &mut done[k];
-            let inverse_square = S::one() / dot(q_k, q_k);
-            for (q_j, r_kj) in rest.iter_mut().zip(&mut r[k][k + 1..]) {
-                *r_kj = dot(q_k, q_j) * inverse_square;
-                // q_j − r·q_k as q_j + (−r)·q_k: the same number (IEEE subtraction adds the
-                // negation), and one fused multiply-add where products fuse.
-                let minus_r_kj = -*r_kj;
-                for i in 0..T {
-                    q_j[i] = product::accumulate(q_j[i], minus_r_kj, q_k[i]);
-                }
-            }
-            // q_k is done with: it becomes row k of 2A⁻¹, first 2 q_k / ‖q_k‖², in place (a
-            // second T×T array was a 4 KiB memset per call at T = 8 in lanes).
-            let scale = two::<S>() * inverse_square;
-            for x in q_k.iter_mut() {
-                *x *= scale;
-            }
-        }
-        let y = &mut q;
-        // 2A⁻¹ = R⁻¹·(2D⁻¹Q̃ᵀ): y_k −= Σ_{j > k} r_kj y_j, from the last row up.
-        for k in (0..T).rev() {
-            for j in k + 1..T {
-                let (minus_r_kj, y_j) = (-r[k][j], y[j]);
-                for i in 0..T {
-                    y[k][i] = product::accumulate(y[k][i], minus_r_kj, y_j[i]);
-                }
-            }
-        }
+        let mut storage = MaybeUninit::uninit();
+        let x = identity_minus_skew(c, &mut storage);
+        twice_inverse_columns(x);
         // Cay(C) = X − I.
         product::matrix(
             #[inline(always)]
-            |i, j| if i == j { y[j][i] - S::one() } else { y[j][i] },
+            |i, j| if i == j { x[j][i] - S::one() } else { x[j][i] },
         )
+    }
+
+    #[inline(always)]
+    fn multiply_to<const D: usize>(
+        z: &SMatrixView<'_, S, D, T>,
+        c: &SMatrix<S, T, T>,
+        out: &mut SMatrixViewMut<'_, S, D, T>,
+    ) {
+        // Cay(C) = X − I in place, then z·Cay(C) straight from its columns: no T×T result.
+        let mut storage = MaybeUninit::uninit();
+        let cayley = identity_minus_skew(c, &mut storage);
+        twice_inverse_columns(cayley);
+        for (k, column) in cayley.iter_mut().enumerate() {
+            column[k] -= S::one();
+        }
+        product::mul_columns_to(z, cayley, out);
     }
 }
 
-/// The columns of `I − C`, from the strict upper triangle of `C`: entry `i` of column `j` is
-/// `−C_ij` above the diagonal, `C_ji` below it.
+/// The columns of `I − C` overwritten with those of `X = 2(I + C)⁻¹`.
 #[inline(always)]
-fn identity_minus_skew<S: Field, const T: usize>(c: &SMatrix<S, T, T>) -> [[S; T]; T] {
-    let mut q = [[S::zero(); T]; T];
-    for (j, column) in q.iter_mut().enumerate() {
-        column[j] = S::one();
-        for i in 0..j {
-            column[i] = -c[(i, j)];
+fn twice_inverse_columns<S: Field, const T: usize>(q: &mut [[S; T]; T]) {
+    // Gram–Schmidt on A = I − C = (I + C)ᵀ rather than on I + C: the rows of 2A⁻¹ are then
+    // the columns of X = 2(I + C)⁻¹, so X comes out in nalgebra's column-major order without
+    // a transpose. Columns are plain arrays, which the optimiser keeps in vector registers.
+    //
+    // −r[k][j] for j > k, the strict upper part of R negated, each written in the sweep and read
+    // in the back-substitution; nothing else is written or read. Uninitialised rather than
+    // zeroed: a zeroed 8×8 array of AVX-512 lanes is a 4 KiB `memset` call.
+    let mut minus_r = [[MaybeUninit::<S>::uninit(); T]; T];
+    for k in 0..T {
+        // q_k borrowed, not copied, beside the columns it updates: 11 % fewer instructions
+        // at T = 6 (callgrind).
+        let (done, rest) = q.split_at_mut(k + 1);
+        let q_k = &mut done[k];
+        let inverse_square = S::one() / dot(q_k, q_k);
+        for (q_j, slot) in rest.iter_mut().zip(&mut minus_r[k][k + 1..]) {
+            // q_j − r·q_k as q_j + (−r)·q_k: the same number (IEEE subtraction adds the
+            // negation), and one fused multiply-add where products fuse.
+            let minus_r_kj = -(dot(q_k, q_j) * inverse_square);
+            slot.write(minus_r_kj);
+            for i in 0..T {
+                q_j[i] = product::accumulate(q_j[i], minus_r_kj, q_k[i]);
+            }
         }
-        for i in j + 1..T {
-            column[i] = c[(j, i)];
+        // q_k is done with: it becomes row k of 2A⁻¹, first 2 q_k / ‖q_k‖², in place (a
+        // second T×T array was a 4 KiB memset per call at T = 8 in lanes).
+        let scale = two::<S>() * inverse_square;
+        for x in q_k.iter_mut() {
+            *x *= scale;
         }
     }
-    q
+    let y = q;
+    // 2A⁻¹ = R⁻¹·(2D⁻¹Q̃ᵀ): y_k −= Σ_{j > k} r_kj y_j, from the last row up.
+    for k in (0..T).rev() {
+        for j in k + 1..T {
+            // SAFETY: the sweep above wrote row k from k + 1 on.
+            let (minus_r_kj, y_j) = (unsafe { minus_r[k][j].assume_init() }, y[j]);
+            for i in 0..T {
+                y[k][i] = product::accumulate(y[k][i], minus_r_kj, y_j[i]);
+            }
+        }
+    }
+}
+
+/// `storage` filled with the columns of `I − C`, from the strict upper triangle of `C`: entry `i`
+/// of column `j` is `−C_ij` above the diagonal, `C_ji` below it.
+#[inline(always)]
+fn identity_minus_skew<'a, S: Field, const T: usize>(
+    c: &SMatrix<S, T, T>,
+    storage: &'a mut MaybeUninit<[[S; T]; T]>,
+) -> &'a mut [[S; T]; T] {
+    product::columns_in(
+        storage,
+        #[inline(always)]
+        |i, j| match i.cmp(&j) {
+            core::cmp::Ordering::Less => -c[(i, j)],
+            core::cmp::Ordering::Greater => c[(j, i)],
+            core::cmp::Ordering::Equal => S::one(),
+        },
+    )
 }
 
 /// `aᵀb`, in order (`T ≥ 1`).

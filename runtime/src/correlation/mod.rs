@@ -46,16 +46,16 @@ pub fn lower_correlation<S: Field, const D: usize, const T: usize>(
     a: &SMatrix<S, D, D>,
 ) -> SMatrix<S, T, T> {
     let az = product::mul(a, z);
-    let mut l = product::matrix::<S, T, T>(
+    product::matrix(
         #[inline(always)]
-        |_, _| S::zero(),
-    );
-    for j in 0..T {
-        for i in j + 1..T {
-            l[(i, j)] = product::column_dot(z, i, &az, j);
-        }
-    }
-    l
+        |i, j| {
+            if i > j {
+                product::column_dot(z, i, &az, j)
+            } else {
+                S::zero()
+            }
+        },
+    )
 }
 
 /// GML's batched `tensor_mat_skew_sym_assign(Z, A)`: [`lower_correlation`] for every slice.
