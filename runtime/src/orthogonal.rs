@@ -53,10 +53,19 @@ pub trait OrthogonalMap<S: Field, const T: usize> {
     /// The orthogonal matrix of the skew matrix whose strict upper triangle is that of `c`.
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T>;
 
-    /// `out = z·map(c)`, the product volume-preserving attention takes; the same numbers, bit for
-    /// bit, as [`crate::product`]'s order applied to [`map`](Self::map). Kernels that build the
+    /// `out = z·map(c)`, the product volume-preserving attention takes; bit for bit the product
+    /// of `z` and [`map`](Self::map)`(c)` in nalgebra's order. Kernels that build the
     /// map column by column override it to multiply from those columns, without a `T×T` result
     /// (at `T = 8` over AVX-512 lanes, a 4 KiB copy per group of sequences).
+    ///
+    /// ```
+    /// use geomattn::{GramSchmidt, OrthogonalMap, nalgebra::{Matrix2, Matrix3x2}};
+    /// let c = Matrix2::new(0.0, -0.5, 0.5, 0.0);
+    /// let z = Matrix3x2::new(1.0, 2.0, 3.0, 4.0, 5.0, 6.0);
+    /// let mut out = Matrix3x2::zeros();
+    /// <GramSchmidt as OrthogonalMap<f64, 2>>::multiply_to(&z.as_view(), &c, &mut out.as_view_mut());
+    /// assert_eq!(out, z * <GramSchmidt as OrthogonalMap<f64, 2>>::map(&c));
+    /// ```
     #[inline(always)]
     fn multiply_to<const D: usize>(
         z: &SMatrixView<'_, S, D, T>,
