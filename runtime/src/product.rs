@@ -70,14 +70,10 @@ where
     SA: RawStorage<S, Const<R>, Const<K>>,
     SB: RawStorage<S, Const<K>, Const<C>>,
 {
-    if K == 0 {
-        return S::zero();
-    }
-    let mut sum = a[(i, 0)] * b[(0, j)];
-    for k in 1..K {
-        sum = accumulate(sum, a[(i, k)], b[(k, j)]);
-    }
-    sum
+    sum_of_products::<S, K>(
+        #[inline(always)]
+        |k| (a[(i, k)], b[(k, j)]),
+    )
 }
 
 /// `a·b`.
@@ -129,15 +125,10 @@ pub(crate) fn mul_columns_to<S, const R: usize, const K: usize, const C: usize, 
 {
     for (j, column) in b.iter().enumerate() {
         for i in 0..R {
-            out[(i, j)] = if K == 0 {
-                S::zero()
-            } else {
-                let mut sum = a[(i, 0)] * column[0];
-                for k in 1..K {
-                    sum = accumulate(sum, a[(i, k)], column[k]);
-                }
-                sum
-            };
+            out[(i, j)] = sum_of_products::<S, K>(
+                #[inline(always)]
+                |k| (a[(i, k)], column[k]),
+            );
         }
     }
 }
@@ -172,12 +163,26 @@ where
     SA: RawStorage<S, Const<K>, Const<CA>>,
     SB: RawStorage<S, Const<K>, Const<CB>>,
 {
+    sum_of_products::<S, K>(
+        #[inline(always)]
+        |k| (a[(k, i)], b[(k, j)]),
+    )
+}
+
+/// `Σ_k a_k·b_k` over the pairs `(a_k, b_k) = term(k)`, from `k = 0` up (zero if `K = 0`): the
+/// order of every product and dot product here.
+#[inline(always)]
+pub(crate) fn sum_of_products<S: Field, const K: usize>(
+    mut term: impl FnMut(usize) -> (S, S),
+) -> S {
     if K == 0 {
         return S::zero();
     }
-    let mut sum = a[(0, i)] * b[(0, j)];
+    let (a, b) = term(0);
+    let mut sum = a * b;
     for k in 1..K {
-        sum = accumulate(sum, a[(k, i)], b[(k, j)]);
+        let (a, b) = term(k);
+        sum = accumulate(sum, a, b);
     }
     sum
 }

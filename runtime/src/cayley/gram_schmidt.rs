@@ -130,12 +130,11 @@ fn identity_minus_skew<'a, S: Field, const T: usize>(
     )
 }
 
-/// `aᵀb`, in order (`T ≥ 1`).
+/// `aᵀb`, in order.
 #[inline(always)]
 fn dot<S: Field, const T: usize>(a: &[S; T], b: &[S; T]) -> S {
-    let mut sum = a[0] * b[0];
-    for i in 1..T {
-        sum = product::accumulate(sum, a[i], b[i]);
-    }
-    sum
+    product::sum_of_products::<S, T>(
+        #[inline(always)]
+        |i| (a[i], b[i]),
+    )
 }
