@@ -23,15 +23,7 @@ use crate::Field;
 pub(crate) fn matrix<S: Field, const R: usize, const C: usize>(
     f: impl FnMut(usize, usize) -> S,
 ) -> SMatrix<S, R, C> {
-    SMatrix::from_array_storage(ArrayStorage(columns(f)))
-}
-
-/// The columns `[[f(0, j), f(1, j), …]; C]`: [`columns_in`] on the stack.
-#[inline(always)]
-pub(crate) fn columns<S: Field, const R: usize, const C: usize>(
-    f: impl FnMut(usize, usize) -> S,
-) -> [[S; R]; C] {
-    *columns_in(&mut MaybeUninit::uninit(), f)
+    SMatrix::from_array_storage(ArrayStorage(*columns_in(&mut MaybeUninit::uninit(), f)))
 }
 
 /// `storage` filled with the columns `[[f(0, j), f(1, j), …]; C]`, each value written once,
