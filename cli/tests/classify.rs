@@ -1,6 +1,5 @@
-//! `geomattn classify` on the shipped MNIST images with GML's nn3 (read from
-//! `../shared/fixtures/gml/`, skipped where absent): its tables are the library's evaluation, and
-//! bad input is one line and exit code 2.
+//! `geomattn classify` on the shipped MNIST images with GML's nn3 (shipped in `fixtures/gml/`): its
+//! tables are the library's evaluation, and bad input is one line and exit code 2.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -15,12 +14,13 @@ fn repository(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)
 }
 
-fn paths() -> Option<[String; 3]> {
-    let net = repository("../shared/fixtures/gml/mnist_nn3.h5");
-    let images = repository("fixtures/mnist/mnist-train-300-images.idx3-ubyte");
-    let labels = repository("fixtures/mnist/mnist-train-300-labels.idx1-ubyte");
-    net.is_file()
-        .then(|| [net, images, labels].map(|p| p.display().to_string()))
+fn paths() -> [String; 3] {
+    [
+        "fixtures/gml/mnist_nn3.h5",
+        "fixtures/mnist/mnist-train-300-images.idx3-ubyte",
+        "fixtures/mnist/mnist-train-300-labels.idx1-ubyte",
+    ]
+    .map(|p| repository(p).display().to_string())
 }
 
 fn geomattn(args: &[&str]) -> Output {
@@ -32,9 +32,7 @@ fn geomattn(args: &[&str]) -> Output {
 
 #[test]
 fn classify_prints_the_librarys_accuracy_and_confusion_matrix() {
-    let Some([net, images, labels]) = paths() else {
-        return;
-    };
+    let [net, images, labels] = paths();
     let out = geomattn(&[
         "classify", &net, "--arch", CT, "--images", &images, "--labels", &labels, "--f32",
     ]);
@@ -68,9 +66,7 @@ fn classify_prints_the_librarys_accuracy_and_confusion_matrix() {
 
 #[test]
 fn classify_refuses_bad_input_in_one_line() {
-    let Some([net, images, labels]) = paths() else {
-        return;
-    };
+    let [net, images, labels] = paths();
     let vpt = "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)";
     let cases: [(&[&str], &str); 4] = [
         (

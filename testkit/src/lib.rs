@@ -89,20 +89,15 @@ pub fn orthogonality_error<const T: usize>(q: &SMatrix<f64, T, T>) -> f64 {
 
 /// The path of the GML fixture `name` (GML 0.4.8 networks in HDF5).
 ///
-/// The rigid-body networks ship with the repository, in `fixtures/gml/`, and are served from
-/// there; a file that is not there (the MNIST networks, about 3 MB, used by one test only) is
-/// read from the shared fixtures beside the repository, `../shared/fixtures/gml/`.
+/// Every GML network the project uses ships with the repository, in `fixtures/gml/` (with GML's
+/// licence and provenance): a fresh clone reads nothing from beside it.
 ///
 /// ```
 /// let path = geomattn_testkit::fixture("transformer_rigid_body_nn_vpt.h5");
 /// assert!(path.ends_with("fixtures/gml/transformer_rigid_body_nn_vpt.h5") && path.is_file());
 /// ```
 pub fn fixture(name: &str) -> PathBuf {
-    let repository = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let shipped = repository.join("fixtures/gml").join(name);
-    if shipped.is_file() {
-        shipped
-    } else {
-        repository.join("../shared/fixtures/gml").join(name)
-    }
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/gml")
+        .join(name)
 }
