@@ -25,6 +25,7 @@ pub fn run(path: &Path) -> Result<ExitCode, Failure> {
             "parameter",
             "kind",
             "shape (Julia)",
+            "storage",
             "Stiefel deviation",
         ],
     );
@@ -35,6 +36,7 @@ pub fn run(path: &Path) -> Result<ExitCode, Failure> {
                 parameter.name.clone(),
                 parameter.kind.clone(),
                 parameter.shape.clone(),
+                parameter.storage.clone(),
                 parameter
                     .stiefel_deviation
                     .map_or_else(|| "—".into(), |d| format!("{d:.1e}")),
