@@ -61,7 +61,7 @@ impl PySkewAttention {
             let output = writer
                 .as_slice_mut()
                 .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-            let (input, layout) = (windows.values, windows.layout);
+            let (input, layout) = (&windows.values[..], windows.layout);
             py.detach(|| {
                 parallel::run(input, d * d, output, d * d, |i, o| {
                     kernel.forward(i, layout, o, checked)

@@ -47,7 +47,7 @@ impl PyNetwork {
             let output = writer
                 .as_slice_mut()
                 .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-            let (input, layout, net) = (windows.values, windows.layout, &*self.loaded.net);
+            let (input, layout, net) = (&windows.values[..], windows.layout, &*self.loaded.net);
             py.detach(|| {
                 parallel::run(input, dim * seq, output, dim * seq, |i, o| {
                     X::forward(net, i, layout, o, checked)
@@ -82,7 +82,7 @@ impl PyNetwork {
             let output = writer
                 .as_slice_mut()
                 .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-            let (input, layout, net) = (windows.values, windows.layout, &*self.loaded.net);
+            let (input, layout, net) = (&windows.values[..], windows.layout, &*self.loaded.net);
             py.detach(|| {
                 parallel::run(input, dim * seq, output, dim * states, |i, o| {
                     X::rollout(net, i, layout, o, checked)
@@ -146,7 +146,8 @@ impl PyNetwork {
             .collect())
     }
 
-    /// The file's parameters by path (``"L1/A"``), read-only ``float32`` arrays.
+    /// The file's parameters by path (``"L1/A"``), read-only arrays in the element type the file
+    /// stores (``float32``, or ``float64`` for a network GML trained in Float64).
     fn parameters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         self.parameters.bind(py).copy()
     }
@@ -239,7 +240,18 @@ pub(crate) fn load(
     let loaded = py.detach(|| spec_api::load(&path, arch, precision))?;
     let parameters = PyDict::new(py);
     for parameter in &loaded.parameters {
-        let array = PyArray::from_slice(py, &parameter.values).reshape(parameter.shape.clone())?;
+        // In the element type the file stores (a Float32 value widened to f64 narrows exactly).
+        #[allow(clippy::cast_possible_truncation)]
+        let array = if parameter.float32 {
+            let single: Vec<f32> = parameter.values.iter().map(|&x| x as f32).collect();
+            PyArray::from_vec(py, single)
+                .reshape(parameter.shape.clone())?
+                .into_any()
+        } else {
+            PyArray::from_slice(py, &parameter.values)
+                .reshape(parameter.shape.clone())?
+                .into_any()
+        };
         array.call_method1("setflags", ((), false))?;
         parameters.set_item(&parameter.name, array)?;
     }

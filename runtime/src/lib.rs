@@ -41,7 +41,7 @@ pub use architectures::{
     ClassificationLayer, ClassificationTransformer, Classifier, LinearPair,
     LinearSymplecticTransformer, ResNetStack, StandardTransformerIntegrator, SympNetStack,
     SymplecticTransformer, Transformer, VolumePreservingFeedForward, VolumePreservingTransformer,
-    VpffBlock, iterate, mnist_patches,
+    VpffBlock, forward_blocks_checked, iterate, mnist_patches,
 };
 pub use cayley::{Elimination, Generated, GramSchmidt, LuSolve, NalgebraInverse};
 pub use correlation::{

@@ -97,6 +97,18 @@ where
         }
         out.copy_from(&x);
     }
+
+    /// As [`geomattn::Transformer`]'s: the error names the layer and its block.
+    fn forward_checked_into(
+        &self,
+        z: SMatrixView<'_, S, D, T>,
+        out: SMatrixViewMut<'_, S, D, T>,
+    ) -> Result<(), geomattn::Error>
+    where
+        S: RealField,
+    {
+        geomattn::forward_blocks_checked(&self.0, z, out)
+    }
 }
 
 /// A network of type `Net` on windows of `T` states in `R^D`, computing in `S`.
