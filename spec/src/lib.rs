@@ -47,7 +47,9 @@ mod network;
 pub mod rigid_body;
 pub mod structure;
 
-pub use arch::{Activation, Arch, AttentionActivation, Ct, Kick, LinSympt, St, Sympt, Vpff, Vpt};
+pub use arch::{
+    Activation, Arch, AttentionActivation, Ct, Kick, LinSympt, St, Sympt, Vpff, Vpt, gml_defaults,
+};
 pub use dispatch::{check, check_file, open, open_file};
 pub use error::Error;
 pub use network::{Network, Precision, Scalar};
