@@ -265,7 +265,8 @@ pub struct LinSympt {
     pub init_upper: bool,
 }
 
-/// An architecture with all its options.
+/// An architecture with all its options, parsed from the short form or GML's constructor call
+/// (see [the syntax and GML's defaults](crate::arch)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Arch {
     /// Volume-preserving transformer.
@@ -312,7 +313,7 @@ impl Arch {
 impl FromStr for Arch {
     type Err = Error;
 
-    /// Parses GML's constructor call or the short form (see the [module docs](self)).
+    /// Parses GML's constructor call or the short form (see the [syntax](crate::arch)).
     fn from_str(spec: &str) -> Result<Self, Error> {
         let call = call::split(spec).map_err(|reason| malformed(spec, reason))?;
         let (grammar, form) = grammar::find(call.name).ok_or_else(|| {

@@ -34,7 +34,7 @@
 //! numbers: exact Jacobians without a finite-difference step, the same approach as the test
 //! suite), `rand` (seeded sample inputs of the structure check), `thiserror` (the [`Error`]).
 
-mod arch;
+pub mod arch;
 pub mod batch;
 pub mod classify;
 mod dispatch;
