@@ -46,13 +46,15 @@ struct Cli {
 
 fn after_help() -> String {
     format!(
-        "SPEC names an architecture and all its options, e.g.\n  \
+        "SPEC names an architecture, in the short form with all its options, e.g.\n  \
          \"vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)\"\n  \
          \"vpff(dim=3, n_blocks=6, n_linear=1, activation=tanh)\"\n  \
          \"st(dim=3, seq=3, n_heads=1, n_blocks=2, L=3, activation=tanh, add_connection=false)\"\n  \
          \"classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, Stiefel=true, \
          add_connection=false)\"\n\
-         (GML's own constructor calls are accepted too). Compiled sizes:\n{}",
+         or as GML's constructor call pasted from Julia, e.g.\n  \
+         \"VolumePreservingTransformer(3, 3; n_blocks = 2, L = 3)\"\n{}\n\nCompiled sizes:\n{}",
+        geomattn_spec::gml_defaults(),
         geomattn_spec::grid::describe()
     )
 }

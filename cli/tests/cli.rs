@@ -87,6 +87,9 @@ fn help_lists_the_subcommands_and_the_compiled_sizes() {
         "check",
         "report",
         "vpt: dim ∈ {2, 3, 4}",
+        // GML's defaults for its constructor calls.
+        "VolumePreservingTransformer(sys_dim, seq_length; n_blocks = 1, n_linear = 1, L = 1,",
+        "symmetric = true) + seq, kick = gml",
     ] {
         assert!(help.contains(word), "{word}: {help}");
     }
