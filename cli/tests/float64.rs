@@ -27,11 +27,11 @@ fn layers(seed: u64, size: usize) -> Vec<Layer<f64>> {
     })
 }
 
-const SYMPLECTIC: &str = "SymplecticTransformer(4; seq = 3, n_sympnet = 2, upscaling_dimension = 8, \
-                          L = 2, sympnet_activation = tanh, attention_activation = MatrixSoftmax, \
-                          init_upper = true, symmetric = true, kick = gml)";
-const LINEAR: &str = "LinearSymplecticTransformer(4, 3; n_sympnet = 2, upscaling_dimension = 8, \
-                      L = 2, activation = tanh, init_upper = true)";
+/// GML's calls as a user pastes them, GML's defaults for the rest (n_sympnet = 2,
+/// upscaling_dimension = 2·dim, tanh, MatrixSoftmax, init_upper = true, symmetric = true; and
+/// geomattn's `kick = gml` in GML's syntax).
+const SYMPLECTIC: &str = "SymplecticTransformer(4; seq = 3, L = 2)";
+const LINEAR: &str = "LinearSymplecticTransformer(4, 3; L = 2)";
 
 /// The states of the CSV `text` (`step,z1,…,z4`), in order.
 fn states(text: &str) -> Vec<Vec<f64>> {
