@@ -38,6 +38,15 @@ impl<X> Windows<X> {
     pub(crate) fn count(&self) -> usize {
         self.batch.unwrap_or(1)
     }
+
+    /// The shape of an array of these windows with `states` states each: `(B, dim, states)` or
+    /// `(dim, states)`.
+    pub(crate) fn shape(&self, dim: usize, states: usize) -> Vec<usize> {
+        match self.batch {
+            Some(b) => vec![b, dim, states],
+            None => vec![dim, states],
+        }
+    }
 }
 
 /// A new C-order array of `shape` for results, allocated by numpy (`numpy.empty`: a batch
@@ -60,7 +69,7 @@ fn expected(what: &str, dim: usize, seq: usize) -> String {
 
 /// Checks `array`'s type, dtype and shape against windows of `dim × seq`, and borrows it as an
 /// `X` array; an array in neither layout is copied into C order first (by numpy).
-pub(crate) fn borrow<'py, X: Element>(
+fn borrow<'py, X: Element>(
     array: &Bound<'py, PyAny>,
     what: &str,
     dim: usize,
@@ -122,9 +131,22 @@ fn layout<X>(view: &ArrayViewD<'_, X>) -> Option<Layout> {
     swapped.is_standard_layout().then_some(Layout::Columns)
 }
 
-/// The windows of an array [`borrow`] returned, copied in their layout (to be read with the GIL
-/// released).
-pub(crate) fn windows<X: Copy>(view: ArrayViewD<'_, X>) -> PyResult<Windows<X>> {
+/// The windows of `array` (checked as [`borrow`] checks it), copied in their layout, to be read
+/// with the GIL released. The borrow ends before this returns and no Python code runs while it
+/// lasts: another thread that resizes the array between two of our Python calls moves its
+/// buffer, and numpy's borrow tracking must see the same buffer when the borrow is released.
+pub(crate) fn copied<X: Element>(
+    array: &Bound<'_, PyAny>,
+    what: &str,
+    dim: usize,
+    seq: usize,
+) -> PyResult<Windows<X>> {
+    let readonly = borrow::<X>(array, what, dim, seq)?;
+    windows(readonly.as_array())
+}
+
+/// The windows of an array [`borrow`] returned, copied in their layout.
+fn windows<X: Copy>(view: ArrayViewD<'_, X>) -> PyResult<Windows<X>> {
     let batch = (view.ndim() == 3).then(|| view.len_of(Axis(0)));
     let layout = layout(&view);
     let mut swapped = view;

@@ -53,9 +53,8 @@ impl PySkewAttention {
         checked: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let d = self.dim;
-        let readonly = arrays::borrow::<X>(z, "z", d, d)?;
-        let windows = arrays::windows(readonly.as_array())?;
-        let out = arrays::output::<X>(py, readonly.as_array().shape().to_vec())?;
+        let windows = arrays::copied::<X>(z, "z", d, d)?;
+        let out = arrays::output::<X>(py, windows.shape(d, d))?;
         {
             let mut writer = out.readwrite();
             let output = writer

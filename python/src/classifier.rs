@@ -47,7 +47,9 @@ fn images(images: &Bound<'_, PyAny>) -> PyResult<(Vec<[u8; PIXELS]>, bool)> {
             )));
         }
     };
-    let readonly: PyReadonlyArrayDyn<'_, u8> = typed.readonly();
+    let readonly: PyReadonlyArrayDyn<'_, u8> = typed
+        .try_readonly()
+        .map_err(|e| PyValueError::new_err(format!("images are being written elsewhere: {e}")))?;
     let pixels: Vec<u8> = readonly.as_array().iter().copied().collect();
     let images = pixels
         .chunks_exact(PIXELS)

@@ -38,10 +38,8 @@ impl PyNetwork {
         checked: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let (dim, seq) = (self.loaded.dim, self.loaded.seq);
-        let readonly = arrays::borrow::<X>(z, "z", dim, seq)?;
-        let windows = arrays::windows(readonly.as_array())?;
-        let shape: Vec<usize> = readonly.as_array().shape().to_vec();
-        let out = arrays::output::<X>(py, shape)?;
+        let windows = arrays::copied::<X>(z, "z", dim, seq)?;
+        let out = arrays::output::<X>(py, windows.shape(dim, seq))?;
         {
             let mut writer = out.readwrite();
             let output = writer
@@ -66,17 +64,12 @@ impl PyNetwork {
         checked: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let (dim, seq) = (self.loaded.dim, self.loaded.seq);
-        let readonly = arrays::borrow::<X>(z0, "z0", dim, seq)?;
-        let windows = arrays::windows(readonly.as_array())?;
+        let windows = arrays::copied::<X>(z0, "z0", dim, seq)?;
         let states = steps
             .checked_add(1)
             .filter(|n| n.checked_mul(dim * windows.count()).is_some())
             .ok_or_else(|| PyValueError::new_err(format!("steps = {steps} is too large")))?;
-        let shape = match windows.batch {
-            Some(b) => vec![b, dim, states],
-            None => vec![dim, states],
-        };
-        let out = arrays::output::<X>(py, shape)?;
+        let out = arrays::output::<X>(py, windows.shape(dim, states))?;
         {
             let mut writer = out.readwrite();
             let output = writer
