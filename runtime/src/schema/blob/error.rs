@@ -176,8 +176,10 @@ impl fmt::Display for TypeMismatch {
     }
 }
 
-/// A short text held inline (no allocation): at most [`CAPACITY`](Self::CAPACITY) bytes, cut at
-/// a character boundary and shown with a trailing `…` when longer.
+/// A short text held inline (no allocation, 32 bytes: small enough for an error returned by value
+/// on a microcontroller): at most [`CAPACITY`](Self::CAPACITY) bytes, which every name of the
+/// built-in layers and options fits, cut at a character boundary and shown with a trailing `…`
+/// when longer.
 ///
 /// ```
 /// use core::fmt::Write;
@@ -193,18 +195,18 @@ impl fmt::Display for TypeMismatch {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct ShortText {
     bytes: [u8; Self::CAPACITY],
-    len: usize,
+    len: u8,
     cut: bool,
 }
 
 impl ShortText {
     /// The most bytes it holds.
-    pub const CAPACITY: usize = 48;
+    pub const CAPACITY: usize = 30;
 
     /// The text held (without the `…` of a cut text).
     pub fn as_str(&self) -> &str {
         // Only whole characters are ever copied in, so this is always `Ok`.
-        core::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
+        core::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
     }
 
     /// Whether the text was longer than [`CAPACITY`](Self::CAPACITY) and cut.
@@ -243,13 +245,14 @@ impl fmt::Write for ShortText {
         if self.cut {
             return Ok(());
         }
-        let room = Self::CAPACITY - self.len;
-        let mut end = text.len().min(room);
+        let len = usize::from(self.len);
+        let mut end = text.len().min(Self::CAPACITY - len);
         while !text.is_char_boundary(end) {
             end -= 1;
         }
-        self.bytes[self.len..self.len + end].copy_from_slice(&text.as_bytes()[..end]);
-        self.len += end;
+        self.bytes[len..len + end].copy_from_slice(&text.as_bytes()[..end]);
+        // At most `CAPACITY` (30) bytes: fits in a `u8`.
+        self.len = (len + end) as u8;
         self.cut = end < text.len();
         Ok(())
     }
