@@ -45,6 +45,7 @@ pub struct ScalingSquaring;
 
 impl<S: RealField + Copy, const T: usize> OrthogonalMap<S, T> for Exp {
     const NAME: &'static str = "exp";
+    const FUNCTION: &'static str = "exp";
 
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
         match T {
@@ -58,6 +59,7 @@ impl<S: RealField + Copy, const T: usize> OrthogonalMap<S, T> for Exp {
 
 impl<S: RealField + Copy, const T: usize> OrthogonalMap<S, T> for ScalingSquaring {
     const NAME: &'static str = "exp (scaling and squaring)";
+    const FUNCTION: &'static str = "exp";
 
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
         scaling_squaring(c)

@@ -34,6 +34,7 @@ fn plus_minus<S: Field, const T: usize>(
 
 impl<S: Field + RealField, const T: usize> OrthogonalMap<S, T> for NalgebraInverse {
     const NAME: &'static str = "Cayley (nalgebra inverse)";
+    const FUNCTION: &'static str = "cayley";
 
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
         if !in_meaningful_range(c) {
@@ -50,6 +51,7 @@ where
     Const<T>: DimMin<Const<T>, Output = Const<T>>,
 {
     const NAME: &'static str = "Cayley (LU)";
+    const FUNCTION: &'static str = "cayley";
 
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
         if !in_meaningful_range(c) {
