@@ -99,7 +99,14 @@ fn inspect_shows_float64_storage() {
     let out = geomattn(&["inspect", &path.display().to_string()]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("| L")).collect();
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            l.split('|')
+                .nth(1)
+                .is_some_and(|cell| cell.trim().starts_with('L'))
+        })
+        .collect();
     // Two attention layers (A) and four gradient layers (weight, bias, scale) per unit, L = 2.
     assert_eq!(rows.len(), 2 * (2 + 4 * 3), "{text}");
     assert!(rows.iter().all(|row| row.contains("| Float64 |")), "{text}");
