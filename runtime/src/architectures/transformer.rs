@@ -156,7 +156,7 @@ where
 /// let vpa = SkewVpa::<f64, 2, 3>::skew_sym(SkewSymmetric::from_packed(&[1e300])?);
 /// let blocks = vec![(vpa, vpa); 2];
 /// let z = SMatrix::<f64, 2, 3>::from_fn(|i, j| (i + j) as f64 * 1e10);
-/// let mut out = SMatrix::zeros();
+/// let mut out = SMatrix::<f64, 2, 3>::zeros();
 /// let Err(Error::NonFinite(at)) = forward_blocks_checked(&blocks, z.as_view(), out.as_view_mut())
 /// else { panic!() };
 /// assert_eq!((at.layer, at.block), ("VolumePreservingAttention", Some(0)));
