@@ -307,7 +307,7 @@ impl Node {
     }
 
     /// A Julia `ROWS×COLS` dense matrix: a Float32 or Float64 dataset of HDF5 shape `(COLS,
-    /// ROWS)`, converted once to `S` (see the [module docs](self)).
+    /// ROWS)`, converted once to `S` (see the [loader's docs](crate::gml)).
     ///
     /// # Errors
     /// [`LoadError::Missing`], [`LoadError::Kind`] (a group), [`LoadError::Shape`],
