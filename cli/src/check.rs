@@ -7,7 +7,9 @@ use std::process::ExitCode;
 use geomattn::gml::GmlFile;
 use geomattn_spec::{Arch, Measurement};
 
+use crate::count;
 use crate::error::Failure;
+use crate::output;
 use crate::report::Table;
 
 /// The arguments of `geomattn check`.
@@ -18,8 +20,14 @@ pub struct Args {
     /// The architecture (see SPEC below).
     #[arg(long, value_name = "SPEC")]
     arch: String,
-    /// Random inputs (entries uniform in (−1, 1)).
-    #[arg(long, default_value_t = 100)]
+    /// Random inputs (entries uniform in (−1, 1)), from 1 to 10⁶.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "100",
+        value_parser = count::samples,
+        allow_hyphen_values = true
+    )]
     samples: usize,
     /// Seed of the random inputs.
     #[arg(long, default_value_t = 0)]
@@ -30,19 +38,21 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<ExitCode, Failure> {
     let arch: Arch = args.arch.parse()?;
     let measurements = geomattn_spec::check_file(&args.file, &arch, args.samples, args.seed)?;
-    Ok(print(&arch, &measurements, args.samples))
+    print(&arch, &measurements, args.samples)
 }
 
 /// Runs the check on an opened file (the main job's bundled network).
 pub fn run_on(file: &GmlFile, arch: &Arch, samples: usize) -> Result<ExitCode, Failure> {
     let measurements = geomattn_spec::check(file, arch, samples, 0)?;
-    Ok(print(arch, &measurements, samples))
+    print(arch, &measurements, samples)
 }
 
-fn print(arch: &Arch, measurements: &[Measurement], samples: usize) -> ExitCode {
+fn print(arch: &Arch, measurements: &[Measurement], samples: usize) -> Result<ExitCode, Failure> {
     if measurements.is_empty() {
-        println!("`{arch}` promises no structure: nothing to check (the file loads as it).");
-        return ExitCode::SUCCESS;
+        output::print(format_args!(
+            "`{arch}` promises no structure: nothing to check (the file loads as it).\n"
+        ))?;
+        return Ok(ExitCode::SUCCESS);
     }
     let mut table = Table::new(
         &format!("Structure of `{arch}` ({samples} random inputs, f64, exact Jacobians)"),
@@ -61,10 +71,10 @@ fn print(arch: &Arch, measurements: &[Measurement], samples: usize) -> ExitCode 
             result.into(),
         ]);
     }
-    println!("{table}");
-    if measurements.iter().all(Measurement::passes) {
+    output::print(format_args!("{table}\n"))?;
+    Ok(if measurements.iter().all(Measurement::passes) {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
-    }
+    })
 }

@@ -1,6 +1,7 @@
 //! `geomattn classify FILE --arch SPEC --images IMAGES --labels LABELS`: a classifier on labelled
 //! images (IDX files, the MNIST format): accuracy, per-class accuracy and the confusion matrix.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -9,6 +10,7 @@ use geomattn_spec::classify::{self, Evaluation, Images};
 use geomattn_spec::{Arch, Precision};
 
 use crate::error::Failure;
+use crate::output;
 use crate::report::Table;
 
 /// The arguments of `geomattn classify`.
@@ -45,17 +47,22 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
     let start = Instant::now();
     let evaluation = classify::evaluate(net.as_ref(), &images, &labels)?;
     let seconds = start.elapsed().as_secs_f64();
-    println!("# `{}` as `{arch}` ({precision:?})\n", args.file.display());
+    let mut text = format!(
+        "# `{}` as `{arch}` ({precision:?})\n\n",
+        args.file.display()
+    );
     #[allow(clippy::cast_precision_loss)]
     let per_image = 1e3 * seconds / evaluation.total().max(1) as f64;
-    println!(
+    let _ = writeln!(
+        text,
         "accuracy {:.4} ({} of {} images; {per_image:.2} ms per image)\n",
         evaluation.accuracy(),
         evaluation.correct(),
         evaluation.total()
     );
-    println!("{}", per_class(&evaluation));
-    println!("{}", confusion(&evaluation));
+    let _ = writeln!(text, "{}", per_class(&evaluation));
+    let _ = writeln!(text, "{}", confusion(&evaluation));
+    output::print(text)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -2,7 +2,8 @@
 
 use std::path::PathBuf;
 
-/// A command's failure; `main` prints it as one line and exits with code 2.
+/// A command's failure; `main` prints it as one line and exits with code 2 (except a closed
+/// pipe on standard output: see [`Failure::is_closed_pipe`]).
 #[derive(Debug, thiserror::Error)]
 pub enum Failure {
     /// From the spec, the loader, or an input the network refuses.
@@ -25,4 +26,15 @@ pub enum Failure {
         /// What the system reported.
         source: std::io::Error,
     },
+    /// Standard output could not be written.
+    #[error("cannot write to standard output: {0}")]
+    Stdout(std::io::Error),
+}
+
+impl Failure {
+    /// Whether the reader of standard output went away (`geomattn rollout … | head`): the
+    /// output is no longer wanted, which is no failure; `main` then exits quietly with code 0.
+    pub fn is_closed_pipe(&self) -> bool {
+        matches!(self, Self::Stdout(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
+    }
 }

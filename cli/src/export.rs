@@ -90,7 +90,7 @@ fn rust_module(args: &Args, arch: &Arch, precision: Precision) -> Result<String,
     let type_doc = format!(" `{arch}` in `{scalar}`.");
     let static_docs = [
         format!(" The network of `{shown}`, built in `const` evaluation from its weights"),
-        " (GML's `f32` values, as literals): a `static` in read-only memory, nothing parsed at"
+        " (GML's values as `f64` literals, exact): a `static` in read-only memory, nothing parsed at"
             .into(),
         " run time.".into(),
     ];

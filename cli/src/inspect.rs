@@ -1,6 +1,7 @@
 //! `geomattn inspect FILE`: the layers in order with their parameters, the architectures with
 //! that layer structure, and the options the file cannot say.
 
+use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -8,6 +9,7 @@ use geomattn::gml::GmlFile;
 use geomattn_spec::inspect::inspect;
 
 use crate::error::Failure;
+use crate::output;
 use crate::report::Table;
 
 /// Prints the description of `path`.
@@ -17,7 +19,7 @@ pub fn run(path: &Path) -> Result<ExitCode, Failure> {
         source: Box::new(source),
     })?;
     let inspection = inspect(&file)?;
-    println!("# {}\n", path.display());
+    let mut text = format!("# {}\n\n", path.display());
     let mut table = Table::new(
         &format!("Layers ({})", inspection.layers.len()),
         &[
@@ -25,6 +27,7 @@ pub fn run(path: &Path) -> Result<ExitCode, Failure> {
             "parameter",
             "kind",
             "shape (Julia)",
+            "storage",
             "Stiefel deviation",
         ],
     );
@@ -35,26 +38,29 @@ pub fn run(path: &Path) -> Result<ExitCode, Failure> {
                 parameter.name.clone(),
                 parameter.kind.clone(),
                 parameter.shape.clone(),
+                parameter.storage.clone(),
                 parameter
                     .stiefel_deviation
                     .map_or_else(|| "—".into(), |d| format!("{d:.1e}")),
             ]);
         }
     }
-    println!("{table}");
-    println!("## Matching architectures\n");
+    // Writing to a `String` cannot fail.
+    let _ = writeln!(text, "{table}");
+    text.push_str("## Matching architectures\n\n");
     if inspection.matches.is_empty() {
-        println!("None of this library's architectures has this layer structure.");
+        text.push_str("None of this library's architectures has this layer structure.\n");
     }
     for found in &inspection.matches {
-        println!("- `{}`", found.spec);
+        let _ = writeln!(text, "- `{}`", found.spec);
         for unknown in &found.unknown {
-            println!("  - give {unknown}");
+            let _ = writeln!(text, "  - give {unknown}");
         }
     }
-    println!("\n## Sizes this build is compiled for\n");
+    text.push_str("\n## Sizes this build is compiled for\n\n");
     for line in geomattn_spec::grid::describe().lines() {
-        println!("- {line}");
+        let _ = writeln!(text, "- {line}");
     }
+    output::print(text)?;
     Ok(ExitCode::SUCCESS)
 }

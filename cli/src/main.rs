@@ -5,27 +5,37 @@
 //!
 //! - `geomattn` (no arguments): the main job on the bundled rigid-body network ([`main_job`]).
 //! - `geomattn inspect FILE`: the layers, their parameters, the matching architectures.
-//! - `geomattn rollout FILE --arch SPEC --init STATE`: a trajectory as CSV, optionally a plot.
+//! - `geomattn rollout FILE --arch SPEC --init STATE [--states N]`: a trajectory of `N` states
+//!   (GML's `n_points`) as CSV, streamed as it is computed, optionally a plot.
 //! - `geomattn check FILE --arch SPEC`: the promised structure, measured.
 //! - `geomattn export FILE --arch SPEC --to blob|rust -o OUT`: the network for another program.
 //! - `geomattn classify FILE --arch SPEC --images IMAGES --labels LABELS`: a classifier's
 //!   accuracy, per class and as a confusion matrix.
 //! - `geomattn report [--quick]`: the tables of the layers (Cayley kernels, layers, fixtures).
 //!
-//! Bad input (a malformed spec, a size outside the grid, a file that does not match, a bad
-//! initial state) prints one line on stderr and exits with code 2; a structure check that fails
-//! exits with code 1.
+//! Exit codes ([`EXIT_CODES`], also in `--help`):
+//! - 0: done; also when the reader of standard output goes away (`geomattn rollout … | head`):
+//!   the command stops quietly at that write (see [`output`]).
+//! - 1: a structure check fails (`check`, the main job).
+//! - 2: bad input or usage (a malformed spec, a size outside the grid, a file that does not
+//!   match, a bad initial state, a count out of range, an unknown option, an output that cannot
+//!   be written): one line on stderr, no output file.
+//! - 3: a rollout diverged (a state stopped being finite): the states before it are written, and
+//!   one line on stderr says where ([`rollout::DIVERGED`]).
 
 mod check;
 mod classify;
+mod count;
 mod error;
 mod export;
 mod inspect;
 mod main_job;
 mod output;
 mod plot;
+mod progress;
 mod report;
 mod rollout;
+mod usage;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -44,15 +54,22 @@ struct Cli {
     command: Option<Command>,
 }
 
+/// The exit codes, as `--help` lists them.
+const EXIT_CODES: &str = "Exit codes: 0 done (also when the reader of stdout goes away, as with \
+     `| head`); 1 a structure check fails; 2 bad input or usage (one line on stderr); 3 a rollout \
+     diverged (the states before it are written).";
+
 fn after_help() -> String {
     format!(
-        "SPEC names an architecture and all its options, e.g.\n  \
+        "SPEC names an architecture, in the short form with all its options, e.g.\n  \
          \"vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)\"\n  \
          \"vpff(dim=3, n_blocks=6, n_linear=1, activation=tanh)\"\n  \
          \"st(dim=3, seq=3, n_heads=1, n_blocks=2, L=3, activation=tanh, add_connection=false)\"\n  \
          \"classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, Stiefel=true, \
          add_connection=false)\"\n\
-         (GML's own constructor calls are accepted too). Compiled sizes:\n{}",
+         or as GML's constructor call pasted from Julia, e.g.\n  \
+         \"VolumePreservingTransformer(3, 3; n_blocks = 2, L = 3)\"\n{}\n\nCompiled sizes:\n{}\n\n{EXIT_CODES}",
+        geomattn_spec::gml_defaults(),
         geomattn_spec::grid::describe()
     )
 }
@@ -98,15 +115,20 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Some(Command::Export(args)) => export::run(&args),
         Some(Command::Classify(args)) => classify::run(&args),
         Some(Command::Report { quick }) => {
-            report::run(quick);
+            report::run(quick)?;
             Ok(ExitCode::SUCCESS)
         }
     }
 }
 
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return usage::exit(&error),
+    };
+    match run(cli) {
         Ok(code) => code,
+        Err(failure) if failure.is_closed_pipe() => ExitCode::SUCCESS,
         Err(failure) => {
             eprintln!("error: {failure}");
             ExitCode::from(2)

@@ -2,6 +2,7 @@
 //! transformer (embedded in the binary), 60 steps from z₀ = (0, sin 1.1, cos 1.1) against the
 //! ground truth; a short table of the error, the structure check, and the plot.
 
+use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -9,9 +10,10 @@ use geomattn::gml::GmlFile;
 use geomattn_spec::{Arch, Precision, rigid_body};
 
 use crate::error::Failure;
-use crate::output::write_atomically;
+use crate::output::{print, write_atomically};
 use crate::report::Table;
-use crate::{Reference, check, plot, rollout};
+use crate::rollout::{End, Rollout};
+use crate::{Reference, check, plot};
 
 /// GML's `transformer_rigid_body_nn_vpt.h5` (MIT, see `fixtures/gml/`).
 const BUNDLED: &[u8] = include_bytes!("../../fixtures/gml/transformer_rigid_body_nn_vpt.h5");
@@ -33,25 +35,43 @@ pub fn run() -> Result<ExitCode, Failure> {
     let arch: Arch = SPEC.parse()?;
     let net = geomattn_spec::open(&file, &arch, Precision::F64)?;
     let z0 = rigid_body::initial_state(1.1);
-    let trajectory = rollout::trajectory(
+    let rollout = Rollout::new(
         net.as_ref(),
         z0.as_slice(),
-        STEPS,
+        STEPS + 1,
         Some(Reference::RigidBody),
     )?;
-    let errors = trajectory.errors().unwrap_or_default();
-    println!("# geomattn: GML's rigid-body volume-preserving transformer\n");
-    println!("`{arch}` from z₀ = (0, sin 1.1, cos 1.1), {STEPS} steps of h = 0.2, f64,");
-    println!("against the implicit-midpoint ground truth (the first window is the truth's).\n");
+    let mut rows = Vec::new();
+    let end = rollout.run(|row| {
+        rows.push(row);
+        Ok(())
+    })?;
+    if end != End::Complete {
+        return Ok(end.exit_code());
+    }
+    let mut text = String::from("# geomattn: GML's rigid-body volume-preserving transformer\n\n");
+    // Writing to a `String` cannot fail.
+    let _ = writeln!(
+        text,
+        "`{arch}` from z₀ = (0, sin 1.1, cos 1.1), {STEPS} steps of h = 0.2, f64,\n\
+         against the implicit-midpoint ground truth (the first window is the truth's).\n"
+    );
     let mut table = Table::new("Rollout error (max norm)", &["step", "error"]);
-    for (step, error) in errors.iter().enumerate().step_by(6) {
+    let errors: Vec<(usize, f64)> = rows
+        .iter()
+        .filter_map(|row| Some((row.step, row.error()?)))
+        .collect();
+    for (step, error) in errors.iter().step_by(6) {
         table.row(vec![step.to_string(), format!("{error:.2e}")]);
     }
-    let worst = errors.iter().copied().fold(0.0, f64::max);
+    let worst = errors.iter().map(|e| e.1).fold(0.0, f64::max);
     table.row(vec!["worst".into(), format!("{worst:.2e}")]);
-    println!("{table}");
+    let _ = writeln!(text, "{table}");
+    print(text)?;
     let code = check::run_on(&file, &arch, 100)?;
-    write_atomically(Path::new(PLOT), plot::svg(&trajectory, SPEC).as_bytes())?;
-    println!("Plot: {PLOT} (each component against the truth, and the error).");
+    write_atomically(Path::new(PLOT), plot::svg(&rows, SPEC).as_bytes())?;
+    print(format_args!(
+        "Plot: {PLOT} (each component against the truth, and the error).\n"
+    ))?;
     Ok(code)
 }

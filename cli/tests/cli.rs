@@ -87,6 +87,9 @@ fn help_lists_the_subcommands_and_the_compiled_sizes() {
         "check",
         "report",
         "vpt: dim ∈ {2, 3, 4}",
+        // GML's defaults for its constructor calls.
+        "VolumePreservingTransformer(sys_dim, seq_length; n_blocks = 1, n_linear = 1, L = 1,",
+        "symmetric = true) + seq, kick = gml",
     ] {
         assert!(help.contains(word), "{word}: {help}");
     }
@@ -155,8 +158,8 @@ fn rollout_of_the_transformer_is_the_librarys_iterate_with_the_truth_beside_it()
         VPT,
         "--init",
         Z0,
-        "--steps",
-        "20",
+        "--states",
+        "21",
         "--reference",
         "rigid-body",
     ]);
@@ -194,19 +197,28 @@ fn rollout_of_the_feed_forward_network_in_f32_is_the_librarys() {
         VPFF,
         "--init",
         Z0,
-        "--steps",
-        "10",
+        "--states",
+        "11",
         "--f32",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let (header, rows) = csv(&stdout(&out));
-    assert_eq!(header, ["step", "z1", "z2", "z3"]);
+    let text = stdout(&out);
+    assert_eq!(text.lines().next(), Some("step,z1,z2,z3"));
     type Vpff = VolumePreservingFeedForward<f32, 3, 6, 1, Tanh>;
     let net: Vpff = load_file(fixture("transformer_rigid_body_nn_vpff.h5")).unwrap();
     let z0 = truth(1)[0].map(|x| x as f32);
     let expected = library_rollout(&net, SMatrix::from(z0), 11);
-    for (step, row) in rows.iter().enumerate() {
-        assert_eq!(&row[1..], expected[step].as_slice(), "step {step}");
+    assert_eq!(text.lines().count(), 1 + 11);
+    for (step, line) in text.lines().skip(1).enumerate() {
+        let cells: Vec<&str> = line.split(',').collect();
+        assert_eq!(cells[0], step.to_string());
+        for (cell, &value) in cells[1..].iter().zip(&expected[step]) {
+            // The f32 itself, in its shortest form: it reads back as the same f32 and prints
+            // the same (the widened f64's digits would not).
+            let x: f32 = cell.parse().unwrap();
+            assert_eq!(f64::from(x), value, "step {step}: {cell}");
+            assert_eq!(x.to_string(), *cell, "step {step}");
+        }
     }
 }
 
@@ -224,8 +236,8 @@ fn rollout_of_the_standard_transformer_takes_a_whole_window_without_add_connecti
         ST,
         "--init",
         &window.join(","),
-        "--steps",
-        "8",
+        "--states",
+        "9",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let (_, rows) = csv(&stdout(&out));
@@ -269,8 +281,8 @@ fn rollout_plot_is_well_formed_svg_with_prediction_reference_and_error() {
             VPT,
             "--init",
             Z0,
-            "--steps",
-            "30",
+            "--states",
+            "31",
             "--reference",
             "rigid-body",
             "--plot",
@@ -473,16 +485,103 @@ fn a_corrupt_file_is_refused_in_one_line() {
 }
 
 #[test]
-fn usage_errors_exit_with_code_2() {
-    for args in [
-        &["no-such-command"][..],
-        &["rollout", "--no-such-option"],
-        &["check"],
+fn usage_errors_are_one_line_and_exit_code_2() {
+    let vpt = fixture("transformer_rigid_body_nn_vpt.h5");
+    let rollout = ["rollout", &vpt, "--arch", VPT, "--init", Z0];
+    for (args, needle) in [
+        (&["no-such-command"][..], "unrecognized subcommand"),
+        (&["rollout", "--no-such-option"], "--no-such-option"),
+        (&["check"], "not provided: --arch <SPEC>; <FILE>"),
+        (&[&rollout[..], &["--steps", "20"]].concat(), "'--states'"),
+        (
+            &[&rollout[..], &["--f32", "--f64"]].concat(),
+            "cannot be used",
+        ),
     ] {
         let out = geomattn(args);
+        let error = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty());
-        assert!(!stderr(&out).contains("panicked"));
+        assert_eq!(error.lines().count(), 1, "{error}");
+        assert!(error.starts_with("error: "), "{error}");
+        assert!(error.contains(needle), "{needle}: {error}");
+    }
+}
+
+#[test]
+fn rollout_help_is_whole_and_says_what_a_state_and_each_exit_code_is() {
+    let out = geomattn(&["rollout", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = stdout(&out);
+    assert!(help.lines().count() > 20, "{help}");
+    // Wherever clap wraps the lines.
+    let words = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    for needle in [
+        "n_points",
+        "1 to 10⁹",
+        "⌈(N − seq)/seq⌉",
+        "3 the network's output",
+    ] {
+        assert!(words.contains(needle), "{needle}: {help}");
+    }
+}
+
+#[test]
+fn absurd_counts_are_one_line_and_exit_code_2() {
+    let vpt = fixture("transformer_rigid_body_nn_vpt.h5");
+    for count in [
+        "18446744073709551615",
+        "18446744073709551614",
+        "1e12",
+        "1000000000000",
+        "1000000001",
+        "-1",
+        "0",
+        "ten",
+        "2.5",
+    ] {
+        refused(
+            &[
+                "rollout", &vpt, "--arch", VPT, "--init", Z0, "--states", count,
+            ],
+            "expected a whole number from 1 to 1000000000",
+        );
+    }
+    for count in ["18446744073709551615", "1e12", "1000001", "-1", "0", "x"] {
+        let out = geomattn(&["check", &vpt, "--arch", VPT, "--samples", count]);
+        let error = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{count}: {error}");
+        assert_eq!(error.lines().count(), 1, "{error}");
+        assert!(error.contains("from 1 to 1000000"), "{error}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn fewer_states_than_the_window_are_its_first_states() {
+    type Vpt = VolumePreservingTransformer<f64, 3, 3, 2, 1, 3, Tanh>;
+    let net: Vpt = load_file(fixture("transformer_rigid_body_nn_vpt.h5")).unwrap();
+    let truth = truth(3);
+    let expected = library_rollout(&net, SMatrix::from_columns(&truth), 4);
+    for states in 1..=4 {
+        let out = geomattn(&[
+            "rollout",
+            &fixture("transformer_rigid_body_nn_vpt.h5"),
+            "--arch",
+            VPT,
+            "--init",
+            Z0,
+            "--reference",
+            "rigid-body",
+            "--states",
+            &states.to_string(),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let (_, rows) = csv(&stdout(&out));
+        assert_eq!(rows.len(), states);
+        for (step, row) in rows.iter().enumerate() {
+            assert_eq!(&row[1..4], expected[step].as_slice(), "{states}: {step}");
+        }
     }
 }
 

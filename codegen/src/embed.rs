@@ -10,7 +10,7 @@
 //!     const _: &[u8] = include_bytes!("/abs/file.h5");  // cargo rebuilds when the file changes
 //!     enum File {}
 //!     impl geomattn::Embedded for File {
-//!         const DATA: &'static [f32] = &[0.5, -0.25, …];
+//!         const DATA: &'static [f64] = &[0.5, -0.25, …];
 //!         const PARAMS: &'static [geomattn::EmbeddedParam] = &[…];
 //!         const FILE_LAYERS: usize = n;
 //!         const LAYER: usize = 0;
@@ -150,7 +150,7 @@ pub fn network_static(
         .iter()
         .flat_map(|param| &param.values)
         .map(|&x| {
-            let magnitude = Literal::f32_unsuffixed(x.abs());
+            let magnitude = Literal::f64_unsuffixed(x.abs());
             if x.is_sign_negative() {
                 quote!(-#magnitude)
             } else {
@@ -174,7 +174,7 @@ pub fn network_static(
             #tracked
             enum File {}
             impl #krate::Embedded for File {
-                const DATA: &'static [f32] = &[#(#data),*];
+                const DATA: &'static [f64] = &[#(#data),*];
                 const PARAMS: &'static [#krate::EmbeddedParam] = &[#(#params),*];
                 const FILE_LAYERS: usize = #layers;
                 const LAYER: usize = 0;

@@ -15,7 +15,7 @@ use hdf5_pure::{DType, Dataset, File, Group};
 /// The kind of a parameter, as the file says it (`geomattn::Kind`'s variants).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileKind {
-    /// A 2-D Float32 dataset.
+    /// A 2-D Float32 or Float64 dataset.
     Dense,
     /// A `StiefelManifold` group holding `A`.
     Stiefel,
@@ -27,7 +27,7 @@ pub enum FileKind {
     StrictlyLower,
     /// An `UpperTriangular` group.
     StrictlyUpper,
-    /// A 1-D Float32 dataset.
+    /// A 1-D Float32 or Float64 dataset.
     Vector,
 }
 
@@ -82,8 +82,9 @@ pub struct FileParam {
     pub rows: usize,
     /// Julia's columns (`1` for a vector, `n` for a special matrix).
     pub cols: usize,
-    /// Its values: column-major for a matrix, GML's packed order for a special one.
-    pub values: Vec<f32>,
+    /// Its values: column-major for a matrix, GML's packed order for a special one; Float32
+    /// ones widened to `f64` exactly.
+    pub values: Vec<f64>,
 }
 
 /// A whole file: its number of layer groups and their parameters, in order.
@@ -264,7 +265,7 @@ fn matrix(group: &Group, name: &str, path: &str, param: FileParam) -> Result<Fil
     })
 }
 
-/// A 1-D (vector) or 2-D (dense matrix, Julia's shape reversed) Float32 dataset.
+/// A 1-D (vector) or 2-D (dense matrix, Julia's shape reversed) Float32 or Float64 dataset.
 fn dense(dataset: &Dataset, path: &str, param: FileParam) -> Result<FileParam, String> {
     let shape = dataset.shape().map_err(|e| format!("`{path}`: {e}"))?;
     let (kind, rows, cols) = match shape.as_slice() {
@@ -293,13 +294,21 @@ fn dense(dataset: &Dataset, path: &str, param: FileParam) -> Result<FileParam, S
     })
 }
 
-/// The values of a Float32 dataset, checked finite.
-fn floats(dataset: &Dataset, path: &str) -> Result<Vec<f32>, String> {
-    match dataset.dtype().map_err(|e| format!("`{path}`: {e}"))? {
-        DType::F32 => {}
-        other => return Err(format!("`{path}` holds {other}, GML writes Float32")),
+/// The values of a Float32 or Float64 dataset (the element types GML trains in), widened to `f64`
+/// exactly, checked finite.
+fn floats(dataset: &Dataset, path: &str) -> Result<Vec<f64>, String> {
+    let values = match dataset.dtype().map_err(|e| format!("`{path}`: {e}"))? {
+        DType::F32 => dataset
+            .read_f32()
+            .map(|single| single.into_iter().map(f64::from).collect()),
+        DType::F64 => dataset.read_f64(),
+        other => {
+            return Err(format!(
+                "`{path}` holds {other}, GML writes Float32 or Float64"
+            ));
+        }
     }
-    let values = dataset.read_f32().map_err(|e| format!("`{path}`: {e}"))?;
+    .map_err(|e| format!("`{path}`: {e}"))?;
     match values.iter().position(|x| !x.is_finite()) {
         Some(index) => Err(format!("`{path}` has a non-finite value at index {index}")),
         None => Ok(values),

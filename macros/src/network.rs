@@ -437,8 +437,9 @@ fn lanes_impl(input: &DeriveInput, options: &Options, layers: &[Layer]) -> Token
     }
 }
 
-/// The parameter schema (`Schema`): the fields' parameters one after the other, read and written
-/// in field order, and read in place field by field.
+/// The parameter schema (`Schema`): the fields' layer types and parameters one after the other,
+/// described, read and written in field order, and read in place field by field (no type of its
+/// own: the struct has the type of the built-in network with the same layers).
 ///
 /// The scalar is the `scalar` option, or else the first field's; every field's must be the same.
 /// The bounds are higher-ranked (`for<'a> Field: Schema`), which defers them to where the schema is
@@ -470,6 +471,7 @@ fn schema_impl(input: &DeriveInput, options: &Options, layers: &[Layer]) -> Toke
             type Scalar = #scalar;
             const SCALARS: usize = 0 #( + <#types as #schema>::SCALARS )*;
             const LAYERS: usize = 0 #( + <#types as #schema>::LAYERS )*;
+            const DESCRIPTION_LEN: usize = 0 #( + <#types as #schema>::DESCRIPTION_LEN )*;
 
             fn describe<V: #krate::Visit + ?::core::marker::Sized>(visitor: &mut V) {
                 #( <#types as #schema>::describe(visitor); )*
@@ -662,6 +664,10 @@ mod tests {
         );
         assert!(
             out.contains("constSCALARS:usize=0+<Aas::geomattn::Schema>::SCALARS+<Bas::geomattn::Schema>::SCALARS;"),
+            "{out}"
+        );
+        assert!(
+            out.contains("constDESCRIPTION_LEN:usize=0+<Aas::geomattn::Schema>::DESCRIPTION_LEN+<Bas::geomattn::Schema>::DESCRIPTION_LEN;"),
             "{out}"
         );
         assert!(

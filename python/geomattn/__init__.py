@@ -14,22 +14,26 @@ orientation), batches ``(B, dim, seq)``. See ``Network`` for the memory layout.
 
 from ._geomattn import (
     ATTENTION_SIZES,
+    Classifier,
     Measurement,
     Network,
     SkewAttention,
     get_num_threads,
     grid,
     load,
+    load_classifier,
     set_num_threads,
 )
 
 __all__ = [
     "ATTENTION_SIZES",
+    "Classifier",
     "Measurement",
     "Network",
     "SkewAttention",
     "get_num_threads",
     "grid",
     "load",
+    "load_classifier",
     "set_num_threads",
 ]

@@ -11,12 +11,14 @@ _Array = npt.NDArray[_Float]
 
 __all__ = [
     "ATTENTION_SIZES",
+    "Classifier",
     "Measurement",
     "Network",
     "SkewAttention",
     "get_num_threads",
     "grid",
     "load",
+    "load_classifier",
     "set_num_threads",
 ]
 
@@ -44,10 +46,11 @@ class Network:
 
     Windows are ``(dim, seq)`` arrays: state ``t`` is the column ``z[:, t]`` (GML's
     orientation); batches are ``(B, dim, seq)``. Arrays must have the network's dtype (a
-    ``ValueError`` says so otherwise: nothing is rounded silently). A C-order array is read in
-    place, and so is one whose windows are column-major (``x.transpose(0, 2, 1)`` of a C-order
-    ``(B, seq, dim)`` array); other strides are copied once. Batches run on
-    :func:`get_num_threads` threads with the GIL released.
+    ``ValueError`` says so otherwise: nothing is rounded silently). The input is copied once
+    before the GIL is released (another thread may then resize, write or drop the array without
+    harm); windows stored column-major (``x.transpose(0, 2, 1)`` of a C-order ``(B, seq, dim)``
+    array) are read as such. Batches run on :func:`get_num_threads` threads with the GIL
+    released.
     """
 
     @property
@@ -80,9 +83,10 @@ class Network:
     def check(self, samples: int = 100, seed: int = 0) -> list[Measurement]:
         """The structure the architecture promises, measured on ``samples`` random inputs with
         exact Jacobians (dual numbers, ``f64``). Empty for the standard transformer."""
-    def parameters(self) -> dict[str, npt.NDArray[np.float32]]:
-        """The file's parameters by path (``"L1/A"``), read-only ``float32`` arrays in Julia's
-        shape; a special matrix (``SkewSymMatrix``, ``LowerTriangular``, …) as GML's packed
+    def parameters(self) -> dict[str, _Array]:
+        """The file's parameters by path (``"L1/A"``), read-only arrays in Julia's shape and in
+        the element type the file stores (``float32``, or ``float64`` for a network GML trained
+        in Float64); a special matrix (``SkewSymMatrix``, ``LowerTriangular``, …) as GML's packed
         vector ``S``, a Stiefel weight as its matrix ``A``."""
 
 @final
@@ -112,6 +116,53 @@ def load(
 
     Raises ``OSError`` if the file cannot be read, ``ValueError`` for a malformed spec, a size
     this build is not compiled for (see :func:`grid`), or a file that does not hold ``arch``.
+    """
+
+_Labels = npt.NDArray[np.int64]
+_Probabilities = npt.NDArray[np.float64]
+
+@final
+class Classifier:
+    """A classifier trained in GeometricMachineLearning.jl (``ClassificationTransformer``, such
+    as GML's MNIST networks), loaded by :func:`load_classifier`. Images are ``uint8`` pixels of
+    the upright image (as MNIST stores them): ``(28, 28)``, ``(N, 28, 28)`` or ``(N, 784)``, each
+    cut into GML's 16 patches of 7×7. Batches run on :func:`get_num_threads` threads with the
+    GIL released."""
+
+    @property
+    def arch(self) -> str:
+        """The architecture, in the spec's short form."""
+    @property
+    def classes(self) -> int:
+        """The number of classes."""
+    @property
+    def dtype(self) -> Literal["float32", "float64"]:
+        """The scalar it computes in."""
+    @property
+    def path(self) -> str:
+        """The file it was loaded from."""
+    def probabilities(self, images: npt.ArrayLike) -> _Probabilities:
+        """The class probabilities: ``(classes,)`` for one image, ``(N, classes)`` for ``N``.
+
+        Raises ``TypeError`` for pixels of another dtype than ``uint8``, ``ValueError`` for
+        another shape."""
+    def predict(self, images: npt.ArrayLike) -> tuple[_Labels, _Probabilities]:
+        """The predicted classes (the first index of the largest probability, as GML) and the
+        probabilities: ``((), (classes,))`` for one image, ``((N,), (N, classes))`` for ``N``."""
+    def __call__(self, images: npt.ArrayLike) -> tuple[_Labels, _Probabilities]:
+        """:meth:`predict`."""
+
+def load_classifier(
+    path: Union[str, PathLike[str]],
+    arch: str,
+    dtype: Literal["float32", "float64"] = "float32",
+) -> Classifier:
+    """Loads the classifier at ``path`` as ``arch`` (``"classification_transformer(dim=49,
+    seq=16, classes=10, n_heads=7, L=16, Stiefel=true, add_connection=false)"`` for GML's MNIST
+    networks, or GML's constructor call), computing in ``dtype``.
+
+    Raises ``OSError`` if the file cannot be read, ``ValueError`` if ``arch`` is not a
+    classifier or the file does not hold it.
     """
 
 def set_num_threads(n: Optional[int]) -> None:

@@ -7,6 +7,11 @@
 //! is also read in place ([`Layout::Columns`]). Any other strides are copied once into C order
 //! by numpy.
 //! The dtype must be the network's: converting would round silently.
+//!
+//! The values are copied into memory of our own before the GIL is released: while a kernel runs,
+//! another Python thread may resize the array (`a.resize(n, refcheck=False)` frees its buffer),
+//! write to it, or drop it, and a kernel reading the array's buffer then would read freed memory.
+//! The copy is one pass over the input (a few percent of the cheapest forward pass).
 
 use geomattn_spec::batch::Layout;
 use numpy::ndarray::{ArrayViewD, Axis};
@@ -18,20 +23,29 @@ use pyo3::prelude::*;
 
 use crate::spec_api::Element;
 
-/// A batch of windows read in place from a numpy array.
-pub(crate) struct Windows<'a, X> {
+/// A batch of windows copied from a numpy array.
+pub(crate) struct Windows<X> {
     /// The values, window after window.
-    pub(crate) values: &'a [X],
+    pub(crate) values: Vec<X>,
     /// How each window is laid out.
     pub(crate) layout: Layout,
     /// `B`, or `None` for a single `(D, T)` window.
     pub(crate) batch: Option<usize>,
 }
 
-impl<X> Windows<'_, X> {
+impl<X> Windows<X> {
     /// The number of windows.
     pub(crate) fn count(&self) -> usize {
         self.batch.unwrap_or(1)
+    }
+
+    /// The shape of an array of these windows with `states` states each: `(B, dim, states)` or
+    /// `(dim, states)`.
+    pub(crate) fn shape(&self, dim: usize, states: usize) -> Vec<usize> {
+        match self.batch {
+            Some(b) => vec![b, dim, states],
+            None => vec![dim, states],
+        }
     }
 }
 
@@ -55,7 +69,7 @@ fn expected(what: &str, dim: usize, seq: usize) -> String {
 
 /// Checks `array`'s type, dtype and shape against windows of `dim × seq`, and borrows it as an
 /// `X` array; an array in neither layout is copied into C order first (by numpy).
-pub(crate) fn borrow<'py, X: Element>(
+fn borrow<'py, X: Element>(
     array: &Bound<'py, PyAny>,
     what: &str,
     dim: usize,
@@ -117,8 +131,22 @@ fn layout<X>(view: &ArrayViewD<'_, X>) -> Option<Layout> {
     swapped.is_standard_layout().then_some(Layout::Columns)
 }
 
-/// The windows of an array [`borrow`] returned, in place.
-pub(crate) fn windows<'a, X>(view: ArrayViewD<'a, X>) -> PyResult<Windows<'a, X>> {
+/// The windows of `array` (checked as [`borrow`] checks it), copied in their layout, to be read
+/// with the GIL released. The borrow ends before this returns and no Python code runs while it
+/// lasts: another thread that resizes the array between two of our Python calls moves its
+/// buffer, and numpy's borrow tracking must see the same buffer when the borrow is released.
+pub(crate) fn copied<X: Element>(
+    array: &Bound<'_, PyAny>,
+    what: &str,
+    dim: usize,
+    seq: usize,
+) -> PyResult<Windows<X>> {
+    let readonly = borrow::<X>(array, what, dim, seq)?;
+    windows(readonly.as_array())
+}
+
+/// The windows of an array [`borrow`] returned, copied in their layout.
+fn windows<X: Copy>(view: ArrayViewD<'_, X>) -> PyResult<Windows<X>> {
     let batch = (view.ndim() == 3).then(|| view.len_of(Axis(0)));
     let layout = layout(&view);
     let mut swapped = view;
@@ -128,7 +156,7 @@ pub(crate) fn windows<'a, X>(view: ArrayViewD<'a, X>) -> PyResult<Windows<'a, X>
     }
     match (layout, swapped.to_slice()) {
         (Some(layout), Some(values)) => Ok(Windows {
-            values,
+            values: values.to_vec(),
             layout,
             batch,
         }),

@@ -53,15 +53,14 @@ impl PySkewAttention {
         checked: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let d = self.dim;
-        let readonly = arrays::borrow::<X>(z, "z", d, d)?;
-        let windows = arrays::windows(readonly.as_array())?;
-        let out = arrays::output::<X>(py, readonly.as_array().shape().to_vec())?;
+        let windows = arrays::copied::<X>(z, "z", d, d)?;
+        let out = arrays::output::<X>(py, windows.shape(d, d))?;
         {
             let mut writer = out.readwrite();
             let output = writer
                 .as_slice_mut()
                 .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-            let (input, layout) = (windows.values, windows.layout);
+            let (input, layout) = (&windows.values[..], windows.layout);
             py.detach(|| {
                 parallel::run(input, d * d, output, d * d, |i, o| {
                     kernel.forward(i, layout, o, checked)

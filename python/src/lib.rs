@@ -10,6 +10,10 @@
 //! z = np.random.default_rng(0).uniform(-1, 1, (100_000, 3, 3)).astype(np.float32)
 //! out = net.forward(z)                # (100000, 3, 3), all cores, GIL released
 //! traj = net.rollout(z[:10], 100)     # (10, 3, 101)
+//! mnist = geomattn.load_classifier("fixtures/gml/mnist_nn2.h5",
+//!     arch="classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, \
+//!           Stiefel=true, add_connection=false)")
+//! labels, probabilities = mnist.predict(images)   # uint8 (N, 28, 28) → (N,), (N, 10)
 //! ```
 //!
 //! Dependencies: `pyo3` (the bindings, stable ABI `abi3-py39`: one wheel for CPython ≥ 3.9),
@@ -19,6 +23,7 @@
 
 mod arrays;
 mod attention;
+mod classifier;
 mod network;
 mod parallel;
 mod spec_api;
@@ -55,6 +60,8 @@ fn _geomattn(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<network::PyNetwork>()?;
     m.add_class::<network::Measurement>()?;
     m.add_class::<attention::PySkewAttention>()?;
+    m.add_class::<classifier::PyClassifier>()?;
+    m.add_function(wrap_pyfunction!(classifier::load_classifier, m)?)?;
     m.add_function(wrap_pyfunction!(network::load, m)?)?;
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;

@@ -38,16 +38,14 @@ impl PyNetwork {
         checked: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let (dim, seq) = (self.loaded.dim, self.loaded.seq);
-        let readonly = arrays::borrow::<X>(z, "z", dim, seq)?;
-        let windows = arrays::windows(readonly.as_array())?;
-        let shape: Vec<usize> = readonly.as_array().shape().to_vec();
-        let out = arrays::output::<X>(py, shape)?;
+        let windows = arrays::copied::<X>(z, "z", dim, seq)?;
+        let out = arrays::output::<X>(py, windows.shape(dim, seq))?;
         {
             let mut writer = out.readwrite();
             let output = writer
                 .as_slice_mut()
                 .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-            let (input, layout, net) = (windows.values, windows.layout, &*self.loaded.net);
+            let (input, layout, net) = (&windows.values[..], windows.layout, &*self.loaded.net);
             py.detach(|| {
                 parallel::run(input, dim * seq, output, dim * seq, |i, o| {
                     X::forward(net, i, layout, o, checked)
@@ -66,23 +64,18 @@ impl PyNetwork {
         checked: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let (dim, seq) = (self.loaded.dim, self.loaded.seq);
-        let readonly = arrays::borrow::<X>(z0, "z0", dim, seq)?;
-        let windows = arrays::windows(readonly.as_array())?;
+        let windows = arrays::copied::<X>(z0, "z0", dim, seq)?;
         let states = steps
             .checked_add(1)
             .filter(|n| n.checked_mul(dim * windows.count()).is_some())
             .ok_or_else(|| PyValueError::new_err(format!("steps = {steps} is too large")))?;
-        let shape = match windows.batch {
-            Some(b) => vec![b, dim, states],
-            None => vec![dim, states],
-        };
-        let out = arrays::output::<X>(py, shape)?;
+        let out = arrays::output::<X>(py, windows.shape(dim, states))?;
         {
             let mut writer = out.readwrite();
             let output = writer
                 .as_slice_mut()
                 .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-            let (input, layout, net) = (windows.values, windows.layout, &*self.loaded.net);
+            let (input, layout, net) = (&windows.values[..], windows.layout, &*self.loaded.net);
             py.detach(|| {
                 parallel::run(input, dim * seq, output, dim * states, |i, o| {
                     X::rollout(net, i, layout, o, checked)
@@ -146,7 +139,8 @@ impl PyNetwork {
             .collect())
     }
 
-    /// The file's parameters by path (``"L1/A"``), read-only ``float32`` arrays.
+    /// The file's parameters by path (``"L1/A"``), read-only arrays in the element type the file
+    /// stores (``float32``, or ``float64`` for a network GML trained in Float64).
     fn parameters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         self.parameters.bind(py).copy()
     }
@@ -239,7 +233,18 @@ pub(crate) fn load(
     let loaded = py.detach(|| spec_api::load(&path, arch, precision))?;
     let parameters = PyDict::new(py);
     for parameter in &loaded.parameters {
-        let array = PyArray::from_slice(py, &parameter.values).reshape(parameter.shape.clone())?;
+        // In the element type the file stores (a Float32 value widened to f64 narrows exactly).
+        #[allow(clippy::cast_possible_truncation)]
+        let array = if parameter.float32 {
+            let single: Vec<f32> = parameter.values.iter().map(|&x| x as f32).collect();
+            PyArray::from_vec(py, single)
+                .reshape(parameter.shape.clone())?
+                .into_any()
+        } else {
+            PyArray::from_slice(py, &parameter.values)
+                .reshape(parameter.shape.clone())?
+                .into_any()
+        };
         array.call_method1("setflags", ((), false))?;
         parameters.set_item(&parameter.name, array)?;
     }

@@ -40,6 +40,14 @@ fn pool() -> Option<Arc<ThreadPool>> {
     POOL.read().unwrap_or_else(PoisonError::into_inner).clone()
 }
 
+/// Runs `work` in the pool batches use (its `par_iter`s spread over [`threads`] threads).
+pub(crate) fn install<R: Send>(work: impl FnOnce() -> R + Send) -> R {
+    match pool() {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }
+}
+
 /// Threads a batch uses.
 pub(crate) fn threads() -> usize {
     pool().map_or_else(rayon::current_num_threads, |p| p.current_num_threads())
@@ -64,7 +72,7 @@ pub(crate) fn run<X: Sync + Send>(
     if windows <= chunk || per_output == 0 {
         return kernel(input, output);
     }
-    let mut work = || {
+    let work = || {
         input
             .par_chunks(chunk * per_input)
             .zip(output.par_chunks_mut(chunk * per_output))
@@ -72,10 +80,7 @@ pub(crate) fn run<X: Sync + Send>(
             .map(|(k, (input, output))| kernel(input, output).map_err(|e| in_batch(e, k * chunk)))
             .collect::<Vec<_>>()
     };
-    let results = match pool() {
-        Some(pool) => pool.install(work),
-        None => work(),
-    };
+    let results = install(work);
     results.into_iter().collect()
 }
 

@@ -4,6 +4,7 @@
 
 use geomattn::gml::{GmlFile, LoadError, Node, Object};
 use geomattn_spec::batch::{self, Layout};
+use geomattn_spec::classify::{self, Classifier};
 use geomattn_spec::{Arch, Error, Network, Precision, Scalar};
 use pyo3::PyErr;
 use pyo3::exceptions::{PyOSError, PyValueError};
@@ -119,11 +120,13 @@ pub(crate) struct Loaded {
     pub(crate) parameters: Vec<Parameter>,
 }
 
-/// One parameter of the file: its path (`L1/A/S`), its Julia shape, its values in C order.
+/// One parameter of the file: its path (`L1/A/S`), its Julia shape, its values in C order (widened
+/// to `f64` exactly), and whether the file stores them as Float32 (else Float64).
 pub(crate) struct Parameter {
     pub(crate) name: String,
     pub(crate) shape: Vec<usize>,
-    pub(crate) values: Vec<f32>,
+    pub(crate) values: Vec<f64>,
+    pub(crate) float32: bool,
 }
 
 fn parse(arch: &str) -> Result<Arch, PyErr> {
@@ -153,6 +156,31 @@ pub(crate) fn load(path: &str, arch: &str, precision: Precision) -> Result<Loade
         seq: arch.seq(),
         parameters,
     })
+}
+
+/// Loads the classifier (GML's `ClassificationTransformer`) at `path` as `arch`, computing in
+/// `precision`; with its number of classes.
+pub(crate) fn load_classifier(
+    path: &str,
+    arch: &str,
+    precision: Precision,
+) -> Result<(Box<dyn Classifier>, usize), PyErr> {
+    let arch = parse(arch)?;
+    let net = classify::open_file(path, &arch, precision).map_err(|e| exception(&e))?;
+    let classes = match arch {
+        Arch::Ct(ct) => ct.classes,
+        _ => unreachable!("classify::open_file loads classifiers only"),
+    };
+    Ok((net, classes))
+}
+
+/// The class probabilities of one 28×28 image (MNIST's bytes), as a `ValueError` if the
+/// classifier does not read MNIST's 16 patches of 7×7.
+pub(crate) fn image_probabilities(
+    net: &dyn Classifier,
+    image: &[u8; 784],
+) -> Result<Vec<f64>, PyErr> {
+    net.image_probabilities(image).map_err(|e| exception(&e))
 }
 
 /// Every dataset under the file's layer groups, by path, as GML wrote it.
@@ -194,13 +222,13 @@ fn parameter(node: &Node, dataset: &str, name: &str, parent: &str) -> Result<Par
         .flat_map(|i| (0..cols).map(move |j| (i, j)))
         .map(|(i, j)| values[i + rows * j])
         .collect();
-    let rank = node
+    let (rank, float32) = node
         .entries()?
         .into_iter()
         .find(|(n, _)| n == dataset)
-        .map_or(2, |(_, object)| match object {
-            Object::Dataset { shape, .. } => shape.len(),
-            Object::Group { .. } => 2,
+        .map_or((2, true), |(_, object)| match object {
+            Object::Dataset { shape, dtype } => (shape.len(), dtype == "Float32"),
+            Object::Group { .. } => (2, true),
         });
     let shape = if rank == 1 {
         vec![rows]
@@ -212,6 +240,7 @@ fn parameter(node: &Node, dataset: &str, name: &str, parent: &str) -> Result<Par
         name: path.trim_start_matches('/').to_owned(),
         shape,
         values,
+        float32,
     })
 }
 

@@ -74,3 +74,37 @@ def test_a_network_pickles_as_its_load_call():
     assert (again.arch, again.dtype, again.path) == (net.arch, net.dtype, net.path)
     z = np.random.default_rng(2).uniform(-1, 1, (10, 3, 3)).astype(np.float32)
     np.testing.assert_array_equal(again.forward(z), net.forward(z))
+
+
+def test_a_thread_resizing_the_input_during_forward_cannot_crash_the_interpreter():
+    """The input is copied before the GIL is released: another thread that frees its buffer
+    (``resize`` without the reference check) changes nothing. Run in a child process, so that a
+    crash is this test's failure rather than the end of the test run."""
+    import subprocess
+    import sys
+
+    script = f"""
+import threading, numpy as np, geomattn
+net = geomattn.load({str(fixture("vpt"))!r}, {SPECS["vpt"]!r}, dtype="float64")
+z = np.random.default_rng(0).uniform(-1, 1, (400_000, 3, 3))
+expected = net.forward(z.copy())
+stop = threading.Event()
+def resize():
+    while not stop.is_set():
+        z.resize((5, 3, 3), refcheck=False)
+        z.resize((400_000, 3, 3), refcheck=False)
+for _ in range(3):
+    victim = z
+    thread = threading.Thread(target=resize)
+    thread.start()
+    try:
+        out = net.forward(victim)
+    finally:
+        stop.set()
+        thread.join()
+        stop.clear()
+    assert out.shape[1:] == (3, 3)
+print("survived")
+"""
+    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert child.returncode == 0 and "survived" in child.stdout, (child.returncode, child.stderr[-2000:])

@@ -92,6 +92,16 @@ def test_divergence_is_named_checked():
         net.forward(z, checked=True)
 
 
+def test_a_transformers_checked_error_names_the_layer_and_its_block(net):
+    # C = ZᵀAZ/√3 overflows f32 at once: the first block's attention is the first non-finite output.
+    z = np.full((3, 3), 1e30, dtype=np.float32)
+    z[1] = -2e30
+    with pytest.raises(ValueError, match=r"in the output of VolumePreservingAttention \(block 0\)$"):
+        net.forward(z, checked=True)
+    with pytest.raises(ValueError, match=r"of sequence 1 in the output of \w+ \(block \d+\)"):
+        net.forward(np.stack([z / 1e29, z]), checked=True)
+
+
 def test_threads(net):
     with pytest.raises(ValueError, match="≥ 1"):
         geomattn.set_num_threads(0)

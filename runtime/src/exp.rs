@@ -46,6 +46,7 @@ pub struct ScalingSquaring;
 
 impl<S: RealField + Copy, const T: usize> OrthogonalMap<S, T> for Exp {
     const NAME: &'static str = "exp";
+    const FUNCTION: &'static str = "exp";
 
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
         match T {
@@ -59,6 +60,7 @@ impl<S: RealField + Copy, const T: usize> OrthogonalMap<S, T> for Exp {
 
 impl<S: RealField + Copy, const T: usize> OrthogonalMap<S, T> for ScalingSquaring {
     const NAME: &'static str = "exp (scaling and squaring)";
+    const FUNCTION: &'static str = "exp";
 
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
         scaling_squaring(c)

@@ -41,7 +41,7 @@ pub use architectures::{
     ClassificationLayer, ClassificationTransformer, Classifier, LinearPair,
     LinearSymplecticTransformer, ResNetStack, StandardTransformerIntegrator, SympNetStack,
     SymplecticTransformer, Transformer, VolumePreservingFeedForward, VolumePreservingTransformer,
-    VpffBlock, iterate, mnist_patches,
+    VpffBlock, forward_blocks_checked, iterate, mnist_patches,
 };
 pub use cayley::{Elimination, Generated, GramSchmidt, LuSolve, NalgebraInverse};
 pub use correlation::{
@@ -78,8 +78,9 @@ pub use packed::{
 pub use scalar::{Field, MapScalar, Real};
 pub use schema::{After, EmbedFrom, Embedded, EmbeddedParam, Nth, embedded};
 pub use schema::{
-    BLOB_HEADER_LEN, BLOB_MAGIC, BLOB_VERSION, BlobError, BlobScalar, Kind, Name, Param, Schema,
-    Sink, Source, Visit, blob_len, fill, fingerprint, read_blob, read_blob_into, write_blob,
+    BLOB_HEADER_LEN, BLOB_MAGIC, BLOB_VERSION, BlobError, BlobScalar, Difference, Kind, LayerType,
+    Name, Param, Schema, Setting, SettingValue, ShortText, Sink, Source, TypeMismatch, Visit,
+    blob_len, fill, read_blob, read_blob_into, write_blob,
 };
 #[cfg(feature = "std")]
 pub use schema::{read_blob_boxed, read_boxed, to_blob};

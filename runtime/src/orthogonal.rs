@@ -62,6 +62,12 @@ pub trait OrthogonalMap<S: Field, const T: usize> {
     /// Name for reports (`"Cayley (generated)"`, `"exp"`, …).
     const NAME: &'static str;
 
+    /// The function it computes, as a blob records it: `"cayley"` for every Cayley kernel,
+    /// `"exp"` for both exponentials, so that maps computing the same function (to rounding) are
+    /// interchangeable in a network read from a blob. By default the map's [`NAME`](Self::NAME):
+    /// a map of your own is then its own function, unless it says it computes one of these.
+    const FUNCTION: &'static str = Self::NAME;
+
     /// The orthogonal matrix of the skew matrix whose strict upper triangle is that of `c`.
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T>;
 

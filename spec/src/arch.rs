@@ -1,27 +1,117 @@
-//! Architecture specs: the text a user types (`vpt(dim=3, seq=3, …)`, or GML's own constructor
-//! call) parsed into an [`Arch`], and printed back in the short form.
+//! Architecture specs: the text a user types, parsed into an [`Arch`] and printed back in the
+//! short form. Two syntaxes are read:
+//!
+//! - **GML's constructor call**, as pasted from Julia: `VolumePreservingTransformer(3, 3; L = 3)`.
+//!   GML's names and positional arguments in GML's order, Julia's `;` before the keyword arguments
+//!   (keywords may also follow a `,`), a trailing `,` (`SymplecticTransformer(4,; …)`),
+//!   `MatrixSoftmax()` / `VectorSoftmax()` with or without the parentheses, `true` / `false`,
+//!   `tanh` / `identity` (GML takes any Julia function; other ones are refused, naming the value),
+//!   and products of integers (`2 * 4`, where GML's docs write `2 * dl.input_dim`). A keyword left
+//!   out takes GML 0.4.8's default (the table below); positional arguments GML requires are required.
+//! - **The short form** `vpt(dim=3, seq=3, …)`, which [`Arch`]'s `Display` prints: every option is
+//!   required (the one exception: `kick` is left out with `symmetric=false`), so a printed spec
+//!   does not depend on any version's defaults. `geomattn inspect FILE` suggests one.
 //!
 //! ```
 //! use geomattn_spec::{Activation, Arch};
 //! let short: Arch = "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)"
 //!     .parse()?;
-//! // GML's constructor, as its documentation and the fixtures' README write it.
-//! let gml: Arch = "VolumePreservingTransformer(3, 3; n_blocks = 2, n_linear = 1, L = 3, \
-//!                  activation = tanh, skew_sym = false)".parse()?;
+//! // GML's constructor, as its rigid-body tutorial writes it (`activation = tanh` and
+//! // `skew_sym = false` are GML's defaults).
+//! let gml: Arch = "VolumePreservingTransformer(3, 3; n_blocks = 2, n_linear = 1, L = 3)".parse()?;
 //! assert_eq!(short, gml);
 //! assert_eq!(short.to_string(),
 //!     "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)");
 //! # Ok::<(), geomattn_spec::Error>(())
 //! ```
 //!
-//! Every option is required: GML's defaults changed between versions (`L` is 1 or 2 depending on
-//! where one reads), and a file does not record them, so the spec says them all. `geomattn
-//! inspect` prints the spec that matches a file's layers, with the options it cannot know marked.
+//! geomattn's own options, which GML's constructor does not take, are keywords in GML's syntax
+//! too: `seq` (the window length, given to GML's `iterate`) for `StandardTransformerIntegrator`
+//! and `SymplecticTransformer`; `dim`, `seq` and `classes` for `ClassificationTransformer`, whose
+//! GML constructor reads them from its data loader `dl` (which may be written, as any Julia name,
+//! or left out: geomattn reads nothing from it); and `kick` for `SymplecticTransformer` with
+//! `symmetric = true`, whose default in GML's syntax is `gml`, the only computation GML has (see
+//! [`Kick`]). `SymplecticTransformer` also takes `activation` for `sympnet_activation`, and every
+//! architecture `sys_dim` / `seq_length` / `l` / `resnet_activation` / `stiefel` for `dim` / `seq`
+//! / `L` / `activation` / `Stiefel`.
+//!
+//! ## GML 0.4.8's defaults
+//!
+//! Read from GML 0.4.8's source (tag `v0.4.8` of `JuliaGNI/GeometricMachineLearning.jl`):
+//! `src/architectures/volume_preserving_transformer.jl` lines 1–6 and 34–39,
+//! `src/architectures/volume_preserving_feedforward.jl` lines 1–4 and 30–34,
+//! `src/architectures/standard_transformer_integrator.jl` lines 1–6 and 45–52,
+//! `src/architectures/transformer_neural_network.jl` line 28,
+//! `src/architectures/symplectic_transformer.jl` lines 1–6 and 43–50 (the code's
+//! `symmetric = true`, not its docstring's `false`), and
+//! `src/architectures/linear_symplectic_transformer.jl` lines 1–4 and 31–35. "Only": geomattn
+//! builds GML's default and refuses another value; "no effect": read and checked, without effect on
+//! the network geomattn builds (it has no up-projection, and reads nothing from a data loader).
+//!
+//! | Architecture | Keyword | Default |
+//! |---|---|---|
+//! | VolumePreservingTransformer | `sys_dim` | required (1st positional) |
+//! | VolumePreservingTransformer | `seq_length` | required (2nd positional) |
+//! | VolumePreservingTransformer | `n_blocks` | `1` |
+//! | VolumePreservingTransformer | `n_linear` | `1` |
+//! | VolumePreservingTransformer | `L` | `1` |
+//! | VolumePreservingTransformer | `activation` | `tanh` |
+//! | VolumePreservingTransformer | `init_upper` | `false` (only) |
+//! | VolumePreservingTransformer | `skew_sym` | `false` |
+//! | VolumePreservingFeedForward | `sys_dim` | required (1st positional) |
+//! | VolumePreservingFeedForward | `n_blocks` | `1` (2nd positional) |
+//! | VolumePreservingFeedForward | `n_linear` | `1` (3rd positional) |
+//! | VolumePreservingFeedForward | `activation` | `tanh` (4th positional) |
+//! | VolumePreservingFeedForward | `init_upper` | `false` (only) |
+//! | StandardTransformerIntegrator | `sys_dim` | required (1st positional) |
+//! | StandardTransformerIntegrator | `seq` | required (geomattn's own) |
+//! | StandardTransformerIntegrator | `transformer_dim` | `sys_dim` (only) |
+//! | StandardTransformerIntegrator | `n_heads` | `sys_dim` |
+//! | StandardTransformerIntegrator | `n_blocks` | `1` |
+//! | StandardTransformerIntegrator | `L` | `2` |
+//! | StandardTransformerIntegrator | `upscaling_activation` | `identity` (no effect) |
+//! | StandardTransformerIntegrator | `resnet_activation` | `tanh` |
+//! | StandardTransformerIntegrator | `attention_activation` | `VectorSoftmax()` (only) |
+//! | StandardTransformerIntegrator | `add_connection` | `true` |
+//! | ClassificationTransformer | `dl` | may be left out (1st positional, no effect) |
+//! | ClassificationTransformer | `dim` | required (geomattn's own) |
+//! | ClassificationTransformer | `seq` | required (geomattn's own) |
+//! | ClassificationTransformer | `classes` | required (geomattn's own) |
+//! | ClassificationTransformer | `n_heads` | `7` |
+//! | ClassificationTransformer | `L` | `16` |
+//! | ClassificationTransformer | `activation` | `softmax` (only) |
+//! | ClassificationTransformer | `Stiefel` | `true` |
+//! | ClassificationTransformer | `add_connection` | `true` |
+//! | SymplecticTransformer | `dim` | required (1st positional) |
+//! | SymplecticTransformer | `seq` | required (geomattn's own) |
+//! | SymplecticTransformer | `transformer_dim` | `dim` (only) |
+//! | SymplecticTransformer | `n_sympnet` | `2` |
+//! | SymplecticTransformer | `upscaling_dimension` | `2 * dim` |
+//! | SymplecticTransformer | `L` | `1` |
+//! | SymplecticTransformer | `sympnet_activation` | `tanh` |
+//! | SymplecticTransformer | `attention_activation` | `MatrixSoftmax()` |
+//! | SymplecticTransformer | `init_upper` | `true` |
+//! | SymplecticTransformer | `symmetric` | `true` |
+//! | SymplecticTransformer | `kick` | `gml` (geomattn's own, with `symmetric = true`) |
+//! | LinearSymplecticTransformer | `dim` | required (1st positional) |
+//! | LinearSymplecticTransformer | `seq_length` | required (2nd positional) |
+//! | LinearSymplecticTransformer | `n_sympnet` | `2` |
+//! | LinearSymplecticTransformer | `upscaling_dimension` | `2 * dim` |
+//! | LinearSymplecticTransformer | `L` | `1` |
+//! | LinearSymplecticTransformer | `activation` | `tanh` |
+//! | LinearSymplecticTransformer | `init_upper` | `true` |
+//!
+//! [`gml_defaults`] gives the same as text (what `geomattn --help` prints).
+
+mod call;
+mod grammar;
+mod options;
 
 use core::fmt;
 use core::str::FromStr;
-use std::collections::BTreeMap;
 
+pub use self::grammar::gml_defaults;
+use self::options::Options;
 use crate::Error;
 
 /// An element-wise activation, by GML's name.
@@ -118,7 +208,8 @@ pub enum AttentionActivation {
 }
 
 /// The kick of a symmetric symplectic attention weight (geomattn's choice, not GML's: see
-/// `geomattn::symplectic::attention`).
+/// `geomattn::symplectic::attention`). GML's constructor syntax defaults to [`Kick::Gml`], the
+/// only one GML computes; the short form says which.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kick {
     /// `kick=gml`: GML's `2 A p S` (`geomattn::GmlCompatible`), GML's numbers; not symplectic
@@ -129,10 +220,9 @@ pub enum Kick {
     Exact,
 }
 
-/// GML's `SymplecticTransformer(dim; n_sympnet, upscaling_dimension, L, activation, init_upper,
-/// symmetric)`, with the window length `seq` (given to `iterate`), the attention's softmax
-/// (`attention_activation`, not a constructor option of GML 0.4.8: MatrixSoftmax there) and, for
-/// `symmetric = true`, the [`Kick`].
+/// GML's `SymplecticTransformer(dim; n_sympnet, upscaling_dimension, L, sympnet_activation,
+/// attention_activation, init_upper, symmetric)`, with the window length `seq` (given to
+/// `iterate`) and, for `symmetric = true`, the [`Kick`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sympt {
     /// The phase-space dimension `2n` of one state.
@@ -175,7 +265,8 @@ pub struct LinSympt {
     pub init_upper: bool,
 }
 
-/// An architecture with all its options.
+/// An architecture with all its options, parsed from the short form or GML's constructor call
+/// (see [the syntax and GML's defaults](crate::arch)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Arch {
     /// Volume-preserving transformer.
@@ -219,330 +310,100 @@ impl Arch {
     }
 }
 
-/// One architecture's name, aliases, positional options (GML's order) and keys.
-struct Grammar {
-    short: &'static str,
-    gml: &'static str,
-    positional: &'static [&'static str],
-    keys: &'static [&'static str],
-    /// Keys that may be left out (checked where the arch is built).
-    optional: &'static [&'static str],
-    /// This architecture's own spellings of GML's keys, before [`ALIASES`].
-    aliases: &'static [(&'static str, &'static str)],
-}
-
-const VPT: Grammar = Grammar {
-    short: "vpt",
-    gml: "VolumePreservingTransformer",
-    positional: &["dim", "seq"],
-    keys: &[
-        "dim",
-        "seq",
-        "n_blocks",
-        "n_linear",
-        "L",
-        "activation",
-        "skew_sym",
-    ],
-    optional: &[],
-    aliases: &[],
-};
-const VPFF: Grammar = Grammar {
-    short: "vpff",
-    gml: "VolumePreservingFeedForward",
-    positional: &["dim", "n_blocks", "n_linear", "activation"],
-    keys: &["dim", "n_blocks", "n_linear", "activation"],
-    optional: &[],
-    aliases: &[],
-};
-const ST: Grammar = Grammar {
-    short: "st",
-    gml: "StandardTransformerIntegrator",
-    positional: &["dim"],
-    keys: &[
-        "dim",
-        "seq",
-        "n_heads",
-        "n_blocks",
-        "L",
-        "activation",
-        "add_connection",
-    ],
-    optional: &[],
-    aliases: &[],
-};
-
-const CT: Grammar = Grammar {
-    short: "classification_transformer",
-    gml: "ClassificationTransformer",
-    positional: &["dim", "seq", "classes"],
-    keys: &[
-        "dim",
-        "seq",
-        "classes",
-        "n_heads",
-        "L",
-        "Stiefel",
-        "add_connection",
-    ],
-    optional: &[],
-    aliases: &[],
-};
-
-const SYMPT: Grammar = Grammar {
-    short: "symplectic_transformer",
-    gml: "SymplecticTransformer",
-    positional: &["dim"],
-    keys: &[
-        "dim",
-        "seq",
-        "n_sympnet",
-        "upscaling_dimension",
-        "L",
-        "sympnet_activation",
-        "attention_activation",
-        "init_upper",
-        "symmetric",
-        "kick",
-    ],
-    optional: &["kick"],
-    aliases: &[("activation", "sympnet_activation")],
-};
-
-const LINSYMPT: Grammar = Grammar {
-    short: "linear_symplectic_transformer",
-    gml: "LinearSymplecticTransformer",
-    positional: &["dim", "seq"],
-    keys: &[
-        "dim",
-        "seq",
-        "n_sympnet",
-        "upscaling_dimension",
-        "L",
-        "activation",
-        "init_upper",
-    ],
-    optional: &[],
-    aliases: &[],
-};
-
-/// GML's spellings of some keys, and the one this crate uses.
-const ALIASES: &[(&str, &str)] = &[
-    ("sys_dim", "dim"),
-    ("seq_length", "seq"),
-    ("l", "L"),
-    ("resnet_activation", "activation"),
-    ("stiefel", "Stiefel"),
-];
-
-/// The options of one spec, by key, as text.
-struct Options<'a> {
-    spec: &'a str,
-    values: BTreeMap<&'static str, &'a str>,
-}
-
-impl<'a> Options<'a> {
-    fn parse(spec: &'a str, grammar: &Grammar, body: &'a str) -> Result<Self, Error> {
-        let malformed = |reason: String| Error::Spec {
-            spec: spec.into(),
-            reason,
-        };
-        let mut values = BTreeMap::new();
-        let mut positional = grammar.positional.iter();
-        let items = body.split([',', ';']).map(str::trim);
-        for item in items.filter(|item| !item.is_empty()) {
-            let (key, value) = match item.split_once('=') {
-                Some((key, value)) => (canonical(grammar, key.trim()), value.trim()),
-                None => match positional.next() {
-                    Some(key) => (*key, item),
-                    None => {
-                        return Err(malformed(format!("unexpected positional option `{item}`")));
-                    }
-                },
-            };
-            let Some(key) = grammar.keys.iter().find(|k| **k == key) else {
-                return Err(malformed(format!(
-                    "`{}` has no option `{key}` (its options: {})",
-                    grammar.short,
-                    grammar.keys.join(", ")
-                )));
-            };
-            if values.insert(*key, value).is_some() {
-                return Err(malformed(format!("`{key}` is given twice")));
-            }
-        }
-        let missing: Vec<&str> = grammar
-            .keys
-            .iter()
-            .filter(|k| !values.contains_key(*k) && !grammar.optional.contains(k))
-            .copied()
-            .collect();
-        if !missing.is_empty() {
-            return Err(malformed(format!(
-                "missing {} (every option is required; `geomattn inspect FILE` suggests them)",
-                missing.join(", ")
-            )));
-        }
-        Ok(Self { spec, values })
-    }
-
-    fn text(&self, key: &str) -> &'a str {
-        self.values.get(key).copied().unwrap_or_default()
-    }
-
-    fn size(&self, key: &str) -> Result<usize, Error> {
-        match self.text(key).parse::<usize>() {
-            Ok(n) if n > 0 => Ok(n),
-            _ => Err(self.bad(key, "a positive integer")),
-        }
-    }
-
-    fn flag(&self, key: &str) -> Result<bool, Error> {
-        match self.text(key) {
-            "true" => Ok(true),
-            "false" => Ok(false),
-            _ => Err(self.bad(key, "`true` or `false`")),
-        }
-    }
-
-    fn activation(&self, key: &str) -> Result<Activation, Error> {
-        match self.text(key) {
-            "tanh" => Ok(Activation::Tanh),
-            "identity" => Ok(Activation::Identity),
-            _ => Err(self.bad(key, "`tanh` or `identity`")),
-        }
-    }
-
-    fn attention_activation(&self, key: &str) -> Result<AttentionActivation, Error> {
-        match self.text(key) {
-            "MatrixSoftmax" => Ok(AttentionActivation::MatrixSoftmax),
-            "VectorSoftmax" => Ok(AttentionActivation::VectorSoftmax),
-            _ => Err(self.bad(key, "`MatrixSoftmax` or `VectorSoftmax`")),
-        }
-    }
-
-    /// `symmetric` and `kick`: the kick is required with `symmetric = true` and refused without.
-    fn symmetric(&self) -> Result<Option<Kick>, Error> {
-        let kick = self.values.get("kick").copied();
-        match (self.flag("symmetric")?, kick) {
-            (false, None) => Ok(None),
-            (true, Some("gml")) => Ok(Some(Kick::Gml)),
-            (true, Some("exact")) => Ok(Some(Kick::Exact)),
-            (true, Some(_)) => Err(self.bad("kick", "`gml` or `exact`")),
-            (true, None) => Err(Error::Spec {
-                spec: self.spec.into(),
-                reason: "missing kick (`symmetric = true` needs `kick=gml`, GML's numbers, or \
-                         `kick=exact`, the symplectic gradient)"
-                    .into(),
-            }),
-            (false, Some(_)) => Err(Error::Spec {
-                spec: self.spec.into(),
-                reason: "`kick` applies to `symmetric = true` only".into(),
-            }),
-        }
-    }
-
-    fn bad(&self, key: &str, expected: &str) -> Error {
-        Error::Spec {
-            spec: self.spec.into(),
-            reason: format!("`{key} = {}` is not {expected}", self.text(key)),
-        }
-    }
-}
-
-fn canonical<'k>(grammar: &Grammar, key: &'k str) -> &'k str {
-    grammar
-        .aliases
-        .iter()
-        .chain(ALIASES)
-        .find(|(alias, _)| *alias == key)
-        .map_or(key, |(_, name)| name)
-}
-
 impl FromStr for Arch {
     type Err = Error;
 
+    /// Parses GML's constructor call or the short form (see the [syntax](crate::arch)).
     fn from_str(spec: &str) -> Result<Self, Error> {
-        let malformed = |reason: &str| Error::Spec {
-            spec: spec.into(),
-            reason: reason.into(),
-        };
-        let trimmed = spec.trim();
-        let (name, rest) = trimmed
-            .split_once('(')
-            .ok_or_else(|| malformed("expected `name(option=value, …)`"))?;
-        let body = rest
-            .strip_suffix(')')
-            .ok_or_else(|| malformed("expected a closing `)` at the end"))?;
-        let name = name.trim();
-        let grammar = [VPT, VPFF, ST, CT, SYMPT, LINSYMPT]
-            .into_iter()
-            .find(|g| name.eq_ignore_ascii_case(g.short) || name == g.gml)
-            .ok_or_else(|| {
-                malformed(&format!(
-                    "unknown architecture `{name}` (known: vpt = VolumePreservingTransformer, \
-                     vpff = VolumePreservingFeedForward, st = StandardTransformerIntegrator, \
-                     classification_transformer = ClassificationTransformer, \
-                     symplectic_transformer = SymplecticTransformer, \
-                     linear_symplectic_transformer = LinearSymplecticTransformer)"
-                ))
-            })?;
-        let options = Options::parse(spec, &grammar, body)?;
-        Ok(match grammar.short {
-            "vpt" => Self::Vpt(Vpt {
-                dim: options.size("dim")?,
-                seq: options.size("seq")?,
-                n_blocks: options.size("n_blocks")?,
-                n_linear: options.size("n_linear")?,
-                l: options.size("L")?,
-                activation: options.activation("activation")?,
-                skew_sym: options.flag("skew_sym")?,
-            }),
-            "vpff" => Self::Vpff(Vpff {
-                dim: options.size("dim")?,
-                n_blocks: options.size("n_blocks")?,
-                n_linear: options.size("n_linear")?,
-                activation: options.activation("activation")?,
-            }),
-            "symplectic_transformer" => Self::Sympt(Sympt {
-                dim: options.size("dim")?,
-                seq: options.size("seq")?,
-                n_sympnet: options.size("n_sympnet")?,
-                upscaling_dimension: options.size("upscaling_dimension")?,
-                l: options.size("L")?,
-                sympnet_activation: options.activation("sympnet_activation")?,
-                attention_activation: options.attention_activation("attention_activation")?,
-                init_upper: options.flag("init_upper")?,
-                symmetric: options.symmetric()?,
-            }),
-            "linear_symplectic_transformer" => Self::LinSympt(LinSympt {
-                dim: options.size("dim")?,
-                seq: options.size("seq")?,
-                n_sympnet: options.size("n_sympnet")?,
-                upscaling_dimension: options.size("upscaling_dimension")?,
-                l: options.size("L")?,
-                activation: options.activation("activation")?,
-                init_upper: options.flag("init_upper")?,
-            }),
-            "classification_transformer" => Self::Ct(Ct {
-                dim: options.size("dim")?,
-                seq: options.size("seq")?,
-                classes: options.size("classes")?,
-                n_heads: options.size("n_heads")?,
-                l: options.size("L")?,
-                stiefel: options.flag("Stiefel")?,
-                add_connection: options.flag("add_connection")?,
-            }),
-            _ => Self::St(St {
-                dim: options.size("dim")?,
-                seq: options.size("seq")?,
-                n_heads: options.size("n_heads")?,
-                n_blocks: options.size("n_blocks")?,
-                l: options.size("L")?,
-                activation: options.activation("activation")?,
-                add_connection: options.flag("add_connection")?,
-            }),
-        })
+        let call = call::split(spec).map_err(|reason| malformed(spec, reason))?;
+        let (grammar, form) = grammar::find(call.name).ok_or_else(|| {
+            let known: Vec<String> = grammar::GRAMMARS
+                .iter()
+                .map(|g| format!("{} = {}", g.short, g.gml))
+                .collect();
+            malformed(
+                spec,
+                format!(
+                    "unknown architecture `{}` (known: {})",
+                    call.name,
+                    known.join(", ")
+                ),
+            )
+        })?;
+        let options = Options::read(spec, grammar, form, &call.arguments)?;
+        build(grammar.short, &options)
+    }
+}
+
+/// The architecture `short` names, from its options.
+fn build(short: &str, options: &Options<'_>) -> Result<Arch, Error> {
+    Ok(match short {
+        "vpt" => Arch::Vpt(Vpt {
+            dim: options.size("dim")?,
+            seq: options.size("seq")?,
+            n_blocks: options.size("n_blocks")?,
+            n_linear: options.size("n_linear")?,
+            l: options.size("L")?,
+            activation: options.activation("activation")?,
+            skew_sym: options.flag("skew_sym")?,
+        }),
+        "vpff" => Arch::Vpff(Vpff {
+            dim: options.size("dim")?,
+            n_blocks: options.size("n_blocks")?,
+            n_linear: options.size("n_linear")?,
+            activation: options.activation("activation")?,
+        }),
+        "st" => Arch::St(St {
+            dim: options.size("dim")?,
+            seq: options.size("seq")?,
+            n_heads: options.size("n_heads")?,
+            n_blocks: options.size("n_blocks")?,
+            l: options.size("L")?,
+            activation: options.activation("activation")?,
+            add_connection: options.flag("add_connection")?,
+        }),
+        "classification_transformer" => Arch::Ct(Ct {
+            dim: options.size("dim")?,
+            seq: options.size("seq")?,
+            classes: options.size("classes")?,
+            n_heads: options.size("n_heads")?,
+            l: options.size("L")?,
+            stiefel: options.flag("Stiefel")?,
+            add_connection: options.flag("add_connection")?,
+        }),
+        "symplectic_transformer" => Arch::Sympt(Sympt {
+            dim: options.size("dim")?,
+            seq: options.size("seq")?,
+            n_sympnet: options.size("n_sympnet")?,
+            upscaling_dimension: options.size("upscaling_dimension")?,
+            l: options.size("L")?,
+            sympnet_activation: options.activation("sympnet_activation")?,
+            attention_activation: options.softmax("attention_activation")?,
+            init_upper: options.flag("init_upper")?,
+            symmetric: options.symmetric()?,
+        }),
+        "linear_symplectic_transformer" => Arch::LinSympt(LinSympt {
+            dim: options.size("dim")?,
+            seq: options.size("seq")?,
+            n_sympnet: options.size("n_sympnet")?,
+            upscaling_dimension: options.size("upscaling_dimension")?,
+            l: options.size("L")?,
+            activation: options.activation("activation")?,
+            init_upper: options.flag("init_upper")?,
+        }),
+        other => {
+            return Err(
+                options.malformed(format!("no builder for `{other}` (a bug in geomattn-spec)"))
+            );
+        }
+    })
+}
+
+/// The error for `spec`, on one line whatever line breaks the spec was pasted with.
+fn malformed(spec: &str, reason: String) -> Error {
+    Error::Spec {
+        spec: spec.split_whitespace().collect::<Vec<_>>().join(" "),
+        reason,
     }
 }
 

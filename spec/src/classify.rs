@@ -29,7 +29,7 @@ use crate::network::{Scalar, Units};
 use crate::{Arch, Ct, Error, Precision};
 
 /// A loaded classifier, behind one object-safe face.
-pub trait Classifier {
+pub trait Classifier: Send + Sync {
     /// The architecture it was loaded as.
     fn arch(&self) -> &Arch;
 
@@ -73,6 +73,8 @@ impl<S, Att, Ff, const D: usize, const T: usize, const CLASSES: usize> Classifie
     for Loaded<S, Att, Ff, D, T, CLASSES>
 where
     S: Scalar,
+    Att: Send + Sync,
+    Ff: Send + Sync,
     Units<Att, Ff>: SequenceLayer<S, D, T>,
 {
     fn arch(&self) -> &Arch {
@@ -124,8 +126,8 @@ where
     S: Scalar,
     (Att, Ff): Schema<Scalar = S>,
     Units<Att, Ff>: SequenceLayer<S, D, T>,
-    Att: 'static,
-    Ff: 'static,
+    Att: Send + Sync + 'static,
+    Ff: Send + Sync + 'static,
 {
     let read = || -> Result<_, LoadError> {
         let mut layers = Layers::new(file)?;

@@ -2,10 +2,11 @@
 //! `geomattn::read_blob::<Type>`), or as the Rust type to declare it with ([`rust_type`], what
 //! `geomattn export --to rust` writes beside the weights as literals).
 //!
-//! A blob's header holds the fingerprint of the network's *type*, so the network is loaded as the
-//! type a user declares: the built-in architecture with its `L` as a const parameter
-//! (`VolumePreservingTransformer<f32, 3, 3, 2, 1, 3, Tanh>`), not the units read one by one that
-//! [`open`](crate::open) runs. The transformers export for the `L` of [`grid::BLOB_L`]. The
+//! A blob records the network's whole *type* (every layer's options: sizes, activation,
+//! `add_connection`, the orthogonal map, …), and reads only into that type, so the network is
+//! loaded as the type a user declares: the built-in architecture with its `L` as a const
+//! parameter (`VolumePreservingTransformer<f32, 3, 3, 2, 1, 3, Tanh>`), not the units read one by
+//! one that [`open`](crate::open) runs. The transformers export for the `L` of [`grid::BLOB_L`]. The
 //! symplectic transformers have no blob export ([`Error::Unsupported`]: their types are not
 //! compiled here a second time); their [`rust_type`] is given, for `--to rust`.
 //!

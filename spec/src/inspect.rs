@@ -24,6 +24,8 @@ pub struct Parameter {
     pub kind: String,
     /// Its Julia shape (`3×3`, `3`), or the packed size.
     pub shape: String,
+    /// The element type its values are stored in, as Julia names it (`Float32`, `Float64`).
+    pub storage: String,
     /// `‖WᵀW − I‖_max` of a Stiefel weight.
     pub stiefel_deviation: Option<f64>,
 }
@@ -155,8 +157,9 @@ fn collect(node: &Node, prefix: &str, out: &mut Vec<Parameter>) -> Result<(), Lo
                 };
                 out.push(Parameter {
                     name: path,
-                    kind: format!("{kind} ({dtype})"),
+                    kind: kind.into(),
                     shape: julia.join("×"),
+                    storage: dtype,
                     stiefel_deviation: None,
                 });
             }
@@ -176,14 +179,29 @@ fn special(node: &Node, name: &str, path: String, gml_type: &str) -> Result<Para
         "StiefelManifold" => "Stiefel (orthonormal columns)",
         _ => "unknown special matrix",
     };
+    // A Stiefel point holds the matrix `A`, the other special matrices the packed vector `S`.
+    let values = if gml_type == "StiefelManifold" {
+        "A"
+    } else {
+        "S"
+    };
+    let storage = group
+        .entries()?
+        .into_iter()
+        .find_map(|(name, object)| match object {
+            Object::Dataset { dtype, .. } if name == values => Some(dtype),
+            _ => None,
+        })
+        .unwrap_or_else(|| format!("no dataset `{values}`"));
     if gml_type == "StiefelManifold" {
         let (rows, cols, values) = group.dynamic_matrix("A")?;
-        let w = DMatrix::from_iterator(rows, cols, values.into_iter().map(f64::from));
+        let w = DMatrix::from_vec(rows, cols, values);
         let deviation = (w.transpose() * &w - DMatrix::identity(cols, cols)).amax();
         return Ok(Parameter {
             name: path,
             kind: kind.into(),
             shape: format!("{rows}×{cols}"),
+            storage,
             stiefel_deviation: Some(deviation),
         });
     }
@@ -197,6 +215,7 @@ fn special(node: &Node, name: &str, path: String, gml_type: &str) -> Result<Para
         name: path,
         kind: format!("{kind} (packed, {packed} values)"),
         shape: format!("{n}×{n}"),
+        storage,
         stiefel_deviation: None,
     })
 }

@@ -34,7 +34,7 @@
 //! numbers: exact Jacobians without a finite-difference step, the same approach as the test
 //! suite), `rand` (seeded sample inputs of the structure check), `thiserror` (the [`Error`]).
 
-mod arch;
+pub mod arch;
 pub mod batch;
 pub mod classify;
 mod dispatch;
@@ -47,7 +47,9 @@ mod network;
 pub mod rigid_body;
 pub mod structure;
 
-pub use arch::{Activation, Arch, AttentionActivation, Ct, Kick, LinSympt, St, Sympt, Vpff, Vpt};
+pub use arch::{
+    Activation, Arch, AttentionActivation, Ct, Kick, LinSympt, St, Sympt, Vpff, Vpt, gml_defaults,
+};
 pub use dispatch::{check, check_file, open, open_file};
 pub use error::Error;
 pub use network::{Network, Precision, Scalar};

@@ -33,20 +33,59 @@ pub trait Network: Batch + Send + Sync {
     /// [`Error::Length`] for a window of the wrong size, [`Error::NonFinite`] for NaN or ∞ in it.
     fn forward(&self, window: &[f64]) -> Result<Vec<f64>, Error>;
 
-    /// GML's `iterate` with its default `prediction_window = seq_length`: starting from the
-    /// initial window (`seq` states), each prediction appends the network's whole output window
-    /// (the last one may be cut short). Returns the states `z₀ … z_steps` (`steps + 1` of them,
-    /// the initial window's first), flattened. `progress` is called with the number of states
-    /// written so far.
+    /// GML's `iterate` with its default `prediction_window = seq_length`, as a stream computed
+    /// state by state as it is read: the initial window's `seq` states, then the `seq` states of
+    /// each forward pass on the last window, without end (take as many as wanted: GML's
+    /// `n_points`). Each state is `dim` values, widened exactly to `f64` from the network's
+    /// scalar. Memory stays bounded however far it is read. A state that stops being finite is
+    /// handed out as computed: the reader decides where the trajectory ends.
+    ///
+    /// ```
+    /// use geomattn_spec::{Arch, Precision, open_file};
+    /// let arch: Arch = "vpff(dim=3, n_blocks=6, n_linear=1, activation=tanh)".parse()?;
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/gml/transformer_rigid_body_nn_vpff.h5");
+    /// let net = open_file(path, &arch, Precision::F64)?;
+    /// let z0 = [0.0, 0.89, 0.45];
+    /// let states: Vec<Vec<f64>> = net.states(&z0)?.take(1_000).collect();
+    /// assert_eq!(states[0], z0);
+    /// assert_eq!(states.len(), 1_000);
+    /// # Ok::<(), geomattn_spec::Error>(())
+    /// ```
     ///
     /// # Errors
-    /// As [`forward`](Self::forward), and [`Error::Diverged`] if a state stops being finite.
+    /// As [`forward`](Self::forward), for the initial window.
+    fn states<'a>(
+        &'a self,
+        initial: &[f64],
+    ) -> Result<Box<dyn Iterator<Item = Vec<f64>> + 'a>, Error>;
+
+    /// The first `steps + 1` states of [`states`](Self::states) (`z₀ … z_steps`, the initial
+    /// window's first; fewer than `seq` cut the window short), flattened. `progress` is called
+    /// with the number of states computed so far, after each state.
+    ///
+    /// # Errors
+    /// As [`forward`](Self::forward), and [`Error::Diverged`] at the first state that is not
+    /// finite (nothing is computed after it).
     fn rollout(
         &self,
         initial: &[f64],
         steps: usize,
         progress: &mut dyn FnMut(usize),
-    ) -> Result<Vec<f64>, Error>;
+    ) -> Result<Vec<f64>, Error> {
+        let mut out = Vec::new();
+        for (state, z) in self
+            .states(initial)?
+            .take(steps.saturating_add(1))
+            .enumerate()
+        {
+            if z.iter().any(|x| !x.is_finite()) {
+                return Err(Error::Diverged { state });
+            }
+            out.extend(z);
+            progress(state + 1);
+        }
+        Ok(out)
+    }
 }
 
 /// The scalars a network computes in and a batch buffer holds: `f32` and `f64`, converted
@@ -97,6 +136,18 @@ where
         }
         out.copy_from(&x);
     }
+
+    /// As [`geomattn::Transformer`]'s: the error names the layer and its block.
+    fn forward_checked_into(
+        &self,
+        z: SMatrixView<'_, S, D, T>,
+        out: SMatrixViewMut<'_, S, D, T>,
+    ) -> Result<(), geomattn::Error>
+    where
+        S: RealField,
+    {
+        geomattn::forward_blocks_checked(&self.0, z, out)
+    }
 }
 
 /// A network of type `Net` on windows of `T` states in `R^D`, computing in `S`.
@@ -128,9 +179,35 @@ fn checked(
     }
 }
 
-/// States per call of `iterate` between two progress reports: a multiple of `T`, so the
-/// predictions fall exactly as in one call.
-const CHUNK_WINDOWS: usize = 64;
+/// The stream of [`Network::states`]: the window the next forward pass starts from, in the first
+/// `T` slots of `buffer`, and the states to hand out, in its last `T` (the initial window's
+/// at first, then each prediction).
+struct States<'a, S, Net, const D: usize, const T: usize> {
+    net: &'a Net,
+    buffer: Vec<SVector<S, D>>,
+    next: usize,
+}
+
+impl<S, Net, const D: usize, const T: usize> Iterator for States<'_, S, Net, D, T>
+where
+    S: Scalar,
+    Net: SequenceLayer<S, D, T>,
+{
+    type Item = Vec<f64>;
+
+    fn next(&mut self) -> Option<Vec<f64>> {
+        if self.next == 2 * T {
+            // The last `T` states become the window; GML's `iterate` over `2T` slots copies it
+            // into the first `T` and appends one prediction (the whole output window).
+            let window = SMatrix::<S, D, T>::from_columns(&self.buffer[T..]);
+            iterate::<S, D, T, T, Net>(self.net, &window, &mut self.buffer);
+            self.next = T;
+        }
+        let state = &self.buffer[self.next];
+        self.next += 1;
+        Some(state.iter().map(|x| x.to_double()).collect())
+    }
+}
 
 impl<S, Net, const D: usize, const T: usize> Network for Loaded<S, Net, D, T>
 where
@@ -151,37 +228,19 @@ where
         Ok(self.net.forward(&z).iter().map(|x| x.to_double()).collect())
     }
 
-    fn rollout(
-        &self,
+    fn states<'a>(
+        &'a self,
         initial: &[f64],
-        steps: usize,
-        progress: &mut dyn FnMut(usize),
-    ) -> Result<Vec<f64>, Error> {
+    ) -> Result<Box<dyn Iterator<Item = Vec<f64>> + 'a>, Error> {
         checked("the initial window", initial, &self.arch, &[D * T])?;
-        let states = steps + 1;
-        let mut out = vec![SVector::<S, D>::zeros(); states.max(T)];
-        let mut window =
-            SMatrix::<S, D, T>::from_iterator(initial.iter().map(|&x| S::from_double(x)));
-        let mut filled = T;
-        for (slot, column) in out.iter_mut().zip(window.column_iter()) {
-            *slot = column.into_owned();
+        let mut buffer = vec![SVector::<S, D>::zeros(); 2 * T];
+        for (slot, state) in buffer[T..].iter_mut().zip(initial.chunks_exact(D)) {
+            *slot = SVector::from_iterator(state.iter().map(|&x| S::from_double(x)));
         }
-        while filled < states {
-            let end = states.min(filled + CHUNK_WINDOWS * T);
-            // `iterate` rewrites the window it starts from in the first T slots of the chunk.
-            let chunk = &mut out[filled - T..end];
-            iterate::<S, D, T, T, Net>(&self.net, &window, chunk);
-            window = SMatrix::from_columns(&out[end - T..end]);
-            filled = end;
-            progress(filled);
-        }
-        out.truncate(states);
-        if let Some(state) = out.iter().position(|z| z.iter().any(|x| !x.is_finite())) {
-            return Err(Error::Diverged { state });
-        }
-        Ok(out
-            .iter()
-            .flat_map(|z| z.iter().map(|x| x.to_double()))
-            .collect())
+        Ok(Box::new(States::<S, Net, D, T> {
+            net: &self.net,
+            buffer,
+            next: T,
+        }))
     }
 }

@@ -87,17 +87,19 @@ pub fn jacobian<const R: usize, const C: usize, const R2: usize, const C2: usize
     jac
 }
 
-/// `samples` matrices with entries uniform in `(−1, 1)`, from `seed`.
-fn samples<const R: usize, const C: usize>(samples: usize, seed: u64) -> Vec<SMatrix<f64, R, C>> {
+/// `samples` matrices with entries uniform in `(−1, 1)`, from `seed`, drawn one by one as they
+/// are measured (memory does not grow with `samples`).
+fn samples<const R: usize, const C: usize>(
+    samples: usize,
+    seed: u64,
+) -> impl Iterator<Item = SMatrix<f64, R, C>> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut unit = move || {
         #[allow(clippy::cast_precision_loss)]
         let x = (rng.next_u64() >> 11) as f64 / (1_u64 << 53) as f64;
         2.0 * x - 1.0
     };
-    (0..samples)
-        .map(|_| SMatrix::from_fn(|_, _| unit()))
-        .collect()
+    (0..samples).map(move |_| SMatrix::from_fn(|_, _| unit()))
 }
 
 fn real<const R: usize, const C: usize>(z: &SMatrix<Dual64, R, C>) -> SMatrix<f64, R, C> {
@@ -126,8 +128,7 @@ where
     Net: SequenceLayer<Dual64, D, 1>,
 {
     let worst = samples::<D, 1>(count, seed)
-        .iter()
-        .map(|z| determinant_error(|x| net.forward(x), z))
+        .map(|z| determinant_error(|x| net.forward(x), &z))
         .fold(0.0, f64::max);
     vec![Measurement {
         property: "|det J − 1| of the map of one state".into(),
@@ -221,9 +222,8 @@ where
 {
     let j = structure_matrix::<D, T>();
     let worst = samples::<D, T>(count, seed)
-        .iter()
         .map(|z| {
-            let jac = jacobian(|x| net.forward(x), z);
+            let jac = jacobian(|x| net.forward(x), &z);
             (jac.transpose() * &j * jac - &j).amax()
         })
         .fold(0.0, f64::max);

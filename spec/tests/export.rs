@@ -1,11 +1,12 @@
 //! The blob export of every bundled network, in `f32` and `f64`, is the blob of the network the
-//! loader reads as the built-in type (the same weights bit for bit), and reads back into it.
+//! loader reads as the built-in type (the same weights bit for bit), reads back into it, and into
+//! no other type: the refusal names the difference.
 
 use geomattn::gml::load_file;
 use geomattn::{
-    AddConnection, BlobScalar, MultiHeadAttention, NoConnection, Schema,
-    StandardTransformerIntegrator, Tanh, VolumePreservingFeedForward, VolumePreservingTransformer,
-    read_blob, to_blob,
+    AddConnection, ArbitraryWeight, BlobScalar, Identity, MultiHeadAttention, NoConnection, Schema,
+    SkewWeight, StandardTransformerIntegrator, Tanh, VolumePreservingFeedForward,
+    VolumePreservingTransformer, read_blob, to_blob,
 };
 use geomattn_spec::{Arch, Error, Precision, export};
 
@@ -51,13 +52,59 @@ fn every_bundled_network_exports_as_the_blob_of_its_type() {
     exports_as::<St<f64, AddConnection>>(ST_FILE, &add, Precision::F64);
 }
 
+/// The error of reading `bytes` as `Net`, as text.
+fn refusal<Net>(bytes: &[u8]) -> String
+where
+    Net: Schema<Scalar: BlobScalar>,
+{
+    read_blob::<Net>(bytes).map(drop).unwrap_err().to_string()
+}
+
 #[test]
-fn the_blob_names_its_type_so_another_type_refuses_it() {
+fn the_blob_names_its_type_so_another_type_refuses_it_naming_the_difference() {
     let arch: Arch = VPT.parse().unwrap();
     let bytes = export::blob_file(path(VPT_FILE), &arch, Precision::F64).unwrap();
-    // Another L, and the other precision.
-    assert!(read_blob::<VolumePreservingTransformer<f64, 3, 3, 2, 1, 2, Tanh>>(&bytes).is_err());
-    assert!(read_blob::<Vpt<f32>>(&bytes).is_err());
+    let another = "the blob was written for another type: ";
+    type Vpt64<const T: usize, const L: usize, Act, Corr = ArbitraryWeight<f64, 3>> =
+        VolumePreservingTransformer<f64, 3, T, 2, 1, L, Act, Corr>;
+    assert_eq!(
+        refusal::<Vpt64<3, 3, Identity>>(&bytes),
+        format!(
+            "{another}layer 4 (VolumePreservingLowerLayer): activation tanh in the blob, \
+             identity in the type"
+        )
+    );
+    assert_eq!(
+        refusal::<Vpt64<4, 3, Tanh>>(&bytes),
+        format!(
+            "{another}layer 1 (VolumePreservingAttention): seq_length 3 in the blob, 4 in the type"
+        )
+    );
+    assert_eq!(
+        refusal::<Vpt64<3, 3, Tanh, SkewWeight<f64, 3>>>(&bytes),
+        format!(
+            "{another}layer 1 (VolumePreservingAttention): skew_sym false in the blob, true in the \
+             type"
+        )
+    );
+    assert_eq!(
+        refusal::<Vpt64<3, 2, Tanh>>(&bytes),
+        format!("{another}layer 23: VolumePreservingAttention in the blob, no layer in the type")
+    );
+    assert_eq!(
+        refusal::<Vpt<f32>>(&bytes),
+        "the blob holds 8-byte scalars, the network 4-byte ones"
+    );
+    // The standard transformer's connection, which GML's file does not record.
+    let arch: Arch = ST.parse().unwrap();
+    let bytes = export::blob_file(path(ST_FILE), &arch, Precision::F64).unwrap();
+    assert_eq!(
+        refusal::<St<f64, AddConnection>>(&bytes),
+        format!(
+            "{another}layer 1 (MultiHeadAttention): add_connection false in the blob, true in the \
+             type"
+        )
+    );
 }
 
 #[test]

@@ -1,7 +1,10 @@
 //! Files in GML's HDF5 layout, written with `hdf5-pure`'s writer: the phase-space layers of the
 //! symplectic transformers (GML's `save` writes one group `L1`, `L2`, … per layer, Julia matrices
 //! with their dimensions reversed, a `SymmetricMatrix` as a group with `S` and `n`). For tests that
-//! need a symplectic network file of a given size (GML 0.4.8 fixtures have none).
+//! need a symplectic network file of a given size (GML 0.4.8 fixtures have none). Values are
+//! stored as GML stores them, in the element type of the layer's vectors: `Layer<f32>` writes
+//! Float32 datasets (GML's default), `Layer<f64>` Float64 ones (a network trained in Float64).
+//! [`widened`] rewrites any GML file with every Float32 dataset as Float64.
 //!
 //! ```
 //! use geomattn::gml::{GmlFile, Layers};
@@ -11,45 +14,86 @@
 //! # Ok::<(), geomattn::gml::LoadError>(())
 //! ```
 
-use hdf5_pure::{AttrValue, FileBuilder, GroupBuilder};
+use hdf5_pure::{AttrValue, DType, DatasetBuilder, File, FileBuilder, Group, GroupBuilder};
 use rand::Rng;
 
-/// One layer group as GML writes it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Layer {
-    /// A dense `A` (`n×n`, column-major values, `n`).
-    Dense(Vec<f32>, usize),
-    /// A `SymmetricMatrix` `A` (packed values, size).
-    Symmetric(Vec<f32>, usize),
-    /// A gradient layer: `weight` (`hidden×n`, column-major), `bias`, `scale` (`hidden` each).
-    Gradient(Vec<f32>, Vec<f32>, Vec<f32>),
-    /// A ResNet layer: `weight` (`d×d`, column-major), `bias` (`d`).
-    ResNet(Vec<f32>, Vec<f32>),
-    /// A classification layer: `weight` (`classes×d`, column-major), `classes`.
-    Classification(Vec<f32>, usize),
+/// An element type GML stores weights in: Float32 or Float64.
+pub trait Stored: Copy {
+    /// `x` rounded to this type.
+    fn from_f64(x: f64) -> Self;
+    /// A dataset of these values.
+    fn write(dataset: &mut DatasetBuilder, values: &[Self]);
 }
 
-/// `len` values uniform in `(−1, 1)`.
+impl Stored for f32 {
+    #[allow(clippy::cast_possible_truncation)]
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+    fn write(dataset: &mut DatasetBuilder, values: &[Self]) {
+        dataset.with_f32_data(values);
+    }
+}
+
+impl Stored for f64 {
+    fn from_f64(x: f64) -> Self {
+        x
+    }
+    fn write(dataset: &mut DatasetBuilder, values: &[Self]) {
+        dataset.with_f64_data(values);
+    }
+}
+
+/// One layer group as GML writes it, its values stored as `E`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Layer<E = f32> {
+    /// A dense `A` (`n×n`, column-major values, `n`).
+    Dense(Vec<E>, usize),
+    /// A `SymmetricMatrix` `A` (packed values, size).
+    Symmetric(Vec<E>, usize),
+    /// A gradient layer: `weight` (`hidden×n`, column-major), `bias`, `scale` (`hidden` each).
+    Gradient(Vec<E>, Vec<E>, Vec<E>),
+    /// A ResNet layer: `weight` (`d×d`, column-major), `bias` (`d`).
+    ResNet(Vec<E>, Vec<E>),
+    /// A classification layer: `weight` (`classes×d`, column-major), `classes`.
+    Classification(Vec<E>, usize),
+}
+
+/// `len` values uniform in `(−1, 1)` (Float32, GML's default storage).
 pub fn uniform<R: Rng + ?Sized>(rng: &mut R, len: usize) -> Vec<f32> {
-    #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+    unit_interval(rng, len)
+}
+
+/// `len` values uniform in `(−1, 1)` with 53 random bits (Float64 storage): such a value is a
+/// Float32 one with probability 2⁻²⁹.
+pub fn uniform64<R: Rng + ?Sized>(rng: &mut R, len: usize) -> Vec<f64> {
+    unit_interval(rng, len)
+}
+
+fn unit_interval<E: Stored, R: Rng + ?Sized>(rng: &mut R, len: usize) -> Vec<E> {
+    #[allow(clippy::cast_precision_loss)]
     (0..len)
-        .map(|_| (2.0 * ((rng.next_u64() >> 11) as f64 / (1_u64 << 53) as f64) - 1.0) as f32)
+        .map(|_| E::from_f64(2.0 * ((rng.next_u64() >> 11) as f64 / (1_u64 << 53) as f64) - 1.0))
         .collect()
 }
 
 /// A random gradient layer of phase space `R^{2n}` with `hidden` hidden units.
-pub fn gradient<R: Rng + ?Sized>(rng: &mut R, n: usize, hidden: usize) -> Layer {
-    let weight = uniform(rng, hidden * n);
-    Layer::Gradient(weight, uniform(rng, hidden), uniform(rng, hidden))
+pub fn gradient<E: Stored, R: Rng + ?Sized>(rng: &mut R, n: usize, hidden: usize) -> Layer<E> {
+    let weight = unit_interval(rng, hidden * n);
+    Layer::Gradient(
+        weight,
+        unit_interval(rng, hidden),
+        unit_interval(rng, hidden),
+    )
 }
 
 /// The layers of a (linear) symplectic transformer's chain: `l × [attention, n_sympnet gradient
 /// layers, attention, n_sympnet gradient layers]`, the attention layers from `attention`.
-pub fn chain<R: Rng>(
+pub fn chain<E: Stored, R: Rng>(
     rng: &mut R,
     (l, n_sympnet, n, hidden): (usize, usize, usize, usize),
-    attention: impl Fn(&mut R) -> Layer,
-) -> Vec<Layer> {
+    attention: impl Fn(&mut R) -> Layer<E>,
+) -> Vec<Layer<E>> {
     let mut layers = Vec::new();
     for _ in 0..2 * l {
         layers.push(attention(rng));
@@ -61,18 +105,26 @@ pub fn chain<R: Rng>(
 }
 
 /// A Julia `rows×cols` matrix as HDF5.jl writes it: dimensions reversed, column-major data.
-fn matrix(group: &mut GroupBuilder, name: &str, values: &[f32], rows: usize, cols: usize) {
-    group
-        .create_dataset(name)
-        .with_f32_data(values)
-        .with_shape(&[cols as u64, rows as u64]);
+fn matrix<E: Stored>(group: &mut GroupBuilder, name: &str, values: &[E], rows: usize, cols: usize) {
+    vector(group, name, values).with_shape(&[cols as u64, rows as u64]);
+}
+
+/// A vector dataset.
+fn vector<'g, E: Stored>(
+    group: &'g mut GroupBuilder,
+    name: &str,
+    values: &[E],
+) -> &'g mut DatasetBuilder {
+    let dataset = group.create_dataset(name);
+    E::write(dataset, values);
+    dataset
 }
 
 /// The bytes of the HDF5 file of `layers`, in order.
 ///
 /// # Panics
 /// If `hdf5-pure` cannot write the file (a bug of the test, not of the code under test).
-pub fn to_bytes(layers: &[Layer]) -> Vec<u8> {
+pub fn to_bytes<E: Stored>(layers: &[Layer<E>]) -> Vec<u8> {
     let mut file = FileBuilder::new();
     for (k, layer) in layers.iter().enumerate() {
         let mut group = file.create_group(&format!("L{}", k + 1));
@@ -81,7 +133,7 @@ pub fn to_bytes(layers: &[Layer]) -> Vec<u8> {
             Layer::Symmetric(packed, n) => {
                 let mut a = group.create_group("A");
                 a.set_attr("gml_type", AttrValue::AsciiString("SymmetricMatrix".into()));
-                a.create_dataset("S").with_f32_data(packed);
+                vector(&mut a, "S", packed);
                 a.create_dataset("n")
                     .with_i64_data(&[i64::try_from(*n).expect("a small size")])
                     .with_shape(&[]);
@@ -90,12 +142,12 @@ pub fn to_bytes(layers: &[Layer]) -> Vec<u8> {
             Layer::Gradient(weight, bias, scale) => {
                 let hidden = bias.len();
                 matrix(&mut group, "weight", weight, hidden, weight.len() / hidden);
-                group.create_dataset("bias").with_f32_data(bias);
-                group.create_dataset("scale").with_f32_data(scale);
+                vector(&mut group, "bias", bias);
+                vector(&mut group, "scale", scale);
             }
             Layer::ResNet(weight, bias) => {
                 matrix(&mut group, "weight", weight, bias.len(), bias.len());
-                group.create_dataset("bias").with_f32_data(bias);
+                vector(&mut group, "bias", bias);
             }
             Layer::Classification(weight, classes) => {
                 matrix(
@@ -110,4 +162,56 @@ pub fn to_bytes(layers: &[Layer]) -> Vec<u8> {
         file.add_group(group.finish());
     }
     file.finish().expect("hdf5-pure writes the file")
+}
+
+/// The GML file `bytes` with every Float32 dataset rewritten as Float64 (widened, so exactly the
+/// same numbers), everything else as it was: what GML writes for the same network trained in
+/// Float64 (its groups, `gml_type` attributes and Int64 sizes do not depend on the element type).
+///
+/// # Panics
+/// If `bytes` is not an HDF5 file `hdf5-pure` reads, or holds a dataset of another type than
+/// Float32, Float64 or Int64, or an attribute other than a string (not a GML file).
+pub fn widened(bytes: Vec<u8>) -> Vec<u8> {
+    let source = File::from_bytes(bytes).expect("an HDF5 file");
+    let mut file = FileBuilder::new();
+    let root = source.root();
+    for name in root.groups().expect("the root's groups") {
+        let group = root.group(&name).expect("a group");
+        let copy = widened_group(&group, file.create_group(&name));
+        file.add_group(copy);
+    }
+    file.finish().expect("hdf5-pure writes the file")
+}
+
+/// `group`'s attributes, datasets (Float32 widened) and subgroups, into `out`.
+fn widened_group(group: &Group, mut out: GroupBuilder) -> hdf5_pure::FinishedGroup {
+    for (name, value) in group.attrs().expect("the attributes") {
+        let text = value.as_str().expect("GML writes string attributes only");
+        out.set_attr(&name, AttrValue::AsciiString(text.into()));
+    }
+    for name in group.datasets().expect("the datasets") {
+        let dataset = group.dataset(&name).expect("a dataset");
+        let shape = dataset.shape().expect("a shape");
+        let copy = out.create_dataset(&name);
+        match dataset.dtype().expect("a type") {
+            DType::F32 => copy.with_f64_data(
+                &dataset
+                    .read_f32()
+                    .expect("Float32 values")
+                    .into_iter()
+                    .map(f64::from)
+                    .collect::<Vec<_>>(),
+            ),
+            DType::F64 => copy.with_f64_data(&dataset.read_f64().expect("Float64 values")),
+            DType::I64 => copy.with_i64_data(&dataset.read_i64().expect("Int64 values")),
+            other => panic!("a GML file holds no {other} dataset"),
+        }
+        .with_shape(&shape);
+    }
+    for name in group.groups().expect("the subgroups") {
+        let child = group.group(&name).expect("a group");
+        let copy = widened_group(&child, out.create_group(&name));
+        out.add_group(copy);
+    }
+    out.finish()
 }

@@ -9,7 +9,8 @@
 //!   and the sweep of an orthogonal map's accuracy over the norms of `C` ([`sweep`]);
 //! - the symplectic structure of a sequence's phase space ([`symplectic`]), and files of
 //!   symplectic transformers in GML's layout ([`gml_layout`], written with `hdf5-pure`, the
-//!   runtime's HDF5 crate);
+//!   runtime's HDF5 crate, in Float32 or Float64), with a reference computation of them from
+//!   CONVENTIONS.md's formulas on `DMatrix` ([`gml_reference`]);
 //! - the exact Cayley vectors of CONVENTIONS.md, one definition each ([`conventions`]), and one
 //!   exact reference Cayley transform, generic over the field ([`exact`]), for the runtime's
 //!   kernels (on [`Q`] in nalgebra matrices) and the codegen's programs (on `BigRational` in
@@ -29,6 +30,7 @@
 pub mod conventions;
 pub mod exact;
 pub mod gml_layout;
+pub mod gml_reference;
 pub mod lanes;
 pub use geomattn_spec::rigid_body;
 pub mod seeded;

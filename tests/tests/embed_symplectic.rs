@@ -1,7 +1,9 @@
 //! `embed_gml!` of the phase-space networks: symplectic transformers (symmetric and dense `A`), a
 //! linear symplectic transformer and a classifier, each written in GML's layout by the generator
 //! below (GML 0.4.8's fixtures have none), embedded at compile time, are the networks the loader
-//! reads at run time: equal weights, bit-equal outputs.
+//! reads at run time: equal weights, bit-equal outputs. One file is stored in Float64 (a network
+//! GML trained in Float64): embedded as `f64` it keeps every bit, as `f32` it is rounded once,
+//! as the loader rounds it.
 //! `GEOMATTN_BLESS=1 cargo test -p geomattn-tests --test embed_symplectic` rewrites the files.
 
 use std::path::PathBuf;
@@ -12,7 +14,7 @@ use geomattn::{
     ClassificationLayer, Classifier, DenseA, GmlCompatible, LinearSymplecticTransformer,
     ResNetLayer, SequenceLayer, SymmetricA, SymplecticTransformer, Tanh, UpdateP, VectorSoftmax,
 };
-use geomattn_testkit::gml_layout::{Layer, chain, to_bytes, uniform};
+use geomattn_testkit::gml_layout::{Layer, chain, to_bytes, uniform, uniform64};
 use geomattn_testkit::random_matrix;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -20,6 +22,9 @@ use rand::rngs::SmallRng;
 /// Phase space R⁴, 4 hidden units, n_sympnet = 2, L = 1; GML's `symmetric = true` kick.
 type Symmetric =
     SymplecticTransformer<f64, 2, 4, 2, 1, Tanh, VectorSoftmax, SymmetricA<f64, 2, GmlCompatible>>;
+/// [`Symmetric`] in `f32`.
+type Symmetric32 =
+    SymplecticTransformer<f32, 2, 4, 2, 1, Tanh, VectorSoftmax, SymmetricA<f32, 2, GmlCompatible>>;
 /// Phase space R², 2 hidden units, n_sympnet = 1, L = 2, `init_upper = false`.
 type Dense = SymplecticTransformer<f32, 1, 2, 1, 2, Tanh, VectorSoftmax, DenseA<f32, 1>, UpdateP>;
 /// Phase space R², windows of 3, 2 hidden units, n_sympnet = 1, L = 1.
@@ -31,6 +36,8 @@ geomattn::embed_gml!(static SYMMETRIC: Symmetric = "fixtures/symplectic_transfor
 geomattn::embed_gml!(static DENSE: Dense = "fixtures/dense_symplectic_transformer.h5");
 geomattn::embed_gml!(static LINEAR: Linear = "fixtures/linear_symplectic_transformer.h5");
 geomattn::embed_gml!(static CLASSIFIER: Small = "fixtures/classifier.h5");
+geomattn::embed_gml!(static DOUBLE: Symmetric = "fixtures/float64_symplectic_transformer.h5");
+geomattn::embed_gml!(static DOUBLE32: Symmetric32 = "fixtures/float64_symplectic_transformer.h5");
 
 /// The bytes of the file `name` (seeded by the name's length): for the transformers, the chain of
 /// `(L, n_sympnet, n, hidden)` with the attention layers' `A`.
@@ -46,6 +53,11 @@ fn generated(name: &str) -> Vec<u8> {
         "linear_symplectic_transformer.h5" => chain(&mut rng, (1, 1, 1, 2), |rng| {
             Layer::Symmetric(uniform(rng, 6), 3)
         }),
+        "float64_symplectic_transformer.h5" => {
+            return to_bytes(&chain(&mut rng, (1, 2, 2, 4), |rng| {
+                Layer::Symmetric(uniform64(rng, 3), 2)
+            }));
+        }
         _ => vec![
             Layer::ResNet(uniform(&mut rng, 4), uniform(&mut rng, 2)),
             Layer::Classification(uniform(&mut rng, 6), 3),
@@ -54,11 +66,12 @@ fn generated(name: &str) -> Vec<u8> {
     to_bytes(&layers)
 }
 
-const FILES: [&str; 4] = [
+const FILES: [&str; 5] = [
     "symplectic_transformer.h5",
     "dense_symplectic_transformer.h5",
     "linear_symplectic_transformer.h5",
     "classifier.h5",
+    "float64_symplectic_transformer.h5",
 ];
 
 fn path(name: &str) -> PathBuf {
@@ -104,6 +117,14 @@ fn embedded_symplectic_transformers_are_the_loaded_ones() {
     same::<f64, _, 4, 3>(&SYMMETRIC, FILES[0], |x| x);
     same::<f32, _, 2, 2>(&DENSE, FILES[1], single);
     same::<f32, _, 2, 3>(&LINEAR, FILES[2], single);
+}
+
+#[test]
+fn an_embedded_float64_file_keeps_every_bit_in_f64_and_rounds_once_in_f32() {
+    #[allow(clippy::cast_possible_truncation)]
+    let single = |x: f64| x as f32;
+    same::<f64, _, 4, 3>(&DOUBLE, FILES[4], |x| x);
+    same::<f32, _, 4, 3>(&DOUBLE32, FILES[4], single);
 }
 
 #[test]

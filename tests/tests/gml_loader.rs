@@ -253,14 +253,10 @@ fn dense_weights_are_transposed_and_checked() {
         vpa(dense_layer(&[3, 2], None)),
         Err(LoadError::Shape { .. })
     ));
-    let float64 = vpa(dense_layer(&[3, 3], Some(&[0.5; 9])));
-    assert!(matches!(
-        float64,
-        Err(LoadError::DataType {
-            expected: "Float32",
-            ..
-        })
-    ));
+    // GML's Float64 storage (a network trained in Float64) reads as the same weights.
+    let float64 = vpa(dense_layer(&[3, 3], Some(&[0.5; 9]))).unwrap();
+    let float32 = vpa(dense_layer(&[3, 3], None)).unwrap();
+    assert!(geomattn::to_blob(&float64).unwrap() == geomattn::to_blob(&float32).unwrap());
 }
 
 #[test]
@@ -398,7 +394,7 @@ fn a_dense_weight_where_a_skew_one_is_expected_and_vice_versa() {
     assert_eq!(
         err.to_string(),
         "`/L1/A`: found a skew-symmetric matrix (a group with gml_type `SkewSymMatrix`) where a \
-         dense matrix (a Float32 dataset of shape [3, 3]) is expected"
+         dense matrix (a Float32 or Float64 dataset of shape [3, 3]) is expected"
     );
     // Missing and unexpected parameters say what is expected or found there.
     let err = read(&Spec {
@@ -408,7 +404,7 @@ fn a_dense_weight_where_a_skew_one_is_expected_and_vice_versa() {
     .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "`/L2/bias` is missing: the architecture expects a vector (a Float32 dataset of shape \
+        "`/L2/bias` is missing: the architecture expects a vector (a Float32 or Float64 dataset of shape \
          [3]) there"
     );
     let err = read(&Spec {

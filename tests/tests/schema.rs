@@ -1,15 +1,16 @@
 //! The parameter schema and the blob built on it: each schema's description agrees with its
 //! counts, a trained network goes HDF5 → blob → network with bit-identical weights (compared
-//! through the schema's own sink), and every way a blob can be wrong gives its typed error.
+//! through the schema's own sink), and every way a blob can be wrong gives its typed error
+//! (`blob_types.rs`: a blob read as another type, and hostile descriptions).
 
 use geomattn::gml::load_file;
 use geomattn::nalgebra::{Matrix3, RealField, SMatrix};
 use geomattn::{
-    AddConnection, BLOB_HEADER_LEN, BLOB_MAGIC, BlobError, Error, Head, MultiHeadAttention, Name,
-    NoConnection, Param, Schema, SequenceLayer, Sink, SkewSymmetric, SkewVpa,
-    StandardTransformerIntegrator, Stiefel, StrictlyUpper, Tanh, Visit,
-    VolumePreservingFeedForward, VolumePreservingTransformer, VolumePreservingUpperLayer, blob_len,
-    fingerprint, read_blob, read_blob_into, to_blob, write_blob,
+    AddConnection, BLOB_HEADER_LEN, BLOB_MAGIC, BlobError, Difference, Error, Head, LayerType,
+    MultiHeadAttention, Name, NoConnection, Param, Schema, SequenceLayer, ShortText, Sink,
+    SkewSymmetric, SkewVpa, StandardTransformerIntegrator, Stiefel, StrictlyUpper, Tanh,
+    TypeMismatch, Visit, VolumePreservingFeedForward, VolumePreservingTransformer,
+    VolumePreservingUpperLayer, blob_len, read_blob, read_blob_into, to_blob, write_blob,
 };
 use geomattn_testkit::fixture;
 use rand::SeedableRng;
@@ -23,18 +24,16 @@ type St<S> =
 /// Counts what a schema describes.
 #[derive(Default)]
 struct Count {
-    layers: usize,
+    layers: Vec<LayerType>,
     scalars: usize,
     params: Vec<Param>,
 }
 
 impl Visit for Count {
-    fn layer(&mut self) {
-        self.layers += 1;
-    }
-    fn param(&mut self, param: &Param) {
-        self.scalars += param.len();
-        self.params.push(*param);
+    fn layer(&mut self, layer: &LayerType) {
+        self.layers.push(*layer);
+        self.scalars += layer.params.iter().map(Param::len).sum::<usize>();
+        self.params.extend(layer.params);
     }
 }
 
@@ -79,7 +78,7 @@ fn collect<N: Schema<Scalar: Into<f64>>>(network: &N) -> Collect {
 fn descriptions_agree_with_the_counts_and_the_sinks() {
     fn check<N: Schema<Scalar: Into<f64> + RealField>>(file: &str, layers: usize) {
         let count = described::<N>();
-        assert_eq!((count.layers, count.scalars), (N::LAYERS, N::SCALARS));
+        assert_eq!((count.layers.len(), count.scalars), (N::LAYERS, N::SCALARS));
         assert_eq!(N::LAYERS, layers, "{file}");
         // What the network writes is what its schema describes, parameter by parameter.
         let network: N = load_file(fixture(file)).unwrap();
@@ -129,30 +128,27 @@ fn parameter_counts_by_hand() {
 }
 
 #[test]
-fn fingerprints_tell_architectures_apart_and_ignore_the_scalar() {
-    let prints = [
-        fingerprint::<Vpt<f64>>(),
-        fingerprint::<Vpff<f64>>(),
-        fingerprint::<St<f64>>(),
-        fingerprint::<VolumePreservingFeedForward<f64, 3, 5, 1, Tanh>>(),
-        fingerprint::<VolumePreservingFeedForward<f64, 4, 6, 1, Tanh>>(),
-        // Same shapes, another kind (Stiefel) or another order of the same layers.
-        fingerprint::<MultiHeadAttention<f64, 3, 1, 3, NoConnection, Stiefel>>(),
-        fingerprint::<MultiHeadAttention<f64, 3, 1, 3, NoConnection>>(),
-        fingerprint::<(SkewVpa<f64, 3, 3>, VolumePreservingUpperLayer<f64, 3>)>(),
-        fingerprint::<(VolumePreservingUpperLayer<f64, 3>, SkewVpa<f64, 3, 3>)>(),
+fn descriptions_tell_architectures_apart_and_ignore_the_scalar() {
+    let types = [
+        described::<Vpt<f64>>().layers,
+        described::<Vpff<f64>>().layers,
+        described::<St<f64>>().layers,
+        described::<VolumePreservingFeedForward<f64, 3, 5, 1, Tanh>>().layers,
+        described::<VolumePreservingFeedForward<f64, 4, 6, 1, Tanh>>().layers,
+        // Same shapes, another kind (Stiefel), another option or another order of the same layers.
+        described::<MultiHeadAttention<f64, 3, 1, 3, NoConnection, Stiefel>>().layers,
+        described::<MultiHeadAttention<f64, 3, 1, 3, NoConnection>>().layers,
+        described::<MultiHeadAttention<f64, 3, 1, 3, AddConnection>>().layers,
+        described::<(SkewVpa<f64, 3, 3>, VolumePreservingUpperLayer<f64, 3>)>().layers,
+        described::<(VolumePreservingUpperLayer<f64, 3>, SkewVpa<f64, 3, 3>)>().layers,
     ];
-    for (i, a) in prints.iter().enumerate() {
-        for b in &prints[i + 1..] {
+    for (i, a) in types.iter().enumerate() {
+        for b in &types[i + 1..] {
             assert_ne!(a, b);
         }
     }
-    assert_eq!(fingerprint::<Vpt<f32>>(), fingerprint::<Vpt<f64>>());
-    // Options that are not parameters do not change the layout.
-    assert_eq!(
-        fingerprint::<MultiHeadAttention<f64, 3, 1, 3, AddConnection>>(),
-        fingerprint::<MultiHeadAttention<f64, 3, 1, 3, NoConnection>>()
-    );
+    assert_eq!(described::<Vpt<f32>>().layers, types[0]);
+    assert_eq!(Vpt::<f32>::DESCRIPTION_LEN, Vpt::<f64>::DESCRIPTION_LEN);
 }
 
 /// HDF5 → network → blob → network: the same bits, parameter by parameter, and the same outputs.
@@ -216,10 +212,10 @@ fn vpff_blob() -> (Vpff<f64>, Vec<u8>) {
     (net, blob)
 }
 
-/// Rewrites the checksum after a change of the payload.
+/// Rewrites the checksum after a change of the description or the payload.
 fn reseal(blob: &mut [u8]) {
     let crc = crc_of(&blob[BLOB_HEADER_LEN..]);
-    blob[24..28].copy_from_slice(&crc.to_le_bytes());
+    blob[12..16].copy_from_slice(&crc.to_le_bytes());
 }
 
 /// CRC-32 (ISO-HDLC: reflected polynomial 0xEDB88320, initial and final XOR 0xFFFFFFFF), bit by
@@ -247,15 +243,22 @@ fn the_header_is_as_documented() {
         "the standard check value"
     );
     let (_, blob) = vpff_blob();
+    let description = Vpff::<f64>::DESCRIPTION_LEN;
     assert_eq!(blob[..8], BLOB_MAGIC);
-    assert_eq!(u16::from_le_bytes([blob[8], blob[9]]), 1);
+    assert_eq!(u16::from_le_bytes([blob[8], blob[9]]), 2);
     assert_eq!(u16::from_le_bytes([blob[10], blob[11]]), 8);
-    assert_eq!(blob[12..16], fingerprint::<Vpff<f64>>().to_le_bytes());
-    assert_eq!(blob[16..24], 135_u64.to_le_bytes());
-    assert_eq!(blob[24..28], crc_of(&blob[28..]).to_le_bytes());
-    assert_eq!(blob.len(), 28 + 135 * 8);
+    assert_eq!(blob[12..16], crc_of(&blob[32..]).to_le_bytes());
+    assert_eq!(blob[16..24], (description as u64).to_le_bytes());
+    assert_eq!(blob[24..32], 135_u64.to_le_bytes());
+    assert_eq!(blob.len(), 32 + description + 135 * 8);
+    // The description starts with the first layer's token: `L`, the name's length, the name.
+    let name = b"VolumePreservingLowerLayer";
+    assert_eq!(blob[32], b'L');
+    assert_eq!(blob[33..35], (name.len() as u16).to_le_bytes());
+    assert_eq!(blob[35..35 + name.len()], name[..]);
     // The first scalar is the first packed entry of `/L1/weight`.
-    let first = f64::from_le_bytes(blob[28..36].try_into().unwrap());
+    let at = 32 + description;
+    let first = f64::from_le_bytes(blob[at..at + 8].try_into().unwrap());
     let net: Vpff<f64> = load_file(fixture("transformer_rigid_body_nn_vpff.h5")).unwrap();
     let lower = &net.blocks()[0].linear[0].0;
     assert_eq!(first, lower.weight().matrix()[(1, 0)]);
@@ -270,7 +273,7 @@ fn every_wrong_blob_is_a_typed_error() {
     assert_eq!(
         read(&blob[..20]),
         Err(BlobError::Truncated {
-            needed: 28,
+            needed: 32,
             found: 20
         })
     );
@@ -278,8 +281,8 @@ fn every_wrong_blob_is_a_typed_error() {
     magic[0] = b'X';
     assert!(matches!(read(&magic), Err(BlobError::Magic { found }) if found[0] == b'X'));
     let mut version = blob.clone();
-    version[8] = 2;
-    assert_eq!(read(&version), Err(BlobError::Version { found: 2 }));
+    version[8] = 3;
+    assert_eq!(read(&version), Err(BlobError::Version { found: 3 }));
     // An f32 blob read as the f64 network.
     let net32: Vpff<f32> = load_file(fixture("transformer_rigid_body_nn_vpff.h5")).unwrap();
     assert_eq!(
@@ -289,13 +292,20 @@ fn every_wrong_blob_is_a_typed_error() {
             found: 4
         })
     );
-    // The blob read as another architecture.
-    assert!(matches!(
+    // The blob read as another architecture: the first layer differs.
+    assert_eq!(
         read_blob::<Vpt<f64>>(&blob).map(drop),
-        Err(BlobError::Fingerprint { .. })
-    ));
-    let mut count = blob.clone();
-    count[16] = 134;
+        Err(BlobError::Type(TypeMismatch {
+            layer: 1,
+            difference: Difference::Layer,
+            in_blob: ShortText::from("VolumePreservingLowerLayer"),
+            in_type: ShortText::from("VolumePreservingAttention"),
+        }))
+    );
+    // A count that disagrees with the type, the length and checksum made to fit it.
+    let mut count = blob[..blob.len() - 8].to_vec();
+    count[24] = 134;
+    reseal(&mut count);
     assert_eq!(
         read(&count),
         Err(BlobError::Count {
@@ -319,12 +329,15 @@ fn every_wrong_blob_is_a_typed_error() {
             found: blob.len() + 1
         })
     );
-    let mut flipped = blob.clone();
-    flipped[100] ^= 1;
-    assert!(matches!(read(&flipped), Err(BlobError::Checksum { .. })));
+    // A flipped bit in the payload, and one in the description: both caught by the checksum.
+    for at in [blob.len() - 100, BLOB_HEADER_LEN + 100] {
+        let mut flipped = blob.clone();
+        flipped[at] ^= 1;
+        assert!(matches!(read(&flipped), Err(BlobError::Checksum { .. })));
+    }
     // A NaN in `/L2/bias` (after L1's 3 packed entries and L2's 3: scalar 6 + 1), resealed.
     let mut nan = blob.clone();
-    let at = BLOB_HEADER_LEN + 7 * 8;
+    let at = BLOB_HEADER_LEN + Vpff::<f64>::DESCRIPTION_LEN + 7 * 8;
     nan[at..at + 8].copy_from_slice(&f64::NAN.to_le_bytes());
     reseal(&mut nan);
     assert_eq!(
@@ -341,6 +354,30 @@ fn every_wrong_blob_is_a_typed_error() {
     assert!(matches!(read(&infinite), Err(BlobError::NonFinite { .. })));
 }
 
+/// A blob of format version 1 (its 28-byte header: magic, version, width, fingerprint, count,
+/// CRC-32; then the payload) is refused by its version, with the way out.
+#[test]
+fn a_version_1_blob_is_refused_naming_its_version() {
+    let (net, _) = vpff_blob();
+    let mut payload = Vec::new();
+    for (_, bits) in collect(&net).values {
+        payload.extend(bits.to_le_bytes());
+    }
+    let mut v1 = BLOB_MAGIC.to_vec();
+    v1.extend(1_u16.to_le_bytes());
+    v1.extend(8_u16.to_le_bytes());
+    v1.extend(0x1234_5678_u32.to_le_bytes());
+    v1.extend(135_u64.to_le_bytes());
+    v1.extend(crc_of(&payload).to_le_bytes());
+    v1.extend(payload);
+    let error = read_blob::<Vpff<f64>>(&v1).map(drop).unwrap_err();
+    assert_eq!(error, BlobError::Version { found: 1 });
+    assert_eq!(
+        error.to_string(),
+        "blob format version 1, this crate reads only version 2: write the blob again with this crate"
+    );
+}
+
 #[test]
 fn stiefel_weights_off_the_manifold_are_rejected_from_a_blob() {
     type Layer = MultiHeadAttention<f64, 2, 1, 2, NoConnection, Stiefel>;
@@ -349,7 +386,7 @@ fn stiefel_weights_off_the_manifold_are_rejected_from_a_blob() {
     let mut blob = to_blob(&layer).unwrap();
     assert!(read_blob::<Layer>(&blob).is_ok());
     // PK's first entry 1 → 1.5: off the manifold by far more than the tolerance.
-    let at = BLOB_HEADER_LEN + 4 * 8;
+    let at = BLOB_HEADER_LEN + Layer::DESCRIPTION_LEN + 4 * 8;
     blob[at..at + 8].copy_from_slice(&1.5_f64.to_le_bytes());
     reseal(&mut blob);
     assert_eq!(

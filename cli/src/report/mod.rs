@@ -16,6 +16,9 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::error::Failure;
+use crate::output::print;
+
 /// Whether this is a `--quick` run: one timing round of one call, fewer accuracy samples.
 static QUICK: AtomicBool = AtomicBool::new(false);
 
@@ -24,23 +27,33 @@ pub fn quick() -> bool {
     QUICK.load(Ordering::Relaxed)
 }
 
-/// Prints the report: every table, in order (`quick`: a short run, with rougher timings).
-pub fn run(quick: bool) {
+/// Prints the report: every table, in order, each as soon as it is measured (`quick`: a short
+/// run, with rougher timings).
+///
+/// # Errors
+/// [`Failure::Stdout`] (and the tables after it are not measured).
+pub fn run(quick: bool) -> Result<(), Failure> {
     QUICK.store(quick, Ordering::Relaxed);
     let note = if quick {
         " (--quick: one timing round, fewer samples)"
     } else {
         ""
     };
-    println!("# geomattn report{note}\n");
-    println!("{}", cayley::table());
-    println!("{}", cayley::accuracy_table());
-    println!("{}", vpa::table());
-    println!("{}", throughput::table());
-    println!("{}", attention::table());
-    println!("{}", gml::table());
-    println!("{}", mnist::table());
-    println!("{}", supporting::table());
+    print(format_args!("# geomattn report{note}\n\n"))?;
+    let tables: [fn() -> Table; 8] = [
+        cayley::table,
+        cayley::accuracy_table,
+        vpa::table,
+        throughput::table,
+        attention::table,
+        gml::table,
+        mnist::table,
+        supporting::table,
+    ];
+    for table in tables {
+        print(format_args!("{}\n", table()))?;
+    }
+    Ok(())
 }
 
 /// Sequences per timed batch.

@@ -25,4 +25,6 @@ pub use classification::{
 pub use feedforward::{LinearPair, ResNetStack, VolumePreservingFeedForward, VpffBlock};
 pub use iterate::iterate;
 pub use symplectic::{LinearSymplecticTransformer, SympNetStack, SymplecticTransformer};
-pub use transformer::{StandardTransformerIntegrator, Transformer, VolumePreservingTransformer};
+pub use transformer::{
+    StandardTransformerIntegrator, Transformer, VolumePreservingTransformer, forward_blocks_checked,
+};

@@ -135,20 +135,54 @@ where
     fn forward_checked_into(
         &self,
         z: SMatrixView<'_, S, D, T>,
-        mut out: SMatrixViewMut<'_, S, D, T>,
+        out: SMatrixViewMut<'_, S, D, T>,
     ) -> Result<(), Error>
     where
         S: RealField,
     {
-        check_finite(&z, INPUT, None)?;
-        let mut x = z.into_owned();
-        for (block, (attention, feedforward)) in self.blocks.iter().enumerate() {
-            let y = attention.forward(&x);
-            check_finite(&y.as_view(), attention.layer_name(), Some(block))?;
-            feedforward.forward_into(y.as_view(), x.as_view_mut());
-            check_finite(&x.as_view(), feedforward.layer_name(), Some(block))?;
-        }
-        out.copy_from(&x);
-        Ok(())
+        forward_blocks_checked(&self.blocks, z, out)
     }
+}
+
+/// The checked forward pass of `blocks`, each an attention layer then a feed-forward part,
+/// applied in order: what [`Transformer`] runs with `L` known at compile time, for networks whose
+/// number of blocks is known only at run time (a spec read from text). The input is checked, then
+/// the output of every layer: the error names the first layer, and its block (0-based), whose
+/// output is not finite.
+///
+/// ```
+/// use geomattn::{SequenceLayer, SkewSymmetric, SkewVpa, forward_blocks_checked};
+/// use geomattn::{Error, nalgebra::SMatrix};
+/// let vpa = SkewVpa::<f64, 2, 3>::skew_sym(SkewSymmetric::from_packed(&[1e300])?);
+/// let blocks = vec![(vpa, vpa); 2];
+/// let z = SMatrix::<f64, 2, 3>::from_fn(|i, j| (i + j) as f64 * 1e10);
+/// let mut out = SMatrix::<f64, 2, 3>::zeros();
+/// let Err(Error::NonFinite(at)) = forward_blocks_checked(&blocks, z.as_view(), out.as_view_mut())
+/// else { panic!() };
+/// assert_eq!((at.layer, at.block), ("VolumePreservingAttention", Some(0)));
+/// # Ok::<(), geomattn::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::NonFinite`] for the first non-finite value, in the input or a layer's output.
+pub fn forward_blocks_checked<S, Att, Ff, const D: usize, const T: usize>(
+    blocks: &[(Att, Ff)],
+    z: SMatrixView<'_, S, D, T>,
+    mut out: SMatrixViewMut<'_, S, D, T>,
+) -> Result<(), Error>
+where
+    S: Field + RealField,
+    Att: SequenceLayer<S, D, T>,
+    Ff: SequenceLayer<S, D, T>,
+{
+    check_finite(&z, INPUT, None)?;
+    let mut x = z.into_owned();
+    for (block, (attention, feedforward)) in blocks.iter().enumerate() {
+        let y = attention.forward(&x);
+        check_finite(&y.as_view(), attention.layer_name(), Some(block))?;
+        feedforward.forward_into(y.as_view(), x.as_view_mut());
+        check_finite(&x.as_view(), feedforward.layer_name(), Some(block))?;
+    }
+    out.copy_from(&x);
+    Ok(())
 }

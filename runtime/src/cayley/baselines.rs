@@ -44,6 +44,7 @@ fn plus_minus<S: Field, const T: usize>(
 
 impl<S: Field + RealField, const T: usize> OrthogonalMap<S, T> for NalgebraInverse {
     const NAME: &'static str = "Cayley (nalgebra inverse)";
+    const FUNCTION: &'static str = "cayley";
 
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
         // nalgebra inverts a 4×4 matrix by cofactors, whose determinant loses ε‖C‖² to
@@ -67,6 +68,7 @@ where
     Const<T>: DimMin<Const<T>, Output = Const<T>>,
 {
     const NAME: &'static str = "Cayley (LU)";
+    const FUNCTION: &'static str = "cayley";
 
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
         if !in_range(c, lu_limit::<S, T>()) {

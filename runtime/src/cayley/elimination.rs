@@ -14,6 +14,7 @@ pub struct Elimination;
 
 impl<S: Field, const T: usize> OrthogonalMap<S, T> for Elimination {
     const NAME: &'static str = "Cayley (elimination)";
+    const FUNCTION: &'static str = "cayley";
 
     #[inline(always)]
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {

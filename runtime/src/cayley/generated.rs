@@ -38,6 +38,7 @@ pub struct Generated;
 
 impl<S: Field, const T: usize> OrthogonalMap<S, T> for Generated {
     const NAME: &'static str = "Cayley (generated)";
+    const FUNCTION: &'static str = "cayley";
 
     #[inline(always)]
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {

@@ -59,6 +59,7 @@ pub struct GramSchmidt;
 
 impl<S: Field, const T: usize> OrthogonalMap<S, T> for GramSchmidt {
     const NAME: &'static str = "Cayley (Gram–Schmidt)";
+    const FUNCTION: &'static str = "cayley";
 
     #[inline(always)]
     fn map(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {

@@ -114,8 +114,8 @@ pub enum LoadError {
         /// The number of values read.
         found: usize,
     },
-    /// A dataset holds another element type than the one GML writes (`Float32`, or `Int64` for
-    /// the size `n` of a special matrix).
+    /// A dataset holds another element type than the ones GML writes (`Float32` or `Float64`
+    /// for a weight, `Int64` for the size `n` of a special matrix).
     #[error("`{path}` holds {found}, expected {expected}")]
     DataType {
         /// The dataset.
@@ -162,6 +162,19 @@ pub enum LoadError {
         /// Index of the first bad entry in the file's (row-major) order.
         index: usize,
     },
+    /// A finite Float64 weight is beyond the range of the scalar it is read into (an `f32`
+    /// network), where it would become an infinity.
+    #[error(
+        "`{path}` has {value:e} at flat index {index}, beyond the range of the network's scalar"
+    )]
+    OutOfRange {
+        /// The dataset.
+        path: String,
+        /// Index of the first such entry in the file's (row-major) order.
+        index: usize,
+        /// The value in the file.
+        value: f64,
+    },
 }
 
 /// An object of a GML file, as the architecture expects it or as the file has it, for
@@ -191,10 +204,10 @@ impl Object {
         }
     }
 
-    /// A Float32 dataset of this shape.
+    /// A floating-point (Float32 or Float64) dataset of this shape.
     pub(crate) fn floats(shape: &[u64]) -> Self {
         Self::Dataset {
-            dtype: "Float32".into(),
+            dtype: super::file::FLOATS.into(),
             shape: shape.to_vec(),
         }
     }

@@ -1,5 +1,12 @@
 //! Reading GML's HDF5 layout: numbered layer groups, transposed dense matrices, special matrices
 //! tagged by a `gml_type` attribute.
+//!
+//! GML writes its parameters in the element type the network was trained in: Float32 (GML's
+//! default, and every fixture) or Float64 (common for integrators). Both are read, into either
+//! scalar: values are widened to `f64` exactly, then converted once to the network's scalar, so
+//! a Float64 file read into an `f32` network is rounded once to nearest, and a Float32 file read
+//! into an `f64` network is exact. A Float64 value beyond the scalar's range is an error
+//! ([`LoadError::OutOfRange`]), not an infinity.
 
 use std::format;
 use std::path::Path;
@@ -210,13 +217,14 @@ impl Node {
         Ok(entries)
     }
 
-    /// The Float32 dataset `name` as a Julia matrix of the reversed shape: its values in
-    /// column-major order (the file's row-major data as it is), with its row and column counts.
-    /// A vector is one column. For describing a file without knowing its architecture.
+    /// The floating-point dataset `name` (Float32 or Float64) as a Julia matrix of the reversed
+    /// shape: its values in column-major order (the file's row-major data as it is, widened to
+    /// `f64` exactly), with its row and column counts. A vector is one column. For describing a
+    /// file without knowing its architecture.
     ///
     /// # Errors
     /// As [`matrix`](Self::matrix), and [`LoadError::Shape`] for an array of rank above 2.
-    pub fn dynamic_matrix(&self, name: &str) -> Result<(usize, usize, Vec<f32>), LoadError> {
+    pub fn dynamic_matrix(&self, name: &str) -> Result<(usize, usize, Vec<f64>), LoadError> {
         let dataset = self.dataset(name, Object::floats(&[]))?;
         let shape = self.shape(&dataset, name)?;
         let (rows, cols) = match *shape.as_slice() {
@@ -298,11 +306,13 @@ impl Node {
         }))
     }
 
-    /// A Julia `ROWS×COLS` dense Float32 matrix: a dataset of HDF5 shape `(COLS, ROWS)`.
+    /// A Julia `ROWS×COLS` dense matrix: a Float32 or Float64 dataset of HDF5 shape `(COLS,
+    /// ROWS)`, converted once to `S` (see the [loader's docs](crate::gml)).
     ///
     /// # Errors
     /// [`LoadError::Missing`], [`LoadError::Kind`] (a group), [`LoadError::Shape`],
-    /// [`LoadError::DataType`], [`LoadError::ValueCount`], [`LoadError::NonFinite`].
+    /// [`LoadError::DataType`], [`LoadError::ValueCount`], [`LoadError::NonFinite`],
+    /// [`LoadError::OutOfRange`].
     pub fn matrix<S: RealField + Copy, const ROWS: usize, const COLS: usize>(
         &self,
         name: &str,
@@ -312,7 +322,7 @@ impl Node {
         Ok(matrix)
     }
 
-    /// A Float32 vector of length `LEN`.
+    /// A Float32 or Float64 vector of length `LEN`.
     ///
     /// # Errors
     /// As [`matrix`](Self::matrix).
@@ -388,8 +398,22 @@ impl Node {
                 found: values.len(),
             });
         }
-        for (slot, &x) in out.iter_mut().zip(&values) {
-            *slot = convert(x);
+        for (index, (slot, &x)) in out.iter_mut().zip(&values).enumerate() {
+            *slot = nalgebra::convert(x);
+            // A finite Float64 value beyond the scalar's range would become an infinity.
+            if !slot.is_finite() {
+                // The dataset holding it: the parameter, or `A` / `S` in its special-matrix group.
+                let dataset = match (kind, special(kind)) {
+                    (Kind::Stiefel, _) => "/A",
+                    (_, Some(_)) => "/S",
+                    _ => "",
+                };
+                return Err(LoadError::OutOfRange {
+                    path: format!("{}{dataset}", self.child_path(name)),
+                    index,
+                    value: x,
+                });
+            }
         }
         Ok(())
     }
@@ -403,7 +427,7 @@ impl Node {
         gml_type: &'static str,
         what: &'static str,
         n: usize,
-    ) -> Result<Vec<f32>, LoadError> {
+    ) -> Result<Vec<f64>, LoadError> {
         let group = self.group_expecting(name, Object::tagged(gml_type))?;
         group.expect_gml_type(gml_type)?;
         let found = group.int("n")?;
@@ -509,8 +533,8 @@ impl Node {
         }
     }
 
-    /// The Float32 dataset `name` of shape `expected`, all of it, finite.
-    fn floats(&self, name: &str, expected: &[u64]) -> Result<Vec<f32>, LoadError> {
+    /// The floating-point dataset `name` of shape `expected`, all of it, finite.
+    fn floats(&self, name: &str, expected: &[u64]) -> Result<Vec<f64>, LoadError> {
         let dataset = self.dataset(name, Object::floats(expected))?;
         let shape = self.shape(&dataset, name)?;
         if shape != expected {
@@ -523,30 +547,38 @@ impl Node {
         self.checked_floats(&dataset, name, &shape)
     }
 
-    /// The values of a Float32 dataset of shape `shape`: checked to fit in the file before
-    /// anything is read, then to be as many as the shape says, and finite.
+    /// The values of a Float32 or Float64 dataset of shape `shape`, widened to `f64` (exactly):
+    /// checked to fit in the file before anything is read, then to be as many as the shape says,
+    /// and finite.
     fn checked_floats(
         &self,
         dataset: &Dataset,
         name: &str,
         shape: &[u64],
-    ) -> Result<Vec<f32>, LoadError> {
+    ) -> Result<Vec<f64>, LoadError> {
         let path = self.child_path(name);
-        match dtype(dataset, &path)? {
-            DType::F32 => {}
+        let width = match dtype(dataset, &path)? {
+            DType::F32 => 4,
+            DType::F64 => 8,
             other => {
                 return Err(LoadError::DataType {
                     path,
-                    expected: "Float32",
+                    expected: FLOATS,
                     found: dtype_name(&other),
                 });
             }
-        }
-        let expected = self.fits(&path, shape, 4)?;
-        let values = dataset.read_f32().map_err(|source| LoadError::Hdf5 {
+        };
+        let expected = self.fits(&path, shape, width)?;
+        let hdf5 = |source| LoadError::Hdf5 {
             path: path.clone(),
             source,
-        })?;
+        };
+        let values = if width == 4 {
+            let single = dataset.read_f32().map_err(hdf5)?;
+            single.into_iter().map(f64::from).collect()
+        } else {
+            dataset.read_f64().map_err(hdf5)?
+        };
         if values.len() as u64 != expected {
             return Err(LoadError::ValueCount {
                 path,
@@ -653,6 +685,5 @@ fn dtype_name(dtype: &DType) -> String {
     }
 }
 
-fn convert<S: RealField + Copy>(x: f32) -> S {
-    nalgebra::convert(f64::from(x))
-}
+/// The element types a weight may be stored in, as GML names them (for [`LoadError::DataType`]).
+pub(crate) const FLOATS: &str = "Float32 or Float64";

@@ -6,6 +6,12 @@
 //! `gml_type` attribute, and the architecture itself is not in the file: the caller names it as the
 //! type to [`load`] into. Every malformed input gives a [`LoadError`], never a panic.
 //!
+//! Weights are read in the element type GML trained them in, Float32 (its default, and every
+//! fixture) or Float64, into a network of either scalar: a Float32 value is widened exactly, a
+//! Float64 value goes into an `f64` network as it is and into an `f32` network rounded once to
+//! nearest; one beyond `f32`'s range is [`LoadError::OutOfRange`] rather than an infinity.
+//! [`embed_gml!`](crate::embed_gml) does the same at compile time.
+//!
 //! ```
 //! use geomattn::activation::Tanh;
 //! use geomattn::architectures::VolumePreservingTransformer;

@@ -4,22 +4,28 @@
 use core::mem::MaybeUninit;
 
 use super::layers::{matrix_param, read_matrix, write_matrix};
-use super::{Kind, Name, Schema, Sink, Source, Visit, fill};
+use super::{
+    Kind, LayerType, Name, Schema, Setting, Sink, Source, Visit, fill, layer_type_description,
+};
 use crate::{ClassificationLayer, Classifier, Field};
 
-/// GML's `ClassificationLayer(D, CLASSES, σ)`: one dense `weight` (`CLASSES×D`), no bias.
+impl<S: Field, const D: usize, const CLASSES: usize> ClassificationLayer<S, D, CLASSES> {
+    const TYPE: LayerType = LayerType {
+        name: "ClassificationLayer",
+        settings: &[
+            Setting::number("input_dim", D),
+            Setting::number("output_dim", CLASSES),
+        ],
+        params: &[matrix_param::<CLASSES, D>(Name::new("weight"), Kind::Dense)],
+    };
+}
+
+/// GML's `ClassificationLayer(D, CLASSES, softmax)`: one dense `weight` (`CLASSES×D`), no bias.
 impl<S: Field, const D: usize, const CLASSES: usize> Schema for ClassificationLayer<S, D, CLASSES> {
     type Scalar = S;
     const SCALARS: usize = CLASSES * D;
     const LAYERS: usize = 1;
-
-    fn describe<V: Visit + ?Sized>(visitor: &mut V) {
-        visitor.layer();
-        visitor.param(&matrix_param::<CLASSES, D>(
-            Name::new("weight"),
-            Kind::Dense,
-        ));
-    }
+    layer_type_description!();
 
     fn read<Src: Source<S> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error> {
         source.begin_layer()?;
@@ -43,6 +49,7 @@ where
     type Scalar = S;
     const SCALARS: usize = Body::SCALARS + Head::SCALARS;
     const LAYERS: usize = Body::LAYERS + Head::LAYERS;
+    const DESCRIPTION_LEN: usize = Body::DESCRIPTION_LEN + Head::DESCRIPTION_LEN;
 
     fn describe<V: Visit + ?Sized>(visitor: &mut V) {
         Body::describe(visitor);

@@ -7,7 +7,8 @@ use super::layers::VpLayer;
 use super::{Schema, Sink, Source, Visit, fill};
 use crate::packed::{Lower, Upper};
 use crate::{
-    Field, Identity, ResNetLayer, ResNetStack, Transformer, VolumePreservingFeedForward, VpffBlock,
+    Activation, Field, Identity, ResNetLayer, ResNetStack, Transformer,
+    VolumePreservingFeedForward, VolumePreservingLayer, VpffBlock,
 };
 
 /// The slots of the elements of an uninitialised array.
@@ -49,6 +50,7 @@ impl<T: Schema, const LEN: usize> Schema for [T; LEN] {
     type Scalar = T::Scalar;
     const SCALARS: usize = LEN * T::SCALARS;
     const LAYERS: usize = LEN * T::LAYERS;
+    const DESCRIPTION_LEN: usize = LEN * T::DESCRIPTION_LEN;
 
     fn describe<V: Visit + ?Sized>(visitor: &mut V) {
         for _ in 0..LEN {
@@ -81,6 +83,7 @@ impl<S: Copy, A: Schema<Scalar = S>, B: Schema<Scalar = S>> Schema for (A, B) {
     type Scalar = S;
     const SCALARS: usize = A::SCALARS + B::SCALARS;
     const LAYERS: usize = A::LAYERS + B::LAYERS;
+    const DESCRIPTION_LEN: usize = A::DESCRIPTION_LEN + B::DESCRIPTION_LEN;
 
     fn describe<V: Visit + ?Sized>(visitor: &mut V) {
         A::describe(visitor);
@@ -117,6 +120,7 @@ where
     type Scalar = S;
     const SCALARS: usize = <[(Att, Ff); L]>::SCALARS;
     const LAYERS: usize = <[(Att, Ff); L]>::LAYERS;
+    const DESCRIPTION_LEN: usize = <[(Att, Ff); L]>::DESCRIPTION_LEN;
 
     fn describe<V: Visit + ?Sized>(visitor: &mut V) {
         <[(Att, Ff); L]>::describe(visitor);
@@ -141,10 +145,14 @@ where
 }
 
 /// `NB` ResNet layers with activation `Act`, then one with the identity.
-impl<S: Field, const D: usize, const NB: usize, Act> Schema for ResNetStack<S, D, NB, Act> {
+impl<S: Field, const D: usize, const NB: usize, Act: Activation<S>> Schema
+    for ResNetStack<S, D, NB, Act>
+{
     type Scalar = S;
     const SCALARS: usize = (NB + 1) * ResNetLayer::<S, D, Act>::SCALARS;
     const LAYERS: usize = NB + 1;
+    const DESCRIPTION_LEN: usize = NB * ResNetLayer::<S, D, Act>::DESCRIPTION_LEN
+        + ResNetLayer::<S, D, Identity>::DESCRIPTION_LEN;
 
     fn describe<V: Visit + ?Sized>(visitor: &mut V) {
         <[ResNetLayer<S, D, Act>; NB]>::describe(visitor);
@@ -175,34 +183,67 @@ impl<S: Field, const D: usize, const NB: usize, Act> Schema for ResNetStack<S, D
     }
 }
 
+/// A linear (identity) lower layer of a feed-forward network, with or without a bias.
+type LinearLower<const BIAS: bool, S, const D: usize> =
+    VpLayer<BIAS, VolumePreservingLayer<S, D, Lower, Identity>>;
+/// A linear (identity) upper layer of a feed-forward network, with or without a bias.
+type LinearUpper<const BIAS: bool, S, const D: usize> =
+    VpLayer<BIAS, VolumePreservingLayer<S, D, Upper, Identity>>;
+/// A nonlinear lower layer of a feed-forward network (always with a bias).
+type NonlinearLower<S, const D: usize, Act> =
+    VpLayer<true, VolumePreservingLayer<S, D, Lower, Act>>;
+/// A nonlinear upper layer of a feed-forward network (always with a bias).
+type NonlinearUpper<S, const D: usize, Act> =
+    VpLayer<true, VolumePreservingLayer<S, D, Upper, Act>>;
+
 /// GML's `VolumePreservingFeedForward(D, NB, NL, Act)`: per block, `NL` linear pairs of which only
-/// the last upper layer has a bias, then a lower and an upper layer with biases; then a final
-/// linear pair whose upper layer has a bias.
-impl<S: Field, const D: usize, const NB: usize, const NL: usize, Act> Schema
+/// the last upper layer has a bias, then a lower and an upper layer with biases and activation
+/// `Act`; then a final linear pair whose upper layer has a bias.
+impl<S: Field, const D: usize, const NB: usize, const NL: usize, Act: Activation<S>> Schema
     for VolumePreservingFeedForward<S, D, NB, NL, Act>
 {
     type Scalar = S;
     const SCALARS: usize = NB
-        * ((2 * NL + 2) * VpLayer::<false>::scalars::<D>() + if NL > 0 { D } else { 0 } + 2 * D)
-        + 2 * VpLayer::<false>::scalars::<D>()
-        + D;
+        * (NL * LinearLower::<false, S, D>::SCALARS
+            + NL.saturating_sub(1) * LinearUpper::<false, S, D>::SCALARS
+            + if NL > 0 {
+                LinearUpper::<true, S, D>::SCALARS
+            } else {
+                0
+            }
+            + NonlinearLower::<S, D, Act>::SCALARS
+            + NonlinearUpper::<S, D, Act>::SCALARS)
+        + LinearLower::<false, S, D>::SCALARS
+        + LinearUpper::<true, S, D>::SCALARS;
     const LAYERS: usize = Self::LAYERS;
+    const DESCRIPTION_LEN: usize = NB
+        * (NL * LinearLower::<false, S, D>::DESCRIPTION_LEN
+            + NL.saturating_sub(1) * LinearUpper::<false, S, D>::DESCRIPTION_LEN
+            + if NL > 0 {
+                LinearUpper::<true, S, D>::DESCRIPTION_LEN
+            } else {
+                0
+            }
+            + NonlinearLower::<S, D, Act>::DESCRIPTION_LEN
+            + NonlinearUpper::<S, D, Act>::DESCRIPTION_LEN)
+        + LinearLower::<false, S, D>::DESCRIPTION_LEN
+        + LinearUpper::<true, S, D>::DESCRIPTION_LEN;
 
     fn describe<V: Visit + ?Sized>(visitor: &mut V) {
         for _ in 0..NB {
             for k in 0..NL {
-                VpLayer::<false>::describe::<D, Lower, V>(visitor);
+                LinearLower::<false, S, D>::describe(visitor);
                 if k + 1 == NL {
-                    VpLayer::<true>::describe::<D, Upper, V>(visitor);
+                    LinearUpper::<true, S, D>::describe(visitor);
                 } else {
-                    VpLayer::<false>::describe::<D, Upper, V>(visitor);
+                    LinearUpper::<false, S, D>::describe(visitor);
                 }
             }
-            VpLayer::<true>::describe::<D, Lower, V>(visitor);
-            VpLayer::<true>::describe::<D, Upper, V>(visitor);
+            NonlinearLower::<S, D, Act>::describe(visitor);
+            NonlinearUpper::<S, D, Act>::describe(visitor);
         }
-        VpLayer::<false>::describe::<D, Lower, V>(visitor);
-        VpLayer::<true>::describe::<D, Upper, V>(visitor);
+        LinearLower::<false, S, D>::describe(visitor);
+        LinearUpper::<true, S, D>::describe(visitor);
     }
 
     fn read<Src: Source<S> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error> {
@@ -210,24 +251,24 @@ impl<S: Field, const D: usize, const NB: usize, const NL: usize, Act> Schema
         for block in array_slots(&mut blocks) {
             let mut linear = MaybeUninit::<[_; NL]>::uninit();
             for (k, pair) in array_slots(&mut linear).iter_mut().enumerate() {
-                let lower = VpLayer::<false>::read(source)?;
+                let lower = LinearLower::<false, S, D>::read(source)?;
                 let upper = if k + 1 == NL {
-                    VpLayer::<true>::read(source)?
+                    LinearUpper::<true, S, D>::read(source)?
                 } else {
-                    VpLayer::<false>::read(source)?
+                    LinearUpper::<false, S, D>::read(source)?
                 };
                 pair.write((lower, upper));
             }
             block.write(VpffBlock {
                 // SAFETY: every pair has been written in the loop above.
                 linear: unsafe { linear.assume_init() },
-                lower: VpLayer::<true>::read(source)?,
-                upper: VpLayer::<true>::read(source)?,
+                lower: NonlinearLower::<S, D, Act>::read(source)?,
+                upper: NonlinearUpper::<S, D, Act>::read(source)?,
             });
         }
         let last = (
-            VpLayer::<false>::read(source)?,
-            VpLayer::<true>::read(source)?,
+            LinearLower::<false, S, D>::read(source)?,
+            LinearUpper::<true, S, D>::read(source)?,
         );
         // SAFETY: every block has been written in the loop above.
         Ok(Self::new(unsafe { blocks.assume_init() }, last))
@@ -236,18 +277,18 @@ impl<S: Field, const D: usize, const NB: usize, const NL: usize, Act> Schema
     fn write<K: Sink<S> + ?Sized>(&self, sink: &mut K) -> Result<(), K::Error> {
         for block in self.blocks() {
             for (k, (lower, upper)) in block.linear.iter().enumerate() {
-                VpLayer::<false>::write(lower, sink)?;
+                LinearLower::<false, S, D>::write(lower, sink)?;
                 if k + 1 == NL {
-                    VpLayer::<true>::write(upper, sink)?;
+                    LinearUpper::<true, S, D>::write(upper, sink)?;
                 } else {
-                    VpLayer::<false>::write(upper, sink)?;
+                    LinearUpper::<false, S, D>::write(upper, sink)?;
                 }
             }
-            VpLayer::<true>::write(&block.lower, sink)?;
-            VpLayer::<true>::write(&block.upper, sink)?;
+            NonlinearLower::<S, D, Act>::write(&block.lower, sink)?;
+            NonlinearUpper::<S, D, Act>::write(&block.upper, sink)?;
         }
         let (lower, upper) = self.last();
-        VpLayer::<false>::write(lower, sink)?;
-        VpLayer::<true>::write(upper, sink)
+        LinearLower::<false, S, D>::write(lower, sink)?;
+        LinearUpper::<true, S, D>::write(upper, sink)
     }
 }

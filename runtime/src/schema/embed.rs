@@ -51,9 +51,10 @@ pub struct EmbeddedParam {
 /// A GML file embedded at compile time (what `embed_gml!` emits), seen from one part of the
 /// network: the part's layers start after [`LAYER`](Self::LAYER) layer groups.
 pub trait Embedded {
-    /// Every value of the file (GML writes Float32), parameter after parameter; an `f64` network
-    /// widens them, exactly.
-    const DATA: &'static [f32];
+    /// Every value of the file, parameter after parameter, as `f64` (GML writes Float32 or
+    /// Float64; Float32 values are widened exactly). An `f32` network rounds each once to nearest;
+    /// a value beyond `f32`'s range is a compile error.
+    const DATA: &'static [f64];
     /// Every parameter of the file, layer group after layer group, each in GML's order.
     const PARAMS: &'static [EmbeddedParam];
     /// The number of layer groups of the file.
@@ -66,7 +67,7 @@ pub trait Embedded {
 pub struct After<Src, A>(PhantomData<fn() -> (Src, A)>);
 
 impl<Src: Embedded, A: Schema> Embedded for After<Src, A> {
-    const DATA: &'static [f32] = Src::DATA;
+    const DATA: &'static [f64] = Src::DATA;
     const PARAMS: &'static [EmbeddedParam] = Src::PARAMS;
     const FILE_LAYERS: usize = Src::FILE_LAYERS;
     const LAYER: usize = Src::LAYER + A::LAYERS;
@@ -76,7 +77,7 @@ impl<Src: Embedded, A: Schema> Embedded for After<Src, A> {
 pub struct Nth<Src, L, const I: usize>(PhantomData<fn() -> (Src, L)>);
 
 impl<Src: Embedded, L: Schema, const I: usize> Embedded for Nth<Src, L, I> {
-    const DATA: &'static [f32] = Src::DATA;
+    const DATA: &'static [f64] = Src::DATA;
     const PARAMS: &'static [EmbeddedParam] = Src::PARAMS;
     const FILE_LAYERS: usize = Src::FILE_LAYERS;
     const LAYER: usize = Src::LAYER + I * L::LAYERS;
@@ -323,15 +324,30 @@ macro_rules! embed_layers {
 
             type S = $scalar;
 
+            /// `data[index]` as the scalar, rounded once; a compile error if it is beyond the
+            /// scalar's range (a Float64 weight read into an `f32` network).
+            const fn scalar_at(data: &[f64], index: usize) -> S {
+                let x = data[index] as S;
+                if !x.is_finite() {
+                    Message::new()
+                        .text("value ")
+                        .number(index)
+                        .text(" of the file (in GML's order) is beyond the range of ")
+                        .text(stringify!($scalar))
+                        .fail();
+                }
+                x
+            }
+
             /// The `ROWS×COLS` matrix whose column-major values start at `data[offset]`.
             pub(super) const fn matrix_at<const ROWS: usize, const COLS: usize>(
-                data: &[f32],
+                data: &[f64],
                 offset: usize,
             ) -> SMatrix<S, ROWS, COLS> {
                 let mut columns = [[0.0; ROWS]; COLS];
                 let mut k = 0;
                 while k < ROWS * COLS {
-                    columns[k / ROWS][k % ROWS] = data[offset + k] as S;
+                    columns[k / ROWS][k % ROWS] = scalar_at(data, offset + k);
                     k += 1;
                 }
                 SMatrix::from_array_storage(ArrayStorage(columns))
@@ -340,14 +356,14 @@ macro_rules! embed_layers {
             /// The packed matrix whose packed values start at `data[offset]` (converted through a
             /// `SIZE×SIZE` scratch array: there are never more).
             const fn packed_at<const SIZE: usize, Layout: PackedLayout>(
-                data: &[f32],
+                data: &[f64],
                 offset: usize,
             ) -> Packed<S, SIZE, Layout> {
                 let len = Layout::PARAM_KIND.len(SIZE, SIZE);
                 let mut scratch = [[0.0; SIZE]; SIZE];
                 let mut k = 0;
                 while k < len {
-                    scratch[k / SIZE][k % SIZE] = data[offset + k] as S;
+                    scratch[k / SIZE][k % SIZE] = scalar_at(data, offset + k);
                     k += 1;
                 }
                 let values = scratch.as_flattened().split_at(len).0;
@@ -359,7 +375,7 @@ macro_rules! embed_layers {
 
             /// A volume-preserving layer at layer group `layer`, with a bias or not.
             pub(super) const fn vp_layer<const D: usize, Layout, Act>(
-                data: &[f32],
+                data: &[f64],
                 params: &[EmbeddedParam],
                 layer: usize,
                 bias: bool,
@@ -445,7 +461,7 @@ macro_rules! embed_layers {
             /// `PK`, then `PV`, each checked, and (for Stiefel projections) checked orthonormal
             /// to [`STIEFEL_TOLERANCE`], as the loader checks them.
             const fn heads<const D: usize, const H: usize, const DH: usize, Proj: Projection>(
-                data: &[f32],
+                data: &[f64],
                 params: &[EmbeddedParam],
                 layer: usize,
             ) -> [Head<S, D, DH>; H] {

@@ -1,13 +1,19 @@
-//! The schemas of the layers: each names its parameters as GML's file does, in GML's order.
+//! The schemas of the layers: each names its type as a constant [`LayerType`] (GML's layer, the
+//! options its Rust type fixes) and its parameters as GML's file does, in GML's order.
+
+use core::marker::PhantomData;
 
 use nalgebra::{RealField, SMatrix, SVector};
 
-use super::{Kind, Name, Param, Schema, Sink, Source, Visit};
+use super::{
+    Kind, LayerType, Name, Param, Schema, Setting, Sink, Source, Visit, layer_type_description,
+};
 use crate::mha::check_stiefel;
 use crate::packed::{Packed, PackedLayout};
 use crate::{
-    ArbitraryVpa, Error, Field, Head, Kind as ParamKind, MultiHeadAttention, Projection,
-    ResNetLayer, STIEFEL_TOLERANCE, SkewVpa, StrictlyTriangular, VolumePreservingLayer,
+    Activation, ArbitraryVpa, Connection, Error, Field, Head, Kind as ParamKind,
+    MultiHeadAttention, OrthogonalMap, Projection, ResNetLayer, STIEFEL_TOLERANCE, SkewVpa,
+    Softmax, StrictlyTriangular, VolumePreservingLayer,
 };
 
 /// The parameter `name`, a dense (or Stiefel) `ROWS×COLS` matrix.
@@ -133,16 +139,35 @@ pub(crate) fn required_bias<'a, S, const LEN: usize, K: Sink<S> + ?Sized>(
     })
 }
 
+/// The options of `VolumePreservingAttention(D, T; skew_sym)` with the orthogonal map `Map`,
+/// recorded by the function it computes ([`OrthogonalMap::FUNCTION`]).
+macro_rules! vpa_settings {
+    ($skew_sym:literal) => {
+        &[
+            Setting::number("dim", D),
+            Setting::number("seq_length", T),
+            Setting::flag("skew_sym", $skew_sym),
+            Setting::name("orthogonal_map", Map::FUNCTION),
+        ]
+    };
+}
+
+impl<S: Field, const D: usize, const T: usize, Map: OrthogonalMap<S, T>> SkewVpa<S, D, T, Map> {
+    const TYPE: LayerType = LayerType {
+        name: "VolumePreservingAttention",
+        settings: vpa_settings!(true),
+        params: &[packed_param::<D, crate::Skew>("A")],
+    };
+}
+
 /// `VolumePreservingAttention` with GML's `skew_sym = true`: one skew-symmetric `A` (`D×D`).
-impl<S: Field, const D: usize, const T: usize, Map> Schema for SkewVpa<S, D, T, Map> {
+impl<S: Field, const D: usize, const T: usize, Map: OrthogonalMap<S, T>> Schema
+    for SkewVpa<S, D, T, Map>
+{
     type Scalar = S;
     const SCALARS: usize = Kind::Skew.len(D, D);
     const LAYERS: usize = 1;
-
-    fn describe<V: Visit + ?Sized>(visitor: &mut V) {
-        visitor.layer();
-        visitor.param(&packed_param::<D, crate::Skew>("A"));
-    }
+    layer_type_description!();
 
     fn read<Src: Source<S> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error> {
         source.begin_layer()?;
@@ -157,19 +182,25 @@ impl<S: Field, const D: usize, const T: usize, Map> Schema for SkewVpa<S, D, T, 
     }
 }
 
+impl<S: Field, const D: usize, const T: usize, Map: OrthogonalMap<S, T>>
+    ArbitraryVpa<S, D, T, Map>
+{
+    const TYPE: LayerType = LayerType {
+        name: "VolumePreservingAttention",
+        settings: vpa_settings!(false),
+        params: &[matrix_param::<D, D>(Name::new("A"), Kind::Dense)],
+    };
+}
+
 /// `VolumePreservingAttention` with GML's default weighting: one dense `A` (`D×D`), scaled by
 /// `1/√D` (a layer built with another scale has no GML form, and is not written).
-impl<S: RealField + Copy, const D: usize, const T: usize, Map> Schema
+impl<S: RealField + Copy, const D: usize, const T: usize, Map: OrthogonalMap<S, T>> Schema
     for ArbitraryVpa<S, D, T, Map>
 {
     type Scalar = S;
     const SCALARS: usize = D * D;
     const LAYERS: usize = 1;
-
-    fn describe<V: Visit + ?Sized>(visitor: &mut V) {
-        visitor.layer();
-        visitor.param(&matrix_param::<D, D>(Name::new("A"), Kind::Dense));
-    }
+    layer_type_description!();
 
     fn read<Src: Source<S> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error> {
         source.begin_layer()?;
@@ -191,17 +222,27 @@ impl<S: RealField + Copy, const D: usize, const T: usize, Map> Schema
     }
 }
 
+impl<S: Field, const D: usize, Act: Activation<S>> ResNetLayer<S, D, Act> {
+    const TYPE: LayerType = LayerType {
+        name: "ResNetLayer",
+        settings: &[
+            Setting::number("dim", D),
+            Setting::name("activation", Act::NAME),
+            Setting::flag("use_bias", true),
+        ],
+        params: &[
+            matrix_param::<D, D>(Name::new("weight"), Kind::Dense),
+            vector_param::<D>("bias"),
+        ],
+    };
+}
+
 /// GML's `ResNetLayer(D, Act; use_bias = true)`: a dense `weight` (`D×D`) and a `bias`.
-impl<S: Field, const D: usize, Act> Schema for ResNetLayer<S, D, Act> {
+impl<S: Field, const D: usize, Act: Activation<S>> Schema for ResNetLayer<S, D, Act> {
     type Scalar = S;
     const SCALARS: usize = D * D + D;
     const LAYERS: usize = 1;
-
-    fn describe<V: Visit + ?Sized>(visitor: &mut V) {
-        visitor.layer();
-        visitor.param(&matrix_param::<D, D>(Name::new("weight"), Kind::Dense));
-        visitor.param(&vector_param::<D>("bias"));
-    }
+    layer_type_description!();
 
     fn read<Src: Source<S> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error> {
         source.begin_layer()?;
@@ -219,33 +260,47 @@ impl<S: Field, const D: usize, Act> Schema for ResNetLayer<S, D, Act> {
     }
 }
 
-/// The parameters of a volume-preserving lower or upper layer, with or without a bias (which its
-/// place in the architecture decides).
-pub(crate) struct VpLayer<const BIAS: bool>;
+/// A volume-preserving lower or upper layer `Layer`, with or without a bias (which its place in
+/// the architecture decides).
+pub(crate) struct VpLayer<const BIAS: bool, Layer>(PhantomData<Layer>);
 
-impl<const BIAS: bool> VpLayer<BIAS> {
-    pub(crate) const fn scalars<const D: usize>() -> usize {
-        Kind::StrictlyLower.len(D, D) + if BIAS { D } else { 0 }
+impl<const BIAS: bool, S, const D: usize, Layout, Act>
+    VpLayer<BIAS, VolumePreservingLayer<S, D, Layout, Act>>
+where
+    S: Field,
+    Layout: StrictlyTriangular,
+    Act: Activation<S>,
+{
+    pub(crate) const SCALARS: usize = Kind::StrictlyLower.len(D, D) + if BIAS { D } else { 0 };
+    const WEIGHT: Param = packed_param::<D, Layout>("weight");
+    const WITH_BIAS: &[Param] = &[Self::WEIGHT, vector_param::<D>("bias")];
+    const WITHOUT_BIAS: &[Param] = &[Self::WEIGHT];
+    const TYPE: LayerType = LayerType {
+        name: if matches!(Layout::PARAM_KIND, Kind::StrictlyLower) {
+            "VolumePreservingLowerLayer"
+        } else {
+            "VolumePreservingUpperLayer"
+        },
+        settings: &[
+            Setting::number("dim", D),
+            Setting::name("activation", Act::NAME),
+            Setting::flag("use_bias", BIAS),
+        ],
+        params: if BIAS {
+            Self::WITH_BIAS
+        } else {
+            Self::WITHOUT_BIAS
+        },
+    };
+    pub(crate) const DESCRIPTION_LEN: usize = Self::TYPE.description_len();
+
+    pub(crate) fn describe<V: Visit + ?Sized>(visitor: &mut V) {
+        visitor.layer(&Self::TYPE);
     }
 
-    pub(crate) fn describe<const D: usize, Layout: PackedLayout, V: Visit + ?Sized>(
-        visitor: &mut V,
-    ) {
-        visitor.layer();
-        visitor.param(&packed_param::<D, Layout>("weight"));
-        if BIAS {
-            visitor.param(&vector_param::<D>("bias"));
-        }
-    }
-
-    pub(crate) fn read<S, const D: usize, Layout, Act, Src>(
+    pub(crate) fn read<Src: Source<S> + ?Sized>(
         source: &mut Src,
-    ) -> Result<VolumePreservingLayer<S, D, Layout, Act>, Src::Error>
-    where
-        S: Field,
-        Layout: StrictlyTriangular,
-        Src: Source<S> + ?Sized,
-    {
+    ) -> Result<VolumePreservingLayer<S, D, Layout, Act>, Src::Error> {
         source.begin_layer()?;
         let weight = read_packed(source, "weight")?;
         let bias = if BIAS {
@@ -257,15 +312,10 @@ impl<const BIAS: bool> VpLayer<BIAS> {
         Ok(VolumePreservingLayer::new(weight, bias))
     }
 
-    pub(crate) fn write<S, const D: usize, Layout, Act, K>(
+    pub(crate) fn write<K: Sink<S> + ?Sized>(
         layer: &VolumePreservingLayer<S, D, Layout, Act>,
         sink: &mut K,
-    ) -> Result<(), K::Error>
-    where
-        S: Field,
-        Layout: StrictlyTriangular,
-        K: Sink<S> + ?Sized,
-    {
+    ) -> Result<(), K::Error> {
         sink.begin_layer()?;
         let bias = match (BIAS, layer.bias()) {
             (true, bias) => Some(required_bias(sink, "VolumePreservingLayer", bias)?),
@@ -289,28 +339,70 @@ impl<const BIAS: bool> VpLayer<BIAS> {
 /// strictly triangular `weight` and a `bias`. Inside a
 /// [`VolumePreservingFeedForward`](crate::VolumePreservingFeedForward), where some have no bias,
 /// the network's schema says which.
-impl<S: Field, const D: usize, Layout: StrictlyTriangular, Act> Schema
+impl<S: Field, const D: usize, Layout: StrictlyTriangular, Act: Activation<S>> Schema
     for VolumePreservingLayer<S, D, Layout, Act>
 {
     type Scalar = S;
-    const SCALARS: usize = VpLayer::<true>::scalars::<D>();
+    const SCALARS: usize = VpLayer::<true, Self>::SCALARS;
     const LAYERS: usize = 1;
+    const DESCRIPTION_LEN: usize = VpLayer::<true, Self>::DESCRIPTION_LEN;
 
     fn describe<V: Visit + ?Sized>(visitor: &mut V) {
-        VpLayer::<true>::describe::<D, Layout, V>(visitor);
+        VpLayer::<true, Self>::describe(visitor);
     }
 
     fn read<Src: Source<S> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error> {
-        VpLayer::<true>::read(source)
+        VpLayer::<true, Self>::read(source)
     }
 
     fn write<K: Sink<S> + ?Sized>(&self, sink: &mut K) -> Result<(), K::Error> {
-        VpLayer::<true>::write(self, sink)
+        VpLayer::<true, Self>::write(self, sink)
     }
 }
 
 /// GML's names of the three projections of multi-head attention, in its order.
 const PROJECTIONS: [&str; 3] = ["PQ", "PK", "PV"];
+
+impl<S, const D: usize, const H: usize, const DH: usize, Conn, Proj, Sm>
+    MultiHeadAttention<S, D, H, DH, Conn, Proj, Sm>
+where
+    Conn: Connection,
+    Proj: Projection,
+    Sm: Softmax,
+{
+    /// The projections, group by group (`PQ`, `PK`, `PV`), head by head.
+    const HEADS: [[Param; H]; 3] = {
+        let mut heads = [[Self::head(0, 0); H]; 3];
+        let mut group = 0;
+        while group < 3 {
+            let mut h = 0;
+            while h < H {
+                heads[group][h] = Self::head(group, h);
+                h += 1;
+            }
+            group += 1;
+        }
+        heads
+    };
+    const HEADS_REF: &[[Param; H]; 3] = &Self::HEADS;
+
+    /// Head `h` (from 0) of the projection group `group` (from 0, in [`PROJECTIONS`]).
+    const fn head(group: usize, h: usize) -> Param {
+        let name = Name::numbered(PROJECTIONS[group], "head_", h + 1);
+        matrix_param::<D, DH>(name, Proj::KIND)
+    }
+    const TYPE: LayerType = LayerType {
+        name: "MultiHeadAttention",
+        settings: &[
+            Setting::number("dim", D),
+            Setting::number("n_heads", H),
+            Setting::flag("Stiefel", matches!(Proj::KIND, Kind::Stiefel)),
+            Setting::flag("add_connection", Conn::ADD),
+            Setting::name("softmax", Sm::NAME),
+        ],
+        params: Self::HEADS_REF.as_flattened(),
+    };
+}
 
 /// GML's `MultiHeadAttention`: plain groups `PQ`, `PK`, `PV`, each with `head_1 … head_H`
 /// (`D×DH`, dense or, for [`Stiefel`](crate::Stiefel) projections, `StiefelManifold` checked to
@@ -319,21 +411,14 @@ impl<S, const D: usize, const H: usize, const DH: usize, Conn, Proj, Sm> Schema
     for MultiHeadAttention<S, D, H, DH, Conn, Proj, Sm>
 where
     S: RealField + Copy,
+    Conn: Connection,
     Proj: Projection,
+    Sm: Softmax,
 {
     type Scalar = S;
     const SCALARS: usize = 3 * H * D * DH;
     const LAYERS: usize = 1;
-
-    fn describe<V: Visit + ?Sized>(visitor: &mut V) {
-        visitor.layer();
-        for group in PROJECTIONS {
-            for head in 1..=H {
-                let name = Name::numbered(group, "head_", head);
-                visitor.param(&matrix_param::<D, DH>(name, Proj::KIND));
-            }
-        }
-    }
+    layer_type_description!();
 
     fn read<Src: Source<S> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error> {
         source.begin_layer()?;

@@ -6,8 +6,11 @@
 //!
 //! - how many scalars it holds ([`Schema::SCALARS`]) and how many of GML's layer groups `L1 … Ln`
 //!   it takes ([`Schema::LAYERS`]), both known at compile time;
-//! - its parameters in order, each a [`Param`]: a [`Name`] (GML's, as in the file: `A`, `weight`,
-//!   `PQ/head_1`), a [`Kind`] of matrix, and a shape ([`Schema::describe`]);
+//! - its whole type, layer group by layer group ([`Schema::describe`]), each a [`LayerType`]:
+//!   GML's name of the layer, every option the Rust type fixes that is not a parameter (a
+//!   [`Setting`]: sizes, activation, `add_connection`, the orthogonal map, …), and its parameters,
+//!   each a [`Param`]: a [`Name`] (GML's, as in the file: `A`, `weight`, `PQ/head_1`), a [`Kind`]
+//!   of matrix, and a shape;
 //! - how to build it from the values of those parameters ([`Schema::read`], from any [`Source`])
 //!   and how to hand its values out ([`Schema::write`], to any [`Sink`]).
 //!
@@ -17,43 +20,65 @@
 //!
 //! Containers compose their parts' schemas: arrays `[T; LEN]` (one element after the other),
 //! pairs `(A, B)`, [`Transformer`](crate::Transformer), [`ResNetStack`](crate::ResNetStack),
-//! [`VolumePreservingFeedForward`](crate::VolumePreservingFeedForward).
+//! [`VolumePreservingFeedForward`](crate::VolumePreservingFeedForward). They add no layer types
+//! of their own: a network's type is the sequence of its layers' types, so a struct of layers
+//! (`#[derive(Network)]`) has the type of the built-in architecture with the same layers.
 //!
 //! ```
-//! use geomattn::{ArbitraryVpa, Kind, Param, Schema, SkewVpa, Visit};
+//! use geomattn::{ArbitraryVpa, LayerType, Schema, SkewVpa, Visit};
 //! // Two layers of volume-preserving attention in R³: a dense 3×3 `A`, then a skew one.
 //! type Net = (ArbitraryVpa<f64, 3, 4>, SkewVpa<f64, 3, 4>);
 //! assert_eq!((Net::SCALARS, Net::LAYERS), (9 + 3, 2));
 //!
-//! struct Names(Vec<String>);
-//! impl Visit for Names {
-//!     fn layer(&mut self) {}
-//!     fn param(&mut self, param: &Param) {
-//!         self.0.push(format!("{} {:?} {}×{}", param.name, param.kind, param.rows, param.cols));
+//! struct Lines(Vec<String>);
+//! impl Visit for Lines {
+//!     fn layer(&mut self, layer: &LayerType) {
+//!         let settings = layer.settings.iter().map(|s| format!("{}={}", s.key, s.value));
+//!         let params = layer.params.iter().map(|p| format!("{} {:?} {}×{}", p.name, p.kind, p.rows, p.cols));
+//!         let all: Vec<String> = settings.chain(params).collect();
+//!         self.0.push(format!("{}: {}", layer.name, all.join(", ")));
 //!     }
 //! }
-//! let mut names = Names(Vec::new());
-//! Net::describe(&mut names);
-//! assert_eq!(names.0, ["A Dense 3×3", "A Skew 3×3"]);
+//! let mut lines = Lines(Vec::new());
+//! Net::describe(&mut lines);
+//! assert_eq!(lines.0, [
+//!     "VolumePreservingAttention: dim=3, seq_length=4, skew_sym=false, orthogonal_map=cayley, A Dense 3×3",
+//!     "VolumePreservingAttention: dim=3, seq_length=4, skew_sym=true, orthogonal_map=cayley, A Skew 3×3",
+//! ]);
 //! ```
 
 mod blob;
 mod classification;
 mod containers;
 mod embed;
+mod layer_type;
 mod layers;
 mod symplectic;
 
 use core::fmt;
 use core::mem::MaybeUninit;
 
+/// [`Schema::DESCRIPTION_LEN`] and [`Schema::describe`] of a layer whose type is the constant
+/// `Self::TYPE` (a [`LayerType`]).
+macro_rules! layer_type_description {
+    () => {
+        const DESCRIPTION_LEN: usize = Self::TYPE.description_len();
+
+        fn describe<V: $crate::Visit + ?Sized>(visitor: &mut V) {
+            visitor.layer(&Self::TYPE);
+        }
+    };
+}
+pub(crate) use layer_type_description;
+
 pub use blob::{
-    BLOB_HEADER_LEN, BLOB_MAGIC, BLOB_VERSION, BlobError, BlobScalar, blob_len, fingerprint,
-    read_blob, read_blob_into, write_blob,
+    BLOB_HEADER_LEN, BLOB_MAGIC, BLOB_VERSION, BlobError, BlobScalar, Difference, ShortText,
+    TypeMismatch, blob_len, read_blob, read_blob_into, write_blob,
 };
 #[cfg(feature = "std")]
 pub use blob::{read_blob_boxed, to_blob};
 pub use embed::{After, EmbedFrom, Embedded, EmbeddedParam, Nth, embedded};
+pub use layer_type::{LayerType, Setting, SettingValue};
 
 /// The kind of matrix a parameter is, which fixes how many scalars it has and in which order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -92,7 +117,7 @@ impl Kind {
         }
     }
 
-    /// A one-byte code, stable across versions (it enters the [`fingerprint`]).
+    /// A one-byte code, stable across versions (a blob's type description records it).
     pub const fn code(self) -> u8 {
         match self {
             Self::Dense => 1,
@@ -103,6 +128,20 @@ impl Kind {
             Self::StrictlyUpper => 6,
             Self::Vector => 7,
         }
+    }
+
+    /// The kind of a [`code`](Self::code), if it is one.
+    pub const fn from_code(code: u8) -> Option<Self> {
+        Some(match code {
+            1 => Self::Dense,
+            2 => Self::Stiefel,
+            3 => Self::Skew,
+            4 => Self::Symmetric,
+            5 => Self::StrictlyLower,
+            6 => Self::StrictlyUpper,
+            7 => Self::Vector,
+            _ => return None,
+        })
     }
 }
 
@@ -194,13 +233,11 @@ impl Param {
     }
 }
 
-/// What receives a network's description: the layer groups and, in each, the parameters, in
-/// order ([`Schema::describe`]).
+/// What receives a network's description ([`Schema::describe`]): its layer groups' types, in
+/// order.
 pub trait Visit {
-    /// The next layer group begins.
-    fn layer(&mut self);
-    /// The next parameter of the current layer group.
-    fn param(&mut self, param: &Param);
+    /// The next layer group: its type, and its parameters in order.
+    fn layer(&mut self, layer: &LayerType);
 }
 
 /// Where a network's values come from ([`Schema::read`]): a GML file, a blob, constants.
@@ -255,11 +292,16 @@ pub trait Sink<S> {
     fn invalid(&mut self, error: crate::Error) -> Self::Error;
 }
 
-/// A network (or a part of one) described parameter by parameter in GML's order; see the
-/// [module docs](self).
+/// A network (or a part of one) described layer by layer and parameter by parameter in GML's
+/// order; see the [module docs](self).
 ///
 /// The three methods walk the same parameters in the same order; [`SCALARS`](Self::SCALARS) is
-/// the sum of their lengths and [`LAYERS`](Self::LAYERS) the number of layer groups.
+/// the sum of their lengths, [`LAYERS`](Self::LAYERS) the number of layer groups and
+/// [`DESCRIPTION_LEN`](Self::DESCRIPTION_LEN) the length of their types' record in a blob.
+///
+/// A layer implements it with a constant [`LayerType`] (`const TYPE: LayerType = …`):
+/// `describe` hands it to the visitor, `DESCRIPTION_LEN` is its
+/// [`description_len`](LayerType::description_len); a container sums its parts'.
 pub trait Schema: Sized {
     /// The scalar of every parameter.
     type Scalar: Copy;
@@ -267,8 +309,11 @@ pub trait Schema: Sized {
     const SCALARS: usize;
     /// How many of GML's layer groups (`L1 … Ln`) it takes.
     const LAYERS: usize;
+    /// How many bytes the types [`describe`](Self::describe) hands out take in a blob: the sum
+    /// of their [`LayerType::description_len`]s.
+    const DESCRIPTION_LEN: usize;
 
-    /// Tells `visitor` the layer groups and the parameters, in order.
+    /// Tells `visitor` the type of every layer group, in order.
     fn describe<V: Visit + ?Sized>(visitor: &mut V);
 
     /// Builds it from the values `source` gives, in order.

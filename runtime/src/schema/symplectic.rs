@@ -8,24 +8,39 @@ use super::layers::{
     matrix_param, packed_param, read_matrix, read_packed, read_vector, vector_param, write_matrix,
     write_packed, write_vector,
 };
-use super::{Kind, Name, Schema, Sink, Source, Visit};
+use super::{Kind, LayerType, Name, Schema, Setting, Sink, Source, Visit, layer_type_description};
 use crate::{
-    DenseA, Field, GradientLayer, GradientLayerQ, LinearSymplecticAttention, PhaseSide, Sym,
-    SymmetricA, SympNetStack, SymplecticAttention,
+    Activation, DenseA, Field, GradientLayer, GradientLayerQ, LinearSymplecticAttention, PhaseSide,
+    Softmax, Sym, SymmetricA, SymmetricMode, SympNetStack, SymplecticAttention, UpdateP, UpdateQ,
 };
 
+/// GML's name of a phase-space layer: `Q` if it updates `q`, else `P`.
+const fn sided<Side: PhaseSide>(q: &'static str, p: &'static str) -> &'static str {
+    if Side::UPDATES_Q { q } else { p }
+}
+
+impl<S: Field, const N: usize, Side: PhaseSide, Sm: Softmax>
+    SymplecticAttention<S, N, Side, Sm, DenseA<S, N>>
+{
+    const TYPE: LayerType = LayerType {
+        name: sided::<Side>("SymplecticAttentionQ", "SymplecticAttentionP"),
+        settings: &[
+            Setting::number("dim", 2 * N),
+            Setting::flag("symmetric", false),
+            Setting::name("activation", Sm::NAME),
+        ],
+        params: &[matrix_param::<N, N>(Name::new("A"), Kind::Dense)],
+    };
+}
+
 /// GML's `SymplecticAttention(…; symmetric = false)`: a dense `A` (`N×N`).
-impl<S: Field, const N: usize, Side, Sm> Schema
+impl<S: Field, const N: usize, Side: PhaseSide, Sm: Softmax> Schema
     for SymplecticAttention<S, N, Side, Sm, DenseA<S, N>>
 {
     type Scalar = S;
     const SCALARS: usize = N * N;
     const LAYERS: usize = 1;
-
-    fn describe<V: Visit + ?Sized>(visitor: &mut V) {
-        visitor.layer();
-        visitor.param(&matrix_param::<N, N>(Name::new("A"), Kind::Dense));
-    }
+    layer_type_description!();
 
     fn read<Src: Source<S> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error> {
         source.begin_layer()?;
@@ -40,19 +55,30 @@ impl<S: Field, const N: usize, Side, Sm> Schema
     }
 }
 
+impl<S: Field, const N: usize, Side: PhaseSide, Sm: Softmax, Mode: SymmetricMode>
+    SymplecticAttention<S, N, Side, Sm, SymmetricA<S, N, Mode>>
+{
+    const TYPE: LayerType = LayerType {
+        name: sided::<Side>("SymplecticAttentionQ", "SymplecticAttentionP"),
+        settings: &[
+            Setting::number("dim", 2 * N),
+            Setting::flag("symmetric", true),
+            Setting::name("activation", Sm::NAME),
+            Setting::name("kick", if Mode::GML { "gml" } else { "exact" }),
+        ],
+        params: &[packed_param::<N, Sym>("A")],
+    };
+}
+
 /// GML's `SymplecticAttention(…; symmetric = true)`: `A` a `SymmetricMatrix` (`N(N+1)/2` packed
-/// values); the kick formula `Mode` is not in the file.
-impl<S: Field, const N: usize, Side, Sm, Mode> Schema
+/// values); the kick formula `Mode` is not in GML's file (a blob records it).
+impl<S: Field, const N: usize, Side: PhaseSide, Sm: Softmax, Mode: SymmetricMode> Schema
     for SymplecticAttention<S, N, Side, Sm, SymmetricA<S, N, Mode>>
 {
     type Scalar = S;
     const SCALARS: usize = Kind::Symmetric.len(N, N);
     const LAYERS: usize = 1;
-
-    fn describe<V: Visit + ?Sized>(visitor: &mut V) {
-        visitor.layer();
-        visitor.param(&packed_param::<N, Sym>("A"));
-    }
+    layer_type_description!();
 
     fn read<Src: Source<S> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error> {
         source.begin_layer()?;
@@ -67,6 +93,19 @@ impl<S: Field, const N: usize, Side, Sm, Mode> Schema
     }
 }
 
+impl<S: Field, const N: usize, const T: usize, Side: PhaseSide>
+    LinearSymplecticAttention<S, N, T, Side>
+{
+    const TYPE: LayerType = LayerType {
+        name: sided::<Side>("LinearSymplecticAttentionQ", "LinearSymplecticAttentionP"),
+        settings: &[
+            Setting::number("dim", 2 * N),
+            Setting::number("seq_length", T),
+        ],
+        params: &[packed_param::<T, Sym>("A")],
+    };
+}
+
 /// GML's `LinearSymplecticAttention(2N, T)`: `A` a `T×T` `SymmetricMatrix`.
 impl<S: Field, const N: usize, const T: usize, Side: PhaseSide> Schema
     for LinearSymplecticAttention<S, N, T, Side>
@@ -74,11 +113,7 @@ impl<S: Field, const N: usize, const T: usize, Side: PhaseSide> Schema
     type Scalar = S;
     const SCALARS: usize = Kind::Symmetric.len(T, T);
     const LAYERS: usize = 1;
-
-    fn describe<V: Visit + ?Sized>(visitor: &mut V) {
-        visitor.layer();
-        visitor.param(&packed_param::<T, Sym>("A"));
-    }
+    layer_type_description!();
 
     fn read<Src: Source<S> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error> {
         source.begin_layer()?;
@@ -93,21 +128,33 @@ impl<S: Field, const N: usize, const T: usize, Side: PhaseSide> Schema
     }
 }
 
+impl<S: Field, const N: usize, const HIDDEN: usize, Side: PhaseSide, Act: Activation<S>>
+    GradientLayer<S, N, HIDDEN, Side, Act>
+{
+    const TYPE: LayerType = LayerType {
+        name: sided::<Side>("GradientLayerQ", "GradientLayerP"),
+        settings: &[
+            Setting::number("dim", 2 * N),
+            Setting::number("upscaling_dimension", 2 * HIDDEN),
+            Setting::name("activation", Act::NAME),
+        ],
+        params: &[
+            matrix_param::<HIDDEN, N>(Name::new("weight"), Kind::Dense),
+            vector_param::<HIDDEN>("bias"),
+            vector_param::<HIDDEN>("scale"),
+        ],
+    };
+}
+
 /// GML's `GradientLayerQ / P(2N, 2·HIDDEN, act)`: `weight` (`HIDDEN×N`), `bias` and `scale`
 /// (`HIDDEN` each).
-impl<S: Field, const N: usize, const HIDDEN: usize, Side: PhaseSide, Act> Schema
+impl<S: Field, const N: usize, const HIDDEN: usize, Side: PhaseSide, Act: Activation<S>> Schema
     for GradientLayer<S, N, HIDDEN, Side, Act>
 {
     type Scalar = S;
     const SCALARS: usize = HIDDEN * N + 2 * HIDDEN;
     const LAYERS: usize = 1;
-
-    fn describe<V: Visit + ?Sized>(visitor: &mut V) {
-        visitor.layer();
-        visitor.param(&matrix_param::<HIDDEN, N>(Name::new("weight"), Kind::Dense));
-        visitor.param(&vector_param::<HIDDEN>("bias"));
-        visitor.param(&vector_param::<HIDDEN>("scale"));
-    }
+    layer_type_description!();
 
     fn read<Src: Source<S> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error> {
         source.begin_layer()?;
@@ -126,18 +173,35 @@ impl<S: Field, const N: usize, const HIDDEN: usize, Side: PhaseSide, Act> Schema
     }
 }
 
-/// `NS` gradient layers, one after the other (their sides are the type's, not the file's).
+/// `NS` gradient layers, one after the other, alternating sides from `First` (the sides are the
+/// type's, not GML's file's; a blob records them).
 impl<S: RealField + Copy, const N: usize, const HIDDEN: usize, const NS: usize, Act, First> Schema
     for SympNetStack<S, N, HIDDEN, NS, Act, First>
 where
+    Act: Activation<S>,
     First: PhaseSide,
 {
     type Scalar = S;
     const SCALARS: usize = <[GradientLayerQ<S, N, HIDDEN, Act>; NS]>::SCALARS;
     const LAYERS: usize = NS;
+    const DESCRIPTION_LEN: usize = {
+        let q_layers = if First::UPDATES_Q {
+            NS.div_ceil(2)
+        } else {
+            NS / 2
+        };
+        q_layers * GradientLayer::<S, N, HIDDEN, UpdateQ, Act>::DESCRIPTION_LEN
+            + (NS - q_layers) * GradientLayer::<S, N, HIDDEN, UpdateP, Act>::DESCRIPTION_LEN
+    };
 
     fn describe<V: Visit + ?Sized>(visitor: &mut V) {
-        <[GradientLayerQ<S, N, HIDDEN, Act>; NS]>::describe(visitor);
+        for i in 0..NS {
+            if Self::layer_updates_q(i) {
+                GradientLayer::<S, N, HIDDEN, UpdateQ, Act>::describe(visitor);
+            } else {
+                GradientLayer::<S, N, HIDDEN, UpdateP, Act>::describe(visitor);
+            }
+        }
     }
 
     fn read<Src: Source<S> + ?Sized>(source: &mut Src) -> Result<Self, Src::Error> {

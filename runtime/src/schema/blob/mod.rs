@@ -1,47 +1,82 @@
-//! A network's weights as one flat, checked binary blob: written from any [`Schema`] into a
-//! `&mut [u8]`, read back from a `&[u8]` (a file, flash, `include_bytes!`) with no allocation and
-//! no `std`.
+//! A network's weights and its whole type as one flat, checked binary blob: written from any
+//! [`Schema`] into a `&mut [u8]`, read back from a `&[u8]` (a file, flash, `include_bytes!`) with
+//! no allocation and no `std`.
 //!
-//! # Format (version 1)
+//! # Format (version 2)
 //!
-//! All integers little-endian; the header is [`BLOB_HEADER_LEN`] = 28 bytes.
+//! All integers little-endian; the header is [`BLOB_HEADER_LEN`] = 32 bytes.
 //!
 //! | bytes | field |
 //! |---|---|
 //! | 0..8 | [`BLOB_MAGIC`], `b"GEOMATTN"` |
 //! | 8..10 | format version, `u16` ([`BLOB_VERSION`]) |
 //! | 10..12 | scalar width in bytes, `u16`: 4 (`f32`) or 8 (`f64`) |
-//! | 12..16 | [`fingerprint`] of the network's schema, `u32` |
-//! | 16..24 | number of scalars, `u64` |
-//! | 24..28 | CRC-32 (ISO-HDLC, as zlib and PNG) of the payload, `u32` |
-//! | 28.. | the payload: the scalars in schema order, IEEE 754, little-endian |
+//! | 12..16 | CRC-32 (ISO-HDLC, as zlib and PNG) of everything after the header, `u32` |
+//! | 16..24 | length of the type description in bytes, `u64` |
+//! | 24..32 | number of scalars, `u64` |
+//! | 32.. | the type description: every layer group's [`LayerType`](crate::LayerType) (GML's layer, its options, its parameters' names, kinds and shapes; the tokens are in `description.rs`) |
+//! | then | the payload: the scalars in schema order, IEEE 754, little-endian |
 //!
-//! A blob is read only into the network it was written from: the same schema (fingerprint and
-//! count) and the same scalar (width; no conversion). NaN and infinite weights are rejected
-//! ([`BlobError::NonFinite`]), as the HDF5 loader rejects them: no trained network has them, and
-//! one that has them would give NaN everywhere.
+//! A blob is read only into a network of the type it was written from: the same layers with the
+//! same options (sizes, activations, `add_connection`, `Stiefel`, the kick, the orthogonal map's
+//! *function*, …), the same parameters, the same scalar (width; no conversion). Reading it into
+//! another type is [`BlobError::Type`], naming the first difference:
+//! `layer 3 (ResNetLayer): activation tanh in the blob, identity in the type`.
+//!
+//! The orthogonal map of volume-preserving attention is recorded by the function it computes
+//! ([`OrthogonalMap::FUNCTION`](crate::OrthogonalMap::FUNCTION): `cayley` or `exp`), not by its
+//! kernel: a blob written with one Cayley kernel ([`Generated`](crate::Generated)) reads into the
+//! same network with another ([`GramSchmidt`](crate::GramSchmidt)), which computes the same
+//! outputs to rounding; a blob written with the Cayley transform does not read as the exponential.
+//! What a type does not fix is not recorded: a layer that runs on sequences of any length (multi-head
+//! attention) has no `seq_length`.
+//!
+//! NaN and infinite weights are rejected ([`BlobError::NonFinite`]), as the HDF5 loader rejects
+//! them: no trained network has them, and one that has them would give NaN everywhere.
+//!
+//! Version 1 (before the description; its header held only a CRC of the parameters' layout) is
+//! refused ([`BlobError::Version`]): it cannot say which activation, connection or map it was
+//! written with. Write such a blob again from the network.
 //!
 //! ```
-//! use geomattn::{SkewSymmetric, SkewVpa, blob_len, read_blob, write_blob};
+//! use geomattn::{
+//!     BlobError, Difference, Exp, SkewSymmetric, SkewVpa, TypeMismatch, blob_len, read_blob, write_blob,
+//! };
 //! type Net = SkewVpa<f32, 3, 4>;
 //! let net = Net::skew_sym(SkewSymmetric::from_packed(&[0.5, -1.0, 2.0])?);
 //! let mut bytes = [0_u8; blob_len::<Net>()];
 //! write_blob(&net, &mut bytes)?;
 //! let back: Net = read_blob(&bytes)?;
 //! assert_eq!(back.weight(), net.weight());
+//! // The same parameters with the exponential instead of the Cayley transform: another type.
+//! let error = read_blob::<SkewVpa<f32, 3, 4, Exp>>(&bytes).unwrap_err();
+//! assert_eq!(
+//!     error.to_string(),
+//!     "the blob was written for another type: layer 1 (VolumePreservingAttention): \
+//!      orthogonal_map cayley in the blob, exp in the type"
+//! );
+//! assert!(matches!(
+//!     error,
+//!     BlobError::Type(TypeMismatch { difference: Difference::Setting { key: "orthogonal_map", .. }, .. })
+//! ));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod description;
+mod error;
+
 use core::mem::MaybeUninit;
 
-use super::{Name, Param, Schema, Sink, Source, Visit};
+use self::description::{Compare, Encoder};
+pub use self::error::{BlobError, Difference, ShortText, TypeMismatch};
+use super::{Param, Schema, Sink, Source};
 
 /// The first eight bytes of every blob.
 pub const BLOB_MAGIC: [u8; 8] = *b"GEOMATTN";
 /// The format version this crate writes and reads.
-pub const BLOB_VERSION: u16 = 1;
-/// The length of the header, before the payload.
-pub const BLOB_HEADER_LEN: usize = 28;
+pub const BLOB_VERSION: u16 = 2;
+/// The length of the header, before the type description and the payload.
+pub const BLOB_HEADER_LEN: usize = 32;
 
 /// A scalar a blob can hold: `f32` or `f64`, stored as IEEE 754 little-endian.
 pub trait BlobScalar: Copy {
@@ -75,138 +110,12 @@ macro_rules! blob_scalar {
 }
 blob_scalar!(f32, f64);
 
-/// Why a blob cannot be read into the network asked for, or a network not written as a blob.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum BlobError {
-    /// The bytes end before the header or the payload it announces does.
-    #[error("the blob is truncated: {needed} bytes needed, {found} given")]
-    Truncated {
-        /// Bytes the header (and payload) need.
-        needed: usize,
-        /// Bytes given.
-        found: usize,
-    },
-    /// The bytes do not start with [`BLOB_MAGIC`]: not a blob.
-    #[error("not a geomattn blob (the first bytes are {found:?})")]
-    Magic {
-        /// The first eight bytes.
-        found: [u8; 8],
-    },
-    /// A format version this crate does not read.
-    #[error("blob format version {found}, this crate reads version {BLOB_VERSION}")]
-    Version {
-        /// The version in the header.
-        found: u16,
-    },
-    /// The blob holds scalars of another width than the network's.
-    #[error("the blob holds {found}-byte scalars, the network {expected}-byte ones")]
-    Width {
-        /// The network's scalar width.
-        expected: u16,
-        /// The width in the header.
-        found: u16,
-    },
-    /// The blob was written for another architecture.
-    #[error(
-        "the blob was written for another architecture (schema fingerprint {found:#010x}, this network's is {expected:#010x})"
-    )]
-    Fingerprint {
-        /// This network's fingerprint.
-        expected: u32,
-        /// The fingerprint in the header.
-        found: u32,
-    },
-    /// The blob announces another number of scalars than the network has.
-    #[error("the blob holds {found} scalars, the network has {expected}")]
-    Count {
-        /// The network's number of scalars.
-        expected: u64,
-        /// The number in the header.
-        found: u64,
-    },
-    /// Bytes follow the payload.
-    #[error("{found} bytes where the blob is {expected} bytes long")]
-    TrailingBytes {
-        /// The blob's length (header and payload).
-        expected: usize,
-        /// Bytes given.
-        found: usize,
-    },
-    /// The payload does not match its checksum: corrupted.
-    #[error("the payload's CRC-32 is {found:#010x}, the header says {expected:#010x}")]
-    Checksum {
-        /// The checksum in the header.
-        expected: u32,
-        /// The checksum of the payload.
-        found: u32,
-    },
-    /// A weight is NaN or infinite.
-    #[error("`/L{layer}/{name}` has a non-finite entry at index {index}")]
-    NonFinite {
-        /// The layer group (from 1, as GML's `L1 … Ln`).
-        layer: usize,
-        /// The parameter.
-        name: Name,
-        /// The index of the entry in the parameter (in the kind's order).
-        index: usize,
-    },
-    /// A layer rejects its weights (a Stiefel weight off the manifold), or, when writing, the
-    /// network does not fit its own schema ([`crate::Error::NotInSchema`]).
-    #[error("layer {layer}: {source}")]
-    Invalid {
-        /// The layer group (from 1).
-        layer: usize,
-        /// What the layer reported.
-        source: crate::Error,
-    },
-    /// The buffer given to [`write_blob`] is too small.
-    #[error("the blob needs {needed} bytes, the buffer has {found}")]
-    BufferTooSmall {
-        /// [`blob_len`] of the network.
-        needed: usize,
-        /// The buffer's length.
-        found: usize,
-    },
-}
-
-/// The length of the blob of network `N`: header and payload.
+/// The length of the blob of network `N`: header, type description and payload.
 pub const fn blob_len<N: Schema>() -> usize
 where
     N::Scalar: BlobScalar,
 {
-    BLOB_HEADER_LEN + N::SCALARS * N::Scalar::WIDTH as usize
-}
-
-/// The CRC-32 of `N`'s schema: its layer groups and, in order, every parameter's name, kind and
-/// shape. Two networks share it only if their files and blobs have the same layout.
-pub fn fingerprint<N: Schema>() -> u32 {
-    struct Fingerprint(crc32fast::Hasher);
-    impl Fingerprint {
-        fn text(&mut self, text: &str) {
-            self.0.update(&(text.len() as u64).to_le_bytes());
-            self.0.update(text.as_bytes());
-        }
-        fn number(&mut self, n: usize) {
-            self.0.update(&(n as u64).to_le_bytes());
-        }
-    }
-    impl Visit for Fingerprint {
-        fn layer(&mut self) {
-            self.0.update(b"L");
-        }
-        fn param(&mut self, param: &Param) {
-            self.0.update(b"P");
-            self.text(param.name.parent.unwrap_or(""));
-            self.text(param.name.stem);
-            self.number(param.name.number.unwrap_or(0));
-            self.0.update(&[param.kind.code()]);
-            self.number(param.rows);
-            self.number(param.cols);
-        }
-    }
-    let mut hasher = Fingerprint(crc32fast::Hasher::new());
-    N::describe(&mut hasher);
-    hasher.0.finalize()
+    BLOB_HEADER_LEN + N::DESCRIPTION_LEN + N::SCALARS * N::Scalar::WIDTH as usize
 }
 
 fn u16_at(bytes: &[u8], at: usize) -> u16 {
@@ -225,7 +134,17 @@ fn u64_at(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(le)
 }
 
-/// Checks the header and the length of `bytes` against network `N`, and returns the payload.
+/// The length the header announces (`None` if it does not fit in a `usize`).
+fn announced_len(description: u64, count: u64, width: u16) -> Option<usize> {
+    let payload = count.checked_mul(u64::from(width))?;
+    let len = description
+        .checked_add(payload)?
+        .checked_add(BLOB_HEADER_LEN as u64)?;
+    usize::try_from(len).ok()
+}
+
+/// Checks the header, the length, the checksum and the type description of `bytes` against
+/// network `N`, and returns the payload.
 fn payload<N: Schema>(bytes: &[u8]) -> Result<&[u8], BlobError>
 where
     N::Scalar: BlobScalar,
@@ -253,30 +172,33 @@ where
             found: width,
         });
     }
-    let expected = fingerprint::<N>();
-    let found = u32_at(header, 12);
-    if found != expected {
-        return Err(BlobError::Fingerprint { expected, found });
+    let (description_len, count) = (u64_at(header, 16), u64_at(header, 24));
+    let len = announced_len(description_len, count, width).ok_or(truncated(usize::MAX))?;
+    if bytes.len() < len {
+        return Err(truncated(len));
     }
-    let count = u64_at(header, 16);
-    if count != N::SCALARS as u64 {
-        return Err(BlobError::Count {
-            expected: N::SCALARS as u64,
-            found: count,
-        });
-    }
-    let len = blob_len::<N>();
-    let payload = bytes.get(BLOB_HEADER_LEN..len).ok_or(truncated(len))?;
     if bytes.len() > len {
         return Err(BlobError::TrailingBytes {
             expected: len,
             found: bytes.len(),
         });
     }
-    let expected = u32_at(header, 24);
-    let found = crc32fast::hash(payload);
+    let body = &bytes[BLOB_HEADER_LEN..];
+    let expected = u32_at(header, 12);
+    let found = crc32fast::hash(body);
     if found != expected {
         return Err(BlobError::Checksum { expected, found });
+    }
+    // `announced_len` fits, so does the description's length.
+    let (description, payload) = body.split_at(description_len as usize);
+    let mut compare = Compare::new(description, BLOB_HEADER_LEN);
+    N::describe(&mut compare);
+    compare.finish()?;
+    if count != N::SCALARS as u64 {
+        return Err(BlobError::Count {
+            expected: N::SCALARS as u64,
+            found: count,
+        });
     }
     Ok(payload)
 }
@@ -364,8 +286,9 @@ where
 ///
 /// # Errors
 /// Every way the bytes can be wrong is a [`BlobError`]: checked in the order truncated header,
-/// magic, version, width, fingerprint, count, truncated payload, trailing bytes, checksum, then
-/// the values (non-finite, rejected by a layer).
+/// magic, version, width, truncated or trailing bytes, checksum, type (the first difference
+/// between the blob's description and `N`'s, or a malformed description), count, then the values
+/// (non-finite, rejected by a layer).
 pub fn read_blob<N: Schema>(bytes: &[u8]) -> Result<N, BlobError>
 where
     N::Scalar: BlobScalar,
@@ -453,7 +376,8 @@ impl<S: BlobScalar> Sink<S> for BlobSink<'_> {
 ///
 /// # Errors
 /// [`BlobError::BufferTooSmall`] if `out` is shorter than the blob, [`BlobError::Invalid`] if the
-/// network does not fit its schema (a layer with a bias where GML's architecture has none).
+/// network does not fit its schema (a layer with a bias where GML's architecture has none),
+/// [`BlobError::DescriptionLength`] if `N`'s schema is inconsistent.
 pub fn write_blob<N: Schema>(network: &N, out: &mut [u8]) -> Result<usize, BlobError>
 where
     N::Scalar: BlobScalar,
@@ -463,18 +387,19 @@ where
     let blob = out
         .get_mut(..len)
         .ok_or(BlobError::BufferTooSmall { needed: len, found })?;
-    let (header, payload) = blob.split_at_mut(BLOB_HEADER_LEN);
-    let mut sink = BlobSink {
-        payload: &mut *payload,
-        layer: 0,
-    };
+    let (header, body) = blob.split_at_mut(BLOB_HEADER_LEN);
+    let (description, payload) = body.split_at_mut(N::DESCRIPTION_LEN);
+    let mut encoder = Encoder::new(description);
+    N::describe(&mut encoder);
+    encoder.finish()?;
+    let mut sink = BlobSink { payload, layer: 0 };
     network.write(&mut sink)?;
     header[..8].copy_from_slice(&BLOB_MAGIC);
     header[8..10].copy_from_slice(&BLOB_VERSION.to_le_bytes());
     header[10..12].copy_from_slice(&N::Scalar::WIDTH.to_le_bytes());
-    header[12..16].copy_from_slice(&fingerprint::<N>().to_le_bytes());
-    header[16..24].copy_from_slice(&(N::SCALARS as u64).to_le_bytes());
-    header[24..28].copy_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    header[12..16].copy_from_slice(&crc32fast::hash(body).to_le_bytes());
+    header[16..24].copy_from_slice(&(N::DESCRIPTION_LEN as u64).to_le_bytes());
+    header[24..32].copy_from_slice(&(N::SCALARS as u64).to_le_bytes());
     Ok(len)
 }
 

@@ -1,0 +1,213 @@
+//! The `geomattn` binary at its edges: a rollout that diverges (the finite states written, exit
+//! code 3), a long rollout streamed, and every command writing to stdout whose reader goes away
+//! (`| head`): exit code 0, nothing on stderr.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use geomattn_spec::{Arch, Error, Precision, open_file};
+
+const VPFF: &str = "vpff(dim=3, n_blocks=6, n_linear=1, activation=tanh)";
+const Z0: &str = "0,0.8912073600614354,0.4535961214255773";
+/// Phase space R², windows of 2 states, one gradient layer per attention layer.
+const LSYMPT: &str = "linear_symplectic_transformer(dim=2, seq=2, n_sympnet=1, \
+                      upscaling_dimension=4, L=1, activation=tanh, init_upper=true)";
+/// The initial window of [`LSYMPT`]: (q, p) = (0.5, 0.25), then (0.25, 0.5).
+const WINDOW: [f64; 4] = [0.5, 0.25, 0.25, 0.5];
+
+fn repository(path: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(path)
+        .display()
+        .to_string()
+}
+
+fn geomattn_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_geomattn"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the geomattn binary runs")
+}
+
+/// A linear symplectic transformer whose attention `A` is the identity: each unit maps
+/// `(q, p) ↦ (q + p, q + 2p)` (up to bounded gradient kicks), growing by 2.6 per application
+/// until the states overflow to ∞ or NaN.
+fn diverging_file(dir: &Path) -> String {
+    use geomattn_testkit::gml_layout::{Layer, chain, to_bytes};
+    use rand::SeedableRng;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+    let layers = chain(&mut rng, (1, 1, 1, 2), |_| {
+        Layer::Symmetric(vec![1.0, 0.0, 1.0], 2)
+    });
+    let path = dir.join("diverging.h5");
+    std::fs::write(&path, to_bytes(&layers)).unwrap();
+    path.display().to_string()
+}
+
+/// The library's states of [`diverging_file`] up to (without) the first non-finite one.
+fn finite_prefix(file: &str, precision: Precision, count: usize) -> Vec<Vec<f64>> {
+    let arch: Arch = LSYMPT.parse().unwrap();
+    let net = open_file(file, &arch, precision).unwrap();
+    let prefix: Vec<Vec<f64>> = net
+        .states(&WINDOW)
+        .unwrap()
+        .take(count)
+        .take_while(|z| z.iter().all(|x| x.is_finite()))
+        .collect();
+    // The library's own rollout stops at the same state.
+    let Err(Error::Diverged { state }) = net.rollout(&WINDOW, count - 1, &mut |_| {}) else {
+        panic!("the library's rollout diverges");
+    };
+    assert_eq!(state, prefix.len());
+    prefix
+}
+
+#[test]
+fn a_diverging_rollout_writes_its_finite_states_and_exits_with_code_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = diverging_file(dir.path());
+    let window = WINDOW.map(|x| x.to_string()).join(",");
+    for (precision, flag) in [(Precision::F64, "--f64"), (Precision::F32, "--f32")] {
+        let expected = finite_prefix(&file, precision, 100_000);
+        let first = expected.len();
+        // Several forward passes were finite before the overflow.
+        assert!(first > 50, "{flag}: {first}");
+        let args = [
+            "rollout", &file, "--arch", LSYMPT, "--init", &window, "--states", "100000", flag,
+        ];
+        for to_file in [false, true] {
+            let mut args = args.to_vec();
+            if to_file {
+                args.extend(["--out", "out.csv", "--plot", "out.svg"]);
+            }
+            let out = geomattn_in(dir.path(), &args);
+            let error = String::from_utf8(out.stderr).unwrap();
+            assert_eq!(out.status.code(), Some(3), "{flag}: {error}");
+            assert_eq!(
+                error,
+                format!(
+                    "diverged: state {first} (of 100000 asked for) is not finite; the {first} \
+                     states before it are written\n"
+                )
+            );
+            let csv = if to_file {
+                // The plot of the finite states: a line per component (plotters merges
+                // the points that fall on one pixel, so their number is not checked).
+                let svg = std::fs::read_to_string(dir.path().join("out.svg")).unwrap();
+                let doc = roxmltree::Document::parse(&svg).unwrap();
+                let lines = doc
+                    .descendants()
+                    .filter(|n| n.has_tag_name("polyline"))
+                    .count();
+                assert!(lines >= 2, "{flag}: {svg}");
+                std::fs::read_to_string(dir.path().join("out.csv")).unwrap()
+            } else {
+                String::from_utf8(out.stdout).unwrap()
+            };
+            let mut lines = csv.lines();
+            assert_eq!(lines.next(), Some("step,z1,z2"));
+            // With --f32 each cell is the f32 in its shortest form: read as an f32, it is the
+            // library's value.
+            let read = |cell: &str| match precision {
+                Precision::F32 => f64::from(cell.parse::<f32>().unwrap()),
+                Precision::F64 => cell.parse().unwrap(),
+            };
+            let rows: Vec<Vec<f64>> = lines
+                .map(|line| line.split(',').skip(1).map(read).collect())
+                .collect();
+            assert_eq!(rows, expected, "{flag}");
+        }
+    }
+}
+
+#[test]
+fn a_million_states_stream_to_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = repository("fixtures/gml/transformer_rigid_body_nn_vpff.h5");
+    let args = [
+        "rollout", &file, "--arch", VPFF, "--init", Z0, "--states", "1000000", "--out", "out.csv",
+    ];
+    let out = geomattn_in(dir.path(), &args);
+    assert_eq!(out.status.code(), Some(0));
+    let csv = std::fs::read_to_string(dir.path().join("out.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 1_000_000);
+    let arch: Arch = VPFF.parse().unwrap();
+    let net = open_file(&file, &arch, Precision::F64).unwrap();
+    let z0: Vec<f64> = Z0.split(',').map(|x| x.parse().unwrap()).collect();
+    let last = net.states(&z0).unwrap().nth(999_999).unwrap();
+    let expected: Vec<String> = last.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        csv.lines().last(),
+        Some(format!("999999,{}", expected.join(",")).as_str())
+    );
+}
+
+/// Runs `args` with stdout a pipe the test closes after reading `lines` lines (0: closed before
+/// the command starts, so its first write fails); returns the exit code and stderr.
+fn with_stdout_closed_after(args: &[&str], lines: usize) -> (Option<i32>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let (reader, writer) = std::io::pipe().unwrap();
+    let mut reader = (lines > 0).then(|| BufReader::new(reader));
+    let child = Command::new(env!("CARGO_BIN_EXE_geomattn"))
+        .args(args)
+        .current_dir(dir.path())
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the geomattn binary runs");
+    if let Some(reader) = &mut reader {
+        for _ in 0..lines {
+            let mut line = String::new();
+            assert!(reader.read_line(&mut line).unwrap() > 0, "{args:?}");
+        }
+    }
+    drop(reader);
+    let out = child.wait_with_output().unwrap();
+    (out.status.code(), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn every_command_ends_quietly_when_its_reader_goes_away() {
+    let vpff = repository("fixtures/gml/transformer_rigid_body_nn_vpff.h5");
+    let [mnist, images, labels] = [
+        "fixtures/gml/mnist_nn3.h5",
+        "fixtures/mnist/mnist-train-300-images.idx3-ubyte",
+        "fixtures/mnist/mnist-train-300-labels.idx1-ubyte",
+    ]
+    .map(repository);
+    let ct = "classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, \
+              Stiefel=true, add_connection=false)";
+    // The most states there are: only streaming gets to the first line.
+    let rollout = [
+        "rollout",
+        &vpff,
+        "--arch",
+        VPFF,
+        "--init",
+        Z0,
+        "--states",
+        "1000000000",
+    ];
+    let classify = [
+        "classify", &mnist, "--arch", ct, "--images", &images, "--labels", &labels, "--f32",
+    ];
+    let cases: [(&[&str], &[usize]); 7] = [
+        (&rollout, &[0, 2]),
+        (&["report", "--quick"], &[0, 2]),
+        (&classify, &[0]),
+        (&["inspect", &vpff], &[0, 2]),
+        (&["check", &vpff, "--arch", VPFF, "--samples", "3"], &[0, 2]),
+        (&[], &[0, 2]),
+        (&["--help"], &[0, 2]),
+    ];
+    for (args, line_counts) in cases {
+        for &lines in line_counts {
+            let (code, error) = with_stdout_closed_after(args, lines);
+            assert_eq!(code, Some(0), "{args:?} after {lines} lines: {error}");
+            assert_eq!(error, "", "{args:?} after {lines} lines");
+        }
+    }
+}

@@ -1,0 +1,79 @@
+"""GML's MNIST classifiers from Python: images in, labels and probabilities out."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import geomattn
+from conftest import FIXTURES
+
+MNIST = Path(__file__).resolve().parents[2] / "fixtures" / "mnist"
+CT = (
+    "classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, "
+    "Stiefel=true, add_connection=false)"
+)
+
+
+def images_and_labels():
+    """The 300 shipped MNIST images (IDX: a 16-byte header, then 28×28 bytes each) and labels."""
+    pixels = np.frombuffer((MNIST / "mnist-train-300-images.idx3-ubyte").read_bytes()[16:], np.uint8)
+    labels = np.frombuffer((MNIST / "mnist-train-300-labels.idx1-ubyte").read_bytes()[8:], np.uint8)
+    return pixels.reshape(300, 28, 28), labels
+
+
+@pytest.fixture(scope="module")
+def nn2():
+    return geomattn.load_classifier(FIXTURES / "mnist_nn2.h5", CT)
+
+
+def test_predict_classifies_the_shipped_images_as_gml_reports(nn2):
+    images, labels = images_and_labels()
+    predicted, probabilities = nn2.predict(images)
+    assert predicted.shape == (300,) and predicted.dtype == np.int64
+    assert probabilities.shape == (300, 10) and probabilities.dtype == np.float64
+    np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, rtol=1e-6)
+    np.testing.assert_array_equal(predicted, probabilities.argmax(axis=1))
+    # GML reports 0.8613 on the test set; four binomial standard deviations of 300 images below.
+    accuracy = (predicted == labels).mean()
+    assert accuracy >= 0.8613 - 4 * np.sqrt(0.8613 * 0.1387 / 300), accuracy
+    # The transposed images (a loader that forgot GML's transposition) are not recognised.
+    wrong = (nn2.predict(images.transpose(0, 2, 1))[0] == labels).mean()
+    assert wrong < 0.4, wrong
+
+
+def test_one_image_flat_images_and_calls_agree(nn2):
+    images, _ = images_and_labels()
+    label, p = nn2.predict(images[7])
+    assert label.shape == () and p.shape == (10,)
+    batch_labels, batch = nn2(images[:10].reshape(10, 784))
+    assert int(label) == batch_labels[7]
+    np.testing.assert_array_equal(p, batch[7])
+    np.testing.assert_array_equal(nn2.probabilities(list(images[:3])), batch[:3])
+
+
+def test_float64_predicts_the_same_labels():
+    images, _ = images_and_labels()
+    single = geomattn.load_classifier(FIXTURES / "mnist_nn3.h5", CT, dtype="float32")
+    double = geomattn.load_classifier(FIXTURES / "mnist_nn3.h5", CT, dtype="float64")
+    (a, pa), (b, pb) = single.predict(images[:50]), double.predict(images[:50])
+    np.testing.assert_array_equal(a, b)
+    assert np.abs(pa - pb).max() < 1e-4
+    assert (double.dtype, double.classes) == ("float64", 10)
+    assert "classification_transformer(dim=49" in double.arch and "mnist_nn3" in repr(double)
+
+
+def test_bad_images_and_specs_are_clear_errors(nn2):
+    with pytest.raises(TypeError, match="uint8"):
+        nn2.predict(np.zeros((2, 28, 28), np.float32))
+    with pytest.raises(ValueError, match="got shape"):
+        nn2.predict(np.zeros((2, 27, 28), np.uint8))
+    with pytest.raises(ValueError, match="not a classifier"):
+        geomattn.load_classifier(
+            FIXTURES / "mnist_nn2.h5",
+            "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)",
+        )
+    with pytest.raises(ValueError, match="does not load"):
+        geomattn.load_classifier(FIXTURES / "mnist_nn2.h5", CT.replace("L=16", "L=15"))
+    with pytest.raises(OSError, match="nope.h5"):
+        geomattn.load_classifier(FIXTURES / "nope.h5", CT)

@@ -1,0 +1,101 @@
+//! The whole type of one layer group, as data known at compile time: GML's name of the layer,
+//! every option its Rust type fixes that is not a parameter (sizes, activation, `add_connection`,
+//! the orthogonal map, …), and its parameters. What [`Schema::describe`](super::Schema::describe)
+//! hands out, and what a blob records and checks ([`read_blob`](super::read_blob)).
+//!
+//! ```
+//! use geomattn::{Identity, LayerType, ResNetLayer, Schema, Visit};
+//! struct First(Option<String>);
+//! impl Visit for First {
+//!     fn layer(&mut self, layer: &LayerType) {
+//!         let activation = layer.setting("activation").map(|value| value.to_string());
+//!         self.0.get_or_insert(format!("{} {}", layer.name, activation.unwrap_or_default()));
+//!     }
+//! }
+//! let mut first = First(None);
+//! ResNetLayer::<f64, 3, Identity>::describe(&mut first);
+//! assert_eq!(first.0.as_deref(), Some("ResNetLayer identity"));
+//! ```
+
+use core::fmt;
+
+use super::Param;
+
+/// The type of one layer group: GML's layer, its options, its parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LayerType {
+    /// GML's name of the layer (`ResNetLayer`, `VolumePreservingLowerLayer`, `GradientLayerQ`).
+    pub name: &'static str,
+    /// Every option the Rust type fixes that is not a parameter, in a fixed order (GML's keyword
+    /// where GML has one: `dim`, `seq_length`, `activation`, `add_connection`, …).
+    pub settings: &'static [Setting],
+    /// The parameters, in GML's order.
+    pub params: &'static [Param],
+}
+
+impl LayerType {
+    /// The value of the option `key`, if the layer has it.
+    pub fn setting(&self, key: &str) -> Option<SettingValue<'static>> {
+        self.settings
+            .iter()
+            .find(|setting| setting.key == key)
+            .map(|setting| setting.value)
+    }
+}
+
+/// One option of a layer's type: a key and its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Setting {
+    /// The option's name (`activation`).
+    pub key: &'static str,
+    /// Its value (`tanh`).
+    pub value: SettingValue<'static>,
+}
+
+impl Setting {
+    /// A size or count: `dim = 3`.
+    pub const fn number(key: &'static str, value: usize) -> Self {
+        Self {
+            key,
+            value: SettingValue::Number(value as u64),
+        }
+    }
+
+    /// A yes/no option: `add_connection = true`.
+    pub const fn flag(key: &'static str, value: bool) -> Self {
+        Self {
+            key,
+            value: SettingValue::Flag(value),
+        }
+    }
+
+    /// A choice named by text: `activation = tanh`.
+    pub const fn name(key: &'static str, value: &'static str) -> Self {
+        Self {
+            key,
+            value: SettingValue::Name(value),
+        }
+    }
+}
+
+/// The value of a [`Setting`]; `'a` is where a name is held (`'static` in a type, the blob's
+/// bytes when read from one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingValue<'a> {
+    /// A size or count.
+    Number(u64),
+    /// Yes or no.
+    Flag(bool),
+    /// A choice, by name.
+    Name(&'a str),
+}
+
+impl fmt::Display for SettingValue<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Number(number) => write!(f, "{number}"),
+            Self::Flag(flag) => write!(f, "{flag}"),
+            Self::Name(name) => f.write_str(name),
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! GML's symplectic transformers computed from `CONVENTIONS.md`'s formulas on `DMatrix<f64>`,
+//! straight from the layers as [`crate::gml_layout`] writes them: nothing of the runtime's layers
+//! is used, so a network loaded from the same file can be checked against it.
+//!
+//! A window `Z ∈ R^{2n×T}` has `q` in rows `0..n` and `p` in rows `n..2n`; its columns are time
+//! steps. The chain is GML's `L × [attention Q, n_sympnet gradient layers, attention P, n_sympnet
+//! gradient layers]`, with `init_upper = true` (the odd-numbered gradient layers of a group
+//! update `q`). Attention layers are GML's symmetric ones with GML's kick (`SymmetricMatrix` `A`
+//! of size `n`: `q ← q + 2 A p σ(pᵀ A p)`) or linear symplectic ones (`A` of size `T`: `q ← q +
+//! p A`).
+//!
+//! ```
+//! use geomattn::nalgebra::DMatrix;
+//! use geomattn_testkit::gml_layout::Layer;
+//! use geomattn_testkit::gml_reference::{Softmax, chain};
+//! // CONVENTIONS.md's linear symplectic attention (n = 1, T = 3): q ← q + p·A.
+//! let layers = [Layer::Symmetric((1..=6).map(f64::from).collect(), 3)];
+//! let z = DMatrix::from_row_slice(2, 3, &[1.0, 2.0, 3.0, 0.0, 1.0, -1.0]);
+//! let out = chain(&layers, &z, Softmax::Matrix);
+//! assert_eq!(out.row(0).iter().copied().collect::<Vec<_>>(), [-1.0, 0.0, 2.0]);
+//! ```
+
+use geomattn::nalgebra::DMatrix;
+
+use crate::gml_layout::Layer;
+
+/// The attention's softmax (GML's `attention_activation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Softmax {
+    /// `MatrixSoftmax`: over the whole `T×T` matrix.
+    Matrix,
+    /// `VectorSoftmax`: column by column.
+    Vector,
+}
+
+impl Softmax {
+    fn apply(self, c: &DMatrix<f64>) -> DMatrix<f64> {
+        match self {
+            Self::Matrix => {
+                let e = c.map(|x| (x - c.max()).exp());
+                &e / e.sum()
+            }
+            Self::Vector => {
+                let mut s = c.clone();
+                for mut column in s.column_iter_mut() {
+                    let top = column.max();
+                    column.apply(|x| *x = (*x - top).exp());
+                    let total = column.sum();
+                    column /= total;
+                }
+                s
+            }
+        }
+    }
+}
+
+/// GML's `SymmetricMatrix(S, n)`: the lower triangle with the diagonal, row by row, mirrored.
+pub fn symmetric(packed: &[f64], n: usize) -> DMatrix<f64> {
+    DMatrix::from_fn(n, n, |i, j| {
+        let (i, j) = (i.max(j), i.min(j));
+        packed[i * (i + 1) / 2 + j]
+    })
+}
+
+/// One layer on the window `z`, updating `q` (`update_q`) or `p`.
+///
+/// # Panics
+/// For a layer that is not in a symplectic transformer (dense attention, ResNet, classifier).
+pub fn layer(
+    layer: &Layer<f64>,
+    z: &DMatrix<f64>,
+    update_q: bool,
+    softmax: Softmax,
+) -> DMatrix<f64> {
+    let n = z.nrows() / 2;
+    let (updated_rows, read_rows) = if update_q { (0, n) } else { (n, 0) };
+    let x = z.rows(updated_rows, n).into_owned();
+    let y = z.rows(read_rows, n).into_owned();
+    let updated = match layer {
+        // Symplectic attention, symmetric A, GML's kick: x ← x + 2 A y σ(yᵀ A y).
+        Layer::Symmetric(packed, size) if *size == n => {
+            let a = symmetric(packed, n);
+            let s = softmax.apply(&(y.transpose() * &a * &y));
+            &x + (&a * &y * s) * 2.0
+        }
+        // Linear symplectic attention, A (T×T) along time: x ← x + y A.
+        Layer::Symmetric(packed, size) => &x + &y * symmetric(packed, *size),
+        // Gradient layer: x ← x + Kᵀ (a ⊙ tanh(K y + b)), column by column; K is hidden×n,
+        // column-major in the file.
+        Layer::Gradient(k, b, a) => {
+            let hidden = b.len();
+            let k = DMatrix::from_column_slice(hidden, n, k);
+            let mut inner = &k * &y;
+            for mut column in inner.column_iter_mut() {
+                for h in 0..hidden {
+                    column[h] = a[h] * (column[h] + b[h]).tanh();
+                }
+            }
+            &x + k.transpose() * inner
+        }
+        other => panic!("not a layer of a symplectic transformer: {other:?}"),
+    };
+    let mut out = z.clone();
+    out.rows_mut(updated_rows, n).copy_from(&updated);
+    out
+}
+
+/// The whole chain `layers` on the window `z`.
+pub fn chain(layers: &[Layer<f64>], z: &DMatrix<f64>, softmax: Softmax) -> DMatrix<f64> {
+    let mut z = z.clone();
+    let (mut next_attention_updates_q, mut in_group) = (true, 0);
+    for each in layers {
+        let update_q = if let Layer::Gradient(..) = each {
+            in_group += 1;
+            in_group % 2 == 1
+        } else {
+            in_group = 0;
+            next_attention_updates_q = !next_attention_updates_q;
+            !next_attention_updates_q
+        };
+        z = layer(each, &z, update_q, softmax);
+    }
+    z
+}
+
+/// GML's `iterate` with the prediction window the whole window: the states `z₀, z₁, …` of the
+/// initial window followed by those of `applications` applications of the chain, each to the
+/// window before.
+pub fn rollout(
+    layers: &[Layer<f64>],
+    window: &DMatrix<f64>,
+    applications: usize,
+    softmax: Softmax,
+) -> Vec<Vec<f64>> {
+    let mut states: Vec<Vec<f64>> = window
+        .column_iter()
+        .map(|c| c.iter().copied().collect())
+        .collect();
+    let mut z = window.clone();
+    for _ in 0..applications {
+        z = chain(layers, &z, softmax);
+        states.extend(z.column_iter().map(|c| c.iter().copied().collect()));
+    }
+    states
+}
