@@ -6,16 +6,19 @@
 //! is framed.
 
 pub mod kept;
+mod legend;
+mod scale;
 #[cfg(test)]
 mod tests;
 
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
-use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 pub use kept::Kept;
+use legend::{Line, legend};
+use scale::{decades, power_of_ten, range, tick};
 
 use crate::rollout::Row;
 
@@ -51,29 +54,6 @@ impl TimeAxis {
         match self.step {
             Some(h) => format!("time t (h = {h} per step)"),
             None => "step".into(),
-        }
-    }
-}
-
-/// A line of the plot: how it is drawn, and what the legend calls it.
-#[derive(Clone, Copy, PartialEq)]
-enum Line {
-    Network,
-    Reference,
-}
-
-impl Line {
-    fn style(self) -> ShapeStyle {
-        match self {
-            Self::Network => NETWORK_COLOUR.stroke_width(2),
-            Self::Reference => BLACK.stroke_width(1),
-        }
-    }
-
-    fn label(self) -> &'static str {
-        match self {
-            Self::Network => "network",
-            Self::Reference => "reference",
         }
     }
 }
@@ -284,18 +264,6 @@ impl Plot<'_> {
     }
 }
 
-/// A tick label of an axis spanning `span`: as many decimals as its ticks (plotters puts about
-/// ten, a step of 1, 2 or 5 times a power of ten) need, and `0` never signed.
-fn tick(value: f64, span: f64) -> String {
-    let decimals = (-(span / 10.0).log10()).ceil().clamp(0.0, 17.0);
-    // A whole number from 0 to 17.
-    let label = format!("{value:.*}", decimals as usize);
-    match label.strip_prefix('-') {
-        Some(magnitude) if magnitude.bytes().all(|b| b == b'0' || b == b'.') => magnitude.into(),
-        _ => label,
-    }
-}
-
 /// A frame around the plotting area (whose corners are `low` and `high`), closing the axes.
 fn frame<'b, X, Y>(
     chart: &mut ChartContext<'_, SVGBackend<'b>, Cartesian2d<X, Y>>,
@@ -313,89 +281,4 @@ where
         BLACK.stroke_width(1),
     )))?;
     Ok(())
-}
-
-/// The legend: a sample of each line and its name, centred in `strip`.
-fn legend<'a>(strip: &Area<'a>, lines: &[Line], marked: bool) -> Drawn<'a> {
-    const SAMPLE: i32 = 36;
-    const SPACE: i32 = 8;
-    const BETWEEN: i32 = 32;
-    let style = TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
-    let mut widths = Vec::with_capacity(lines.len());
-    for line in lines {
-        widths.push(i32::try_from(
-            strip.estimate_text_size(line.label(), &style)?.0,
-        )?);
-    }
-    let total: i32 = widths.iter().map(|w| SAMPLE + SPACE + w).sum::<i32>()
-        + BETWEEN * (i32::try_from(lines.len())? - 1);
-    let (width, height) = strip.dim_in_pixel();
-    let (mut x, y) = (
-        (i32::try_from(width)? - total) / 2,
-        i32::try_from(height)? / 2,
-    );
-    for (&line, width) in lines.iter().zip(widths) {
-        let ends = vec![(x, y), (x + SAMPLE, y)];
-        match line {
-            Line::Network => {
-                strip.draw(&PathElement::new(ends, line.style()))?;
-                if marked {
-                    let middle = (x + SAMPLE / 2, y);
-                    strip.draw(&Circle::new(middle, MARKER_RADIUS, line.style().filled()))?;
-                }
-            }
-            Line::Reference => {
-                strip.draw(&DashedPathElement::new(ends, DASH, GAP, line.style()))?;
-            }
-        }
-        strip.draw(&Text::new(
-            line.label(),
-            (x + SAMPLE + SPACE, y),
-            style.clone(),
-        ))?;
-        x += SAMPLE + SPACE + width + BETWEEN;
-    }
-    Ok(())
-}
-
-/// `10ⁿ` in superscript digits for a power of ten, the shortest decimal otherwise.
-fn power_of_ten(value: &f64) -> String {
-    let exponent = value.log10().round();
-    if (value.log10() - exponent).abs() > 1e-9 {
-        return format!("{value:e}");
-    }
-    let digits: String = format!("{exponent}")
-        .chars()
-        .map(|c| match c {
-            '-' => '⁻',
-            digit => ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹']
-                [digit.to_digit(10).map_or(0, |d| d as usize)],
-        })
-        .collect();
-    format!("10{digits}")
-}
-
-/// The range of `values`, padded by 5 % (and never empty).
-fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    let (low, high) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
-        (lo.min(x), hi.max(x))
-    });
-    if !low.is_finite() || !high.is_finite() {
-        return (0.0, 1.0);
-    }
-    let pad = ((high - low) * 0.05).max(1e-12);
-    (low - pad, high + pad)
-}
-
-/// The whole decades around the positive `values`: `(10ᵃ, 10ᵇ)` with `a < b` (1e-16 to 1 if
-/// there are none).
-fn decades(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    let (low, high) = values.fold((f64::INFINITY, 0.0_f64), |(lo, hi), x| {
-        (lo.min(x), hi.max(x))
-    });
-    if !(low.is_finite() && low > 0.0) {
-        return (1e-16, 1.0);
-    }
-    let (a, b) = (low.log10().floor(), high.log10().ceil());
-    (10_f64.powf(a), 10_f64.powf(if b > a { b } else { a + 1.0 }))
 }

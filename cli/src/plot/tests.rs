@@ -1,7 +1,7 @@
 //! The plot's structure, read back from the SVG: the axes, the log ticks, where the legend is,
 //! and how the lines are drawn.
 
-use super::{DASH, MARKED_UP_TO, NETWORK_COLOUR, power_of_ten, svg};
+use super::{DASH, MARKED_UP_TO, NETWORK_COLOUR, svg};
 use crate::rollout::Row;
 
 /// `count` states of a 3-component trajectory; with a reference, an error of 0 on the first three
@@ -343,13 +343,4 @@ fn edges_give_a_readable_plot_not_a_panic() {
         })
         .collect();
     assert_eq!(parse(&svg(&flat, "title", None)).frames.len(), 1);
-}
-
-#[test]
-fn log_labels_are_powers_of_ten_in_superscript() {
-    assert_eq!(power_of_ten(&1e-5), "10⁻⁵");
-    assert_eq!(power_of_ten(&1.0), "10⁰");
-    assert_eq!(power_of_ten(&1e12), "10¹²");
-    assert_eq!(power_of_ten(&10_f64.powf(-7.0)), "10⁻⁷");
-    assert_eq!(power_of_ten(&2e-5), "2e-5");
 }
