@@ -89,7 +89,13 @@ fn dependency(line: &str) -> (String, String, Vec<String>) {
         .strip_prefix("../geomattn/")
         .expect("a path into the clone `geomattn/` beside the crate");
     let features = field("features")
-        .map(|list| list.split('"').skip(1).step_by(2).map(String::from).collect())
+        .map(|list| {
+            list.split('"')
+                .skip(1)
+                .step_by(2)
+                .map(String::from)
+                .collect()
+        })
         .unwrap_or_default();
     (name.to_string(), dir.to_string(), features)
 }
@@ -138,7 +144,11 @@ fn the_guides_table_of_gml_defaults_is_the_librarys_and_the_helps() {
     let copy = marked_block(&read("docs/src/gml.md"), "gml-defaults");
     assert_eq!(copy, format!("{}\n", geomattn_spec::gml_defaults()));
     let help = geomattn_in(&root(), &["--help".into()]);
-    assert!(String::from_utf8(help.stdout).unwrap().contains(copy.trim_end()));
+    assert!(
+        String::from_utf8(help.stdout)
+            .unwrap()
+            .contains(copy.trim_end())
+    );
 }
 
 #[test]
