@@ -74,11 +74,9 @@ use Strategy::{GramSchmidt, Quaternion, Symbolic};
 /// about 4.5-fold per size; pivot-free elimination loses `ε‖C‖²` and breaks down in `f32`. The
 /// symbolic programs stop at `T = 8` (about 1 MB of text); `cayley!` unrolls up to `T = 12`.
 /// `Generated` unrolls where that takes fewer instructions than the `GramSchmidt` loops
-/// (callgrind, f64, `benches/benches/cayley_callgrind.rs`): the closed forms at `T = 2, 3, 4`
-/// and Gram–Schmidt at `T = 7`, where the loops' columns of odd length fill two-lane vectors
-/// badly (2 205 against 2 762 instructions); at `T = 5, 6` and from `T = 8` the loops, whose
-/// columns the optimiser keeps in vector registers, beat the scalar straight-line code (at
-/// `T = 5`: 771 against 846, at `T = 8`: 2 790 against 3 092).
+/// (callgrind, f64, `benches/benches/cayley_callgrind.rs`): the closed forms at `T = 2, 3, 4`;
+/// from `T = 5` the loops, whose columns the optimiser keeps in vector registers, beat the
+/// scalar straight-line code (at `T = 5`: 771 against 846, at `T = 8`: 2 790 against 3 092).
 pub const SIZES: [Size; 12] = [
     size(1, false, GramSchmidt, true),
     size(2, true, Symbolic, true),
