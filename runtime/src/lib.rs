@@ -7,6 +7,7 @@ extern crate std;
 
 pub mod activation;
 pub mod architectures;
+pub mod backward;
 pub mod cayley;
 pub mod correlation;
 mod error;
@@ -46,6 +47,8 @@ pub use architectures::{
     SymplecticTransformer, Transformer, VolumePreservingFeedForward, VolumePreservingTransformer,
     VpffBlock, forward_blocks_checked, iterate, mnist_patches,
 };
+#[doc(inline)]
+pub use backward::{Backward, CayleyDifferentiable, CorrelationBackward, cayley_vjp};
 #[doc(inline)]
 pub use cayley::{Elimination, Generated, GramSchmidt, LuSolve, NalgebraInverse};
 #[doc(inline)]
