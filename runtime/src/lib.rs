@@ -48,7 +48,10 @@ pub use architectures::{
     VpffBlock, forward_blocks_checked, iterate, mnist_patches,
 };
 #[doc(inline)]
-pub use backward::{Backward, CayleyDifferentiable, CorrelationBackward, cayley_vjp};
+pub use backward::{
+    ActivationDerivative, Backward, CayleyDifferentiable, ColumnBackward, CorrelationBackward,
+    cayley_vjp,
+};
 #[doc(inline)]
 pub use cayley::{Elimination, Generated, GramSchmidt, LuSolve, NalgebraInverse};
 #[doc(inline)]

@@ -9,8 +9,9 @@
 
 use geomattn::nalgebra::SMatrix;
 use geomattn::{
-    ArbitraryVpa, Backward, Elimination, Field, Generated, GramSchmidt, LuSolve, MapScalar,
-    OrthogonalMap, SequenceLayer, SkewSymmetric, SkewVpa,
+    ActivationDerivative, ArbitraryVpa, Backward, Elimination, Field, Generated, GramSchmidt,
+    Identity, Lower, LuSolve, MapScalar, OrthogonalMap, ResNetLayer, SequenceLayer, SkewSymmetric,
+    SkewVpa, StrictlyTriangular, Tanh, Upper, VolumePreservingLayer,
 };
 use geomattn_testkit::exact_dual::ExactDual;
 use geomattn_testkit::{Q, q, random_matrix, unit};
@@ -121,13 +122,47 @@ where
     )
 }
 
-/// The backward pass of the skew weighting with `Map` and, by duals, the reference:
-/// `(found, expected)` for the input and for the packed weight.
+/// `layer`'s backward pass beside the dual-number reference: `params` are its parameters as
+/// `flatten` lists its gradient's, `build` rebuilds it over duals from them.
+fn compare<S, Dl, L, Ld, const D: usize, const T: usize>(
+    layer: &L,
+    params: &[S],
+    build: impl Fn(&[Dl]) -> Ld,
+    flatten: impl Fn(&L::Gradient) -> Vec<S>,
+    z: &SMatrix<S, D, T>,
+    out_bar: &SMatrix<S, D, T>,
+) -> Comparison<S>
+where
+    S: Field,
+    Dl: DualOver<S>,
+    L: Backward<S, D, T>,
+    Ld: SequenceLayer<Dl, D, T>,
+{
+    let mut gradient = layer.zero_gradient();
+    let z_bar = layer.backward(z, out_bar, &mut gradient);
+    let lifted = build(
+        &params
+            .iter()
+            .map(|p| Dl::seed(*p, false))
+            .collect::<Vec<_>>(),
+    );
+    Comparison {
+        input: (
+            z_bar.as_slice().to_vec(),
+            input_gradient(&lifted, z, out_bar),
+        ),
+        weight: (
+            flatten(&gradient),
+            parameter_gradient(params, build, z, out_bar),
+        ),
+    }
+}
+
+/// The skew weighting with `Map`: its packed weight `params`.
 fn skew_case<S, Dl, Map, const D: usize, const T: usize>(
     params: &[S],
     z: &SMatrix<S, D, T>,
     out_bar: &SMatrix<S, D, T>,
-    lift: impl Fn(S) -> Dl + Copy,
 ) -> Comparison<S>
 where
     S: Field,
@@ -135,36 +170,27 @@ where
     SkewVpa<S, D, T, Map>: Backward<S, D, T, Gradient = SkewSymmetric<S, D>>,
     Map: OrthogonalMap<Dl, T>,
 {
-    let layer = SkewVpa::<S, D, T, Map>::skew_sym(SkewSymmetric::from_packed(params).unwrap());
-    let mut gradient = layer.zero_gradient();
-    let z_bar = layer.backward(z, out_bar, &mut gradient);
-    let mut found = vec![S::zero(); params.len()];
-    gradient.write_packed(&mut found).unwrap();
-    let lifted = layer.map_scalar(lift);
-    Comparison {
-        input: (
-            z_bar.as_slice().to_vec(),
-            input_gradient(&lifted, z, out_bar),
-        ),
-        weight: (
-            found,
-            parameter_gradient(
-                params,
-                |p| SkewVpa::<Dl, D, T, Map>::skew_sym(SkewSymmetric::from_packed(p).unwrap()),
-                z,
-                out_bar,
-            ),
-        ),
-    }
+    compare(
+        &SkewVpa::<S, D, T, Map>::skew_sym(SkewSymmetric::from_packed(params).unwrap()),
+        params,
+        |p: &[Dl]| SkewVpa::<Dl, D, T, Map>::skew_sym(SkewSymmetric::from_packed(p).unwrap()),
+        |g| {
+            let mut packed = vec![S::zero(); params.len()];
+            g.write_packed(&mut packed).unwrap();
+            packed
+        },
+        z,
+        out_bar,
+    )
 }
 
-/// As [`skew_case`], for GML's default weighting with the factor `scale`.
+/// GML's default weighting with `Map` and the factor `scale`: its weight `a`.
 fn arbitrary_case<S, Dl, Map, const D: usize, const T: usize>(
     a: &SMatrix<S, D, D>,
     scale: S,
     z: &SMatrix<S, D, T>,
     out_bar: &SMatrix<S, D, T>,
-    lift: impl Fn(S) -> Dl + Copy,
+    lift: impl Fn(S) -> Dl,
 ) -> Comparison<S>
 where
     S: Field,
@@ -172,30 +198,39 @@ where
     ArbitraryVpa<S, D, T, Map>: Backward<S, D, T, Gradient = SMatrix<S, D, D>>,
     Map: OrthogonalMap<Dl, T>,
 {
-    let layer = ArbitraryVpa::<S, D, T, Map>::arbitrary_with_scale(*a, scale);
-    let mut gradient = layer.zero_gradient();
-    let z_bar = layer.backward(z, out_bar, &mut gradient);
-    let lifted = layer.map_scalar(lift);
-    Comparison {
-        input: (
-            z_bar.as_slice().to_vec(),
-            input_gradient(&lifted, z, out_bar),
-        ),
-        weight: (
-            gradient.as_slice().to_vec(),
-            parameter_gradient(
-                a.as_slice(),
-                |p| {
-                    ArbitraryVpa::<Dl, D, T, Map>::arbitrary_with_scale(
-                        SMatrix::from_column_slice(p),
-                        lift(scale),
-                    )
-                },
-                z,
-                out_bar,
-            ),
-        ),
-    }
+    let scale_dual = lift(scale);
+    compare(
+        &ArbitraryVpa::<S, D, T, Map>::arbitrary_with_scale(*a, scale),
+        a.as_slice(),
+        |p: &[Dl]| {
+            ArbitraryVpa::<Dl, D, T, Map>::arbitrary_with_scale(
+                SMatrix::from_column_slice(p),
+                scale_dual,
+            )
+        },
+        |g| g.as_slice().to_vec(),
+        z,
+        out_bar,
+    )
+}
+
+/// A residual layer `x + σ(W x + b)` (volume-preserving or ResNet): parameters the weight's
+/// entries (as `weight_of` lists them) then the bias; `make` builds it from that list.
+fn residual_case<S, Dl, L, Ld, const D: usize, const T: usize>(
+    params: &[S],
+    make: impl Fn(&[S]) -> L,
+    make_dual: impl Fn(&[Dl]) -> Ld,
+    flatten: impl Fn(&L) -> Vec<S>,
+    z: &SMatrix<S, D, T>,
+    out_bar: &SMatrix<S, D, T>,
+) -> Comparison<S>
+where
+    S: Field,
+    Dl: DualOver<S>,
+    L: Backward<S, D, T, Gradient = L>,
+    Ld: SequenceLayer<Dl, D, T>,
+{
+    compare(&make(params), params, make_dual, flatten, z, out_bar)
 }
 
 // ---- exact ----------------------------------------------------------------------------------
@@ -233,29 +268,25 @@ fn assert_exact<S: Field + std::fmt::Debug>(case: Comparison<S>) {
 #[test]
 fn skew_vpa_gradients_are_exact_in_rationals() {
     let params = [q(1, 2), q(-1, 3), q(2, 5)];
-    assert_exact(skew_case::<_, _, Generated, 3, 3>(
+    assert_exact(skew_case::<_, ExactDual, Generated, 3, 3>(
         &params,
         &rationals(0),
         &rationals(3),
-        ExactDual::constant,
     ));
-    assert_exact(skew_case::<_, _, Generated, 3, 4>(
+    assert_exact(skew_case::<_, ExactDual, Generated, 3, 4>(
         &params,
         &rationals(1),
         &rationals(5),
-        ExactDual::constant,
     ));
-    assert_exact(skew_case::<_, _, GramSchmidt, 2, 5>(
+    assert_exact(skew_case::<_, ExactDual, GramSchmidt, 2, 5>(
         &[q(3, 4)],
         &rationals(2),
         &rationals(7),
-        ExactDual::constant,
     ));
-    assert_exact(skew_case::<_, _, Elimination, 3, 5>(
+    assert_exact(skew_case::<_, ExactDual, Elimination, 3, 5>(
         &params,
         &rationals(4),
         &rationals(1),
-        ExactDual::constant,
     ));
 }
 
@@ -331,12 +362,7 @@ where
                 .collect();
             let z = random_matrix::<D, T>(&mut rng) * amplitude;
             let out_bar = random_matrix::<D, T>(&mut rng);
-            worst_of(skew_case::<_, _, Map, D, T>(
-                &params,
-                &z,
-                &out_bar,
-                Dual64::from_re,
-            ))
+            worst_of(skew_case::<_, Dual64, Map, D, T>(&params, &z, &out_bar))
         })
         .fold(0.0, f64::max)
 }
@@ -464,4 +490,106 @@ fn gradients_accumulate_over_a_batch() {
     layer.backward(&z2, &o2, &mut second);
     assert!(first.amax() > 0.0 && second.amax() > 0.0);
     assert!((both - (first + second)).amax() <= 1e-15 * both.amax());
+}
+
+// ---- the residual layers: volume-preserving feed-forward and ResNet --------------------------
+
+/// The packed weight, then the bias (if any): the parameter list of a residual layer.
+fn vp_parameters<S: Field, Layout: StrictlyTriangular, Act, const D: usize>(
+    layer: &VolumePreservingLayer<S, D, Layout, Act>,
+) -> Vec<S> {
+    let mut params = vec![S::zero(); D * (D - 1) / 2];
+    layer.weight().write_packed(&mut params).unwrap();
+    params.extend(layer.bias().into_iter().flat_map(|b| b.iter().copied()));
+    params
+}
+
+/// A volume-preserving layer from [`vp_parameters`]' list.
+fn vp_layer<S: Field, Layout: StrictlyTriangular, Act, const D: usize>(
+    params: &[S],
+) -> VolumePreservingLayer<S, D, Layout, Act> {
+    let (weight, bias) = params.split_at(D * (D - 1) / 2);
+    VolumePreservingLayer::from_slices(weight, (!bias.is_empty()).then_some(bias)).unwrap()
+}
+
+/// The weight (column-major), then the bias (if any).
+fn resnet_parameters<S: Field, Act, const D: usize>(layer: &ResNetLayer<S, D, Act>) -> Vec<S> {
+    let mut params = layer.weight().as_slice().to_vec();
+    params.extend(layer.bias().into_iter().flat_map(|b| b.iter().copied()));
+    params
+}
+
+fn resnet_layer<S: Field, Act, const D: usize>(params: &[S]) -> ResNetLayer<S, D, Act> {
+    let (weight, bias) = params.split_at(D * D);
+    ResNetLayer::from_slices(weight, (!bias.is_empty()).then_some(bias)).unwrap()
+}
+
+/// Every residual layer kind on one sequence: lower with bias, upper without, ResNet with bias.
+fn residual_cases<S, Dl, Act, const D: usize, const T: usize>(
+    params: &[S],
+    z: &SMatrix<S, D, T>,
+    out_bar: &SMatrix<S, D, T>,
+) -> [Comparison<S>; 3]
+where
+    S: Field,
+    Dl: DualOver<S>,
+    Act: ActivationDerivative<S> + ActivationDerivative<Dl>,
+{
+    let packed = D * (D - 1) / 2;
+    [
+        residual_case(
+            &params[..packed + D],
+            vp_layer::<S, Lower, Act, D>,
+            vp_layer::<Dl, Lower, Act, D>,
+            vp_parameters,
+            z,
+            out_bar,
+        ),
+        residual_case(
+            &params[..packed],
+            vp_layer::<S, Upper, Act, D>,
+            vp_layer::<Dl, Upper, Act, D>,
+            vp_parameters,
+            z,
+            out_bar,
+        ),
+        residual_case(
+            &params[..D * D + D],
+            resnet_layer::<S, Act, D>,
+            resnet_layer::<Dl, Act, D>,
+            resnet_parameters,
+            z,
+            out_bar,
+        ),
+    ]
+}
+
+#[test]
+fn residual_layer_gradients_are_exact_in_rationals() {
+    // The identity activation keeps them rational (tanh is checked in f64 below).
+    let params: SMatrix<Q, 12, 1> = rationals(3);
+    for case in residual_cases::<Q, ExactDual, Identity, 3, 4>(
+        params.as_slice(),
+        &rationals(0),
+        &rationals(5),
+    ) {
+        assert_exact(case);
+    }
+}
+
+#[test]
+fn residual_layer_gradients_match_dual_numbers_with_tanh() {
+    let mut rng = SmallRng::seed_from_u64(61);
+    for amplitude in [1.0, 10.0] {
+        let params = random_matrix::<20, 1>(&mut rng);
+        let z = random_matrix::<4, 5>(&mut rng) * amplitude;
+        let out_bar = random_matrix::<4, 5>(&mut rng);
+        let errors = residual_cases::<f64, Dual64, Tanh, 4, 5>(params.as_slice(), &z, &out_bar)
+            .map(worst_of);
+        assert!(
+            errors.iter().all(|e| *e < 1e-13),
+            "{amplitude}: {}",
+            show(&errors)
+        );
+    }
 }

@@ -27,9 +27,11 @@
 //! ```
 
 mod cayley;
+mod feedforward;
 mod vpa;
 
 pub use cayley::{CayleyDifferentiable, cayley_vjp};
+pub use feedforward::{ActivationDerivative, ColumnBackward};
 pub use vpa::CorrelationBackward;
 
 use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut};
