@@ -108,7 +108,7 @@ pub use schema::{After, EmbedFrom, Embedded, EmbeddedParam, Fitted, Mismatch, Nt
 pub use schema::{
     BLOB_HEADER_LEN, BLOB_MAGIC, BLOB_VERSION, BlobError, BlobScalar, Difference, Kind, LayerType,
     Name, Param, Schema, Setting, SettingValue, ShortText, Sink, Source, TypeMismatch, Visit,
-    blob_len, fill, read_blob, read_blob_into, write_blob,
+    blob_len, fill, from_flat, read_blob, read_blob_into, to_flat, write_blob,
 };
 #[cfg(feature = "std")]
 #[doc(inline)]

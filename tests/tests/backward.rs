@@ -9,9 +9,11 @@
 
 use geomattn::nalgebra::SMatrix;
 use geomattn::{
-    ActivationDerivative, ArbitraryVpa, Backward, Elimination, Field, Generated, GramSchmidt,
-    Identity, Lower, LuSolve, MapScalar, OrthogonalMap, ResNetLayer, SequenceLayer, SkewSymmetric,
-    SkewVpa, StrictlyTriangular, Tanh, Upper, VolumePreservingLayer,
+    ActivationDerivative, ArbitraryVpa, ArbitraryWeight, Backward, Elimination, Field, Generated,
+    GramSchmidt, Identity, Lower, LuSolve, MapScalar, OrthogonalMap, ResNetLayer, Schema,
+    SequenceLayer, SkewSymmetric, SkewVpa, SkewWeight, StrictlyTriangular, Tanh, Upper,
+    VolumePreservingFeedForward, VolumePreservingLayer, VolumePreservingTransformer, from_flat,
+    to_flat,
 };
 use geomattn_testkit::exact_dual::ExactDual;
 use geomattn_testkit::{Q, q, random_matrix, unit};
@@ -167,7 +169,7 @@ fn skew_case<S, Dl, Map, const D: usize, const T: usize>(
 where
     S: Field,
     Dl: DualOver<S>,
-    SkewVpa<S, D, T, Map>: Backward<S, D, T, Gradient = SkewSymmetric<S, D>>,
+    SkewVpa<S, D, T, Map>: Backward<S, D, T, Gradient = SkewVpa<S, D, T, Map>>,
     Map: OrthogonalMap<Dl, T>,
 {
     compare(
@@ -176,7 +178,7 @@ where
         |p: &[Dl]| SkewVpa::<Dl, D, T, Map>::skew_sym(SkewSymmetric::from_packed(p).unwrap()),
         |g| {
             let mut packed = vec![S::zero(); params.len()];
-            g.write_packed(&mut packed).unwrap();
+            g.weight().a().write_packed(&mut packed).unwrap();
             packed
         },
         z,
@@ -195,7 +197,7 @@ fn arbitrary_case<S, Dl, Map, const D: usize, const T: usize>(
 where
     S: Field,
     Dl: DualOver<S>,
-    ArbitraryVpa<S, D, T, Map>: Backward<S, D, T, Gradient = SMatrix<S, D, D>>,
+    ArbitraryVpa<S, D, T, Map>: Backward<S, D, T, Gradient = ArbitraryVpa<S, D, T, Map>>,
     Map: OrthogonalMap<Dl, T>,
 {
     let scale_dual = lift(scale);
@@ -208,7 +210,7 @@ where
                 scale_dual,
             )
         },
-        |g| g.as_slice().to_vec(),
+        |g| g.weight().a().as_slice().to_vec(),
         z,
         out_bar,
     )
@@ -351,7 +353,7 @@ fn worst_of(case: Comparison<f64>) -> f64 {
 /// The worst relative error of the skew weighting with `Map` over eight random draws.
 fn skew_f64<Map, const D: usize, const T: usize>(seed: u64, amplitude: f64) -> f64
 where
-    SkewVpa<f64, D, T, Map>: Backward<f64, D, T, Gradient = SkewSymmetric<f64, D>>,
+    SkewVpa<f64, D, T, Map>: Backward<f64, D, T, Gradient = SkewVpa<f64, D, T, Map>>,
     Map: OrthogonalMap<Dual64, T>,
 {
     let mut rng = SmallRng::seed_from_u64(seed);
@@ -370,7 +372,7 @@ where
 /// The worst relative error of GML's default weighting (factor 1/√D) with `Map`.
 fn arbitrary_f64<Map, const D: usize, const T: usize>(seed: u64, amplitude: f64) -> f64
 where
-    ArbitraryVpa<f64, D, T, Map>: Backward<f64, D, T, Gradient = SMatrix<f64, D, D>>,
+    ArbitraryVpa<f64, D, T, Map>: Backward<f64, D, T, Gradient = ArbitraryVpa<f64, D, T, Map>>,
     Map: OrthogonalMap<Dual64, T>,
 {
     let mut rng = SmallRng::seed_from_u64(seed);
@@ -488,6 +490,7 @@ fn gradients_accumulate_over_a_batch() {
     let (mut first, mut second) = (layer.zero_gradient(), layer.zero_gradient());
     layer.backward(&z1, &o1, &mut first);
     layer.backward(&z2, &o2, &mut second);
+    let [both, first, second] = [both, first, second].map(|g| *g.weight().a());
     assert!(first.amax() > 0.0 && second.amax() > 0.0);
     assert!((both - (first + second)).amax() <= 1e-15 * both.amax());
 }
@@ -592,4 +595,88 @@ fn residual_layer_gradients_match_dual_numbers_with_tanh() {
             show(&errors)
         );
     }
+}
+
+// ---- architectures ---------------------------------------------------------------------------
+
+/// A network's backward pass against duals, its parameters and gradient flattened in GML's order
+/// ([`to_flat`]), the dual network read from the same list ([`from_flat`]).
+fn network_case<N, Nd, const D: usize, const T: usize>(
+    params: &[f64],
+    z: &SMatrix<f64, D, T>,
+    out_bar: &SMatrix<f64, D, T>,
+) -> Comparison<f64>
+where
+    N: Schema<Scalar = f64> + Backward<f64, D, T, Gradient = N>,
+    Nd: Schema<Scalar = Dual64> + SequenceLayer<Dual64, D, T>,
+{
+    compare(
+        &from_flat::<N>(params).unwrap(),
+        params,
+        |p: &[Dual64]| from_flat::<Nd>(p).unwrap(),
+        |g| {
+            let mut flat = vec![0.0; N::SCALARS];
+            to_flat(g, &mut flat).unwrap();
+            flat
+        },
+        z,
+        out_bar,
+    )
+}
+
+/// GML's rigid-body VPT shape (dim 3, seq 3, n_blocks 2, n_linear 1, L 3, tanh), both weightings.
+#[test]
+fn vpt_gradients_match_dual_numbers() {
+    type Vpt<S, Corr> = VolumePreservingTransformer<S, 3, 3, 2, 1, 3, Tanh, Corr>;
+    let mut rng = SmallRng::seed_from_u64(71);
+    for amplitude in [1.0, 3.0] {
+        let z = random_matrix::<3, 3>(&mut rng) * amplitude;
+        let out_bar = random_matrix::<3, 3>(&mut rng);
+
+        let arbitrary = <Vpt<f64, ArbitraryWeight<f64, 3>> as Schema>::SCALARS;
+        let params: Vec<f64> = (0..arbitrary).map(|_| unit(&mut rng) - 0.5).collect();
+        let error = worst_of(network_case::<
+            Vpt<f64, ArbitraryWeight<f64, 3>>,
+            Vpt<Dual64, ArbitraryWeight<Dual64, 3>>,
+            3,
+            3,
+        >(&params, &z, &out_bar));
+        assert!(
+            error < 1e-12,
+            "skew_sym = false, amplitude {amplitude}: {error:e}"
+        );
+
+        let skew = <Vpt<f64, SkewWeight<f64, 3>> as Schema>::SCALARS;
+        let params: Vec<f64> = (0..skew).map(|_| unit(&mut rng) - 0.5).collect();
+        let error = worst_of(network_case::<
+            Vpt<f64, SkewWeight<f64, 3>>,
+            Vpt<Dual64, SkewWeight<Dual64, 3>>,
+            3,
+            3,
+        >(&params, &z, &out_bar));
+        assert!(
+            error < 1e-12,
+            "skew_sym = true, amplitude {amplitude}: {error:e}"
+        );
+    }
+}
+
+/// The volume-preserving feed-forward network alone (GML's `VolumePreservingFeedForward`), a
+/// longer window: every layer of every block gets its gradient.
+#[test]
+fn vpff_network_gradients_match_dual_numbers() {
+    type Vpff<S> = VolumePreservingFeedForward<S, 4, 3, 2, Tanh>;
+    let mut rng = SmallRng::seed_from_u64(81);
+    let params: Vec<f64> = (0..<Vpff<f64> as Schema>::SCALARS)
+        .map(|_| unit(&mut rng) - 0.5)
+        .collect();
+    let z = random_matrix::<4, 6>(&mut rng);
+    let out_bar = random_matrix::<4, 6>(&mut rng);
+    let case = network_case::<Vpff<f64>, Vpff<Dual64>, 4, 6>(&params, &z, &out_bar);
+    assert!(
+        case.weight.0.iter().all(|g| *g != 0.0),
+        "every parameter has a gradient"
+    );
+    let error = worst_of(case);
+    assert!(error < 1e-12, "{error:e}");
 }

@@ -2,7 +2,9 @@
 
 use nalgebra::SMatrix;
 
-use crate::{Elimination, Field, Generated, GramSchmidt, LuSolve, NalgebraInverse, OrthogonalMap};
+use crate::{
+    Elimination, Field, Generated, GramSchmidt, LuSolve, NalgebraInverse, OrthogonalMap, product,
+};
 
 /// An [`OrthogonalMap`] computing the Cayley transform `Λ = (I − C)(I + C)⁻¹`, whose
 /// vector-Jacobian product is therefore [`cayley_vjp`] of its own output.
@@ -50,14 +52,38 @@ impl<S: Field, const T: usize> CayleyDifferentiable<S, T> for NalgebraInverse wh
 /// let expected = -theta.cos() * 2.0 / (1.0 + c * c);
 /// assert!((c_bar[(1, 0)] - c_bar[(0, 1)] - expected).abs() < 1e-15);
 /// ```
+#[inline(always)]
 pub fn cayley_vjp<S: Field, const T: usize>(
     lambda: &SMatrix<S, T, T>,
     lambda_bar: &SMatrix<S, T, T>,
 ) -> SMatrix<S, T, T> {
-    let mut shifted = *lambda;
-    for k in 0..T {
-        shifted[(k, k)] += S::one();
-    }
     let half = S::one() / (S::one() + S::one());
-    -(shifted.transpose() * lambda_bar * shifted.transpose()) * half
+    // −½ (Λ + I)ᵀ, then (−½ (Λ + I)ᵀ Λ̄) (Λ + I)ᵀ, entry by entry.
+    let shifted_t: SMatrix<S, T, T> = product::matrix(
+        #[inline(always)]
+        |i, j| {
+            let entry = if i == j {
+                lambda[(j, i)] + S::one()
+            } else {
+                lambda[(j, i)]
+            };
+            -(entry * half)
+        },
+    );
+    let left = product::mul(&shifted_t, lambda_bar);
+    product::matrix(
+        #[inline(always)]
+        |i, j| {
+            let mut sum = S::zero();
+            for k in 0..T {
+                let s = if k == j {
+                    lambda[(j, k)] + S::one()
+                } else {
+                    lambda[(j, k)]
+                };
+                sum += left[(i, k)] * s;
+            }
+            sum
+        },
+    )
 }

@@ -2,10 +2,11 @@
 //!
 //! A layer that implements [`Backward`] gives, for one sequence `Z` and the cotangent `Ō` of its
 //! output (`∂L/∂out` for a scalar loss `L`), the cotangent of its input `Z̄ = ∂L/∂Z` and adds
-//! the gradient of `L` with respect to its parameters to an accumulator. The parameters'
-//! gradient is laid out as the parameters are, GML's packed weights included: a
-//! [`crate::SkewSymmetric`] gradient holds `∂L/∂S_k` for each packed entry `S_k`, as GML's
-//! custom pullbacks of its packed matrices give them to its optimisers.
+//! the gradient of `L` with respect to its parameters to an accumulator. The gradient of every
+//! layer is a value of the layer's own type, each weight holding its gradient, so it has the
+//! network's [`crate::schema::Schema`] and flattens in GML's order like the weights. GML's packed
+//! weights hold `∂L/∂S_k` for each packed entry `S_k`, as GML's custom pullbacks of its packed
+//! matrices hand them to its optimisers.
 //!
 //! Like the forward passes, one sequence's backward pass is `no_std` and allocates nothing; the
 //! forward quantities it needs are recomputed, not stored.
@@ -21,11 +22,12 @@
 //! let out = layer.forward(&z);
 //! let mut gradient = layer.zero_gradient();
 //! let z_bar = layer.backward(&z, &out, &mut gradient);
-//! assert!(gradient.matrix().amax() < 1e-14);
+//! assert!(gradient.weight().a().matrix().amax() < 1e-14);
 //! assert!((z_bar - z).amax() < 1e-14);
 //! # Ok::<(), geomattn::Error>(())
 //! ```
 
+mod architectures;
 mod cayley;
 mod feedforward;
 mod vpa;

@@ -4,15 +4,14 @@ use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut};
 
 use super::{Backward, CayleyDifferentiable, cayley_vjp};
 use crate::correlation::{ArbitraryWeight, SkewCorrelation, SkewWeight};
-use crate::{Field, SkewSymmetric, VolumePreservingAttention};
+use crate::{Field, SkewSymmetric, VolumePreservingAttention, product};
 
-/// A skew correlation with its vector-Jacobian product.
-pub trait CorrelationBackward<S: Field, const D: usize>: SkewCorrelation<S, D> {
-    /// The gradient with respect to the weight, laid out as the weight is.
-    type Gradient;
-
+/// A skew correlation with its vector-Jacobian product. The gradient is the weighting's own type,
+/// its weight holding `∂L/∂A` (packed entry by packed entry for the skew one; the arbitrary one's
+/// factor is not a parameter and is carried along).
+pub trait CorrelationBackward<S: Field, const D: usize>: SkewCorrelation<S, D> + Sized {
     /// A gradient of zeros.
-    fn zero_gradient(&self) -> Self::Gradient;
+    fn zero_gradient(&self) -> Self;
 
     /// Adds `∂L/∂Z` to `z_bar` and `∂L/∂A` to `gradient`, given `c_bar = ∂L/∂C` for a `C` that
     /// is skew by construction.
@@ -21,16 +20,14 @@ pub trait CorrelationBackward<S: Field, const D: usize>: SkewCorrelation<S, D> {
         z: &SMatrixView<'_, S, D, T>,
         c_bar: &SMatrix<S, T, T>,
         z_bar: &mut SMatrixViewMut<'_, S, D, T>,
-        gradient: &mut Self::Gradient,
+        gradient: &mut Self,
     );
 }
 
 /// `C = Zᵀ A Z`: for `K = C̄ − C̄ᵀ`, `Z̄ += −A Z K` and, entry by packed entry, `Ā = Z K Zᵀ`.
 impl<S: Field, const D: usize> CorrelationBackward<S, D> for SkewWeight<S, D> {
-    type Gradient = SkewSymmetric<S, D>;
-
-    fn zero_gradient(&self) -> SkewSymmetric<S, D> {
-        SkewSymmetric::zeros()
+    fn zero_gradient(&self) -> Self {
+        SkewWeight::new(SkewSymmetric::zeros())
     }
 
     fn correlation_backward<const T: usize>(
@@ -38,22 +35,24 @@ impl<S: Field, const D: usize> CorrelationBackward<S, D> for SkewWeight<S, D> {
         z: &SMatrixView<'_, S, D, T>,
         c_bar: &SMatrix<S, T, T>,
         z_bar: &mut SMatrixViewMut<'_, S, D, T>,
-        gradient: &mut SkewSymmetric<S, D>,
+        gradient: &mut Self,
     ) {
-        let k = c_bar - c_bar.transpose();
-        let zk = z * k;
-        *z_bar -= self.a().matrix() * zk;
-        gradient.add_packed_from(&(zk * z.transpose()));
+        let k = product::matrix(
+            #[inline(always)]
+            |i, j| c_bar[(i, j)] - c_bar[(j, i)],
+        );
+        let zk = product::mul(z, &k);
+        let azk = product::mul(self.a().matrix(), &zk);
+        *z_bar -= azk;
+        gradient.accumulate(&product::mul(&zk, &z.transpose()));
     }
 }
 
 /// `C = L − Lᵀ`, `L = s·Zᵀ A Z` below the diagonal: for `K` the strict lower part of
 /// `C̄ − C̄ᵀ`, `Z̄ += s (A Z Kᵀ + Aᵀ Z K)` and `Ā = s Z K Zᵀ`.
 impl<S: Field, const D: usize> CorrelationBackward<S, D> for ArbitraryWeight<S, D> {
-    type Gradient = SMatrix<S, D, D>;
-
-    fn zero_gradient(&self) -> SMatrix<S, D, D> {
-        SMatrix::zeros()
+    fn zero_gradient(&self) -> Self {
+        ArbitraryWeight::with_scale(SMatrix::zeros(), self.scale())
     }
 
     fn correlation_backward<const T: usize>(
@@ -61,18 +60,25 @@ impl<S: Field, const D: usize> CorrelationBackward<S, D> for ArbitraryWeight<S, 
         z: &SMatrixView<'_, S, D, T>,
         c_bar: &SMatrix<S, T, T>,
         z_bar: &mut SMatrixViewMut<'_, S, D, T>,
-        gradient: &mut SMatrix<S, D, D>,
+        gradient: &mut Self,
     ) {
-        let k = SMatrix::<S, T, T>::from_fn(|i, j| {
-            if i > j {
-                (c_bar[(i, j)] - c_bar[(j, i)]) * self.scale()
-            } else {
-                S::zero()
-            }
-        });
+        let scale = self.scale();
+        let k = product::matrix(
+            #[inline(always)]
+            |i, j| {
+                if i > j {
+                    (c_bar[(i, j)] - c_bar[(j, i)]) * scale
+                } else {
+                    S::zero()
+                }
+            },
+        );
+        let zk = product::mul(z, &k);
+        let zk_t = product::mul(z, &k.transpose());
         let a = self.a();
-        *z_bar += a * z * k.transpose() + a.transpose() * z * k;
-        *gradient += z * k * z.transpose();
+        let shares = product::mul(a, &zk_t) + product::tr_mul(a, &zk);
+        *z_bar += shares;
+        gradient.accumulate(&product::mul(&zk, &z.transpose()));
     }
 }
 
@@ -85,10 +91,11 @@ where
     Corr: CorrelationBackward<S, D>,
     Map: CayleyDifferentiable<S, T>,
 {
-    type Gradient = Corr::Gradient;
+    /// The layer's own type, its weighting holding the gradient.
+    type Gradient = Self;
 
-    fn zero_gradient(&self) -> Corr::Gradient {
-        self.weight().zero_gradient()
+    fn zero_gradient(&self) -> Self {
+        Self::new(self.weight().zero_gradient())
     }
 
     fn backward_into(
@@ -96,12 +103,12 @@ where
         z: SMatrixView<'_, S, D, T>,
         out_bar: SMatrixView<'_, S, D, T>,
         mut z_bar: SMatrixViewMut<'_, S, D, T>,
-        gradient: &mut Corr::Gradient,
+        gradient: &mut Self,
     ) {
         let lambda = Map::map(&self.weight().correlation(&z));
-        z_bar.copy_from(&(out_bar * lambda.transpose()));
-        let c_bar = cayley_vjp(&lambda, &(z.transpose() * out_bar));
+        z_bar.copy_from(&product::mul(&out_bar, &lambda.transpose()));
+        let c_bar = cayley_vjp(&lambda, &product::tr_mul(&z, &out_bar));
         self.weight()
-            .correlation_backward(&z, &c_bar, &mut z_bar, gradient);
+            .correlation_backward(&z, &c_bar, &mut z_bar, gradient.weight_mut());
     }
 }
