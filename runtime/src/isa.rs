@@ -29,6 +29,7 @@
 use crate::{Lanes, Real};
 
 pub(crate) mod polynomial;
+mod slices;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
 
