@@ -1,9 +1,9 @@
 //! GML's classifiers (`ClassificationTransformer`, its MNIST networks) from Python: 28×28 images
 //! in, labels and class probabilities out, over every thread with the GIL released.
 
-use geomattn_spec::{Precision, Scalar};
 use geomattn_spec::batch::Layout;
 use geomattn_spec::classify::{CHUNK, Classifier};
+use geomattn_spec::{Precision, Scalar};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use numpy::{PyReadonlyArrayDyn, ndarray::Array2};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -11,8 +11,8 @@ use pyo3::prelude::*;
 use rayon::prelude::*;
 
 use crate::arrays::{self, Windows};
-use crate::spec_api::{self, Element};
 use crate::parallel;
+use crate::spec_api::{self, Element};
 
 /// Pixels of one MNIST image.
 const PIXELS: usize = 784;
@@ -123,8 +123,10 @@ impl PyClassifier {
         let chunks = py
             .detach(|| parallel::install(chunks))
             .map_err(|e| spec_api::exception(&e))?;
-        Ok(Array2::from_shape_vec((count, self.classes), chunks.concat())
-            .expect("one row of probabilities per input"))
+        Ok(
+            Array2::from_shape_vec((count, self.classes), chunks.concat())
+                .expect("one row of probabilities per input"),
+        )
     }
 }
 

@@ -22,8 +22,8 @@ use std::sync::Mutex;
 use geomattn::gml::{GmlFile, Layers, LoadError};
 use geomattn::nalgebra::SMatrix;
 use geomattn::{
-    AddConnection, ClassificationLayer, Euclidean, Isa, MultiHeadAttention,
-    NoConnection, ResNetLayer, Schema, SequenceLayer, Stiefel, Tanh, mnist_patches,
+    AddConnection, ClassificationLayer, Euclidean, Isa, MultiHeadAttention, NoConnection,
+    ResNetLayer, Schema, SequenceLayer, Stiefel, Tanh, mnist_patches,
 };
 
 use crate::dispatch::{load_error, read};
@@ -32,8 +32,8 @@ use crate::{Arch, Ct, Error, Precision};
 
 mod batched;
 
-use batched::{Body, Element, Unit};
 pub use batched::CHUNK;
+use batched::{Body, Element, Unit};
 
 /// A loaded classifier, behind one object-safe face.
 pub trait Classifier: Send + Sync {
@@ -112,14 +112,19 @@ where
             let mut work = self.batched.workspace(inputs.len());
             for (b, index) in inputs.clone().enumerate() {
                 let z = input(index);
-                for ((i, t), &value) in (0..T).flat_map(|t| (0..D).map(move |i| (i, t))).zip(z.iter()) {
+                for ((i, t), &value) in (0..T)
+                    .flat_map(|t| (0..D).map(move |i| (i, t)))
+                    .zip(z.iter())
+                {
                     let at = self.batched.index(&work, i, t, b);
                     work.x[at] = value;
                 }
             }
             self.batched.forward(&mut work, self.isa);
             for b in 0..inputs.len() {
-                let last = SMatrix::<S, D, 1>::from_fn(|i, _| work.x[self.batched.index(&work, i, T - 1, b)]);
+                let last = SMatrix::<S, D, 1>::from_fn(|i, _| {
+                    work.x[self.batched.index(&work, i, T - 1, b)]
+                });
                 let p = self.head.probabilities(&last);
                 probabilities.extend(p.iter().map(|x| x.to_double()));
             }

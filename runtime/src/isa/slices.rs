@@ -117,8 +117,14 @@ mod tests {
                 isa.tanh_in_place(&mut t);
                 for ((x, e), t) in x.iter().zip(&e).zip(&t) {
                     let (exact_e, exact_t) = (f64::from(*x).exp(), f64::from(*x).tanh());
-                    assert!((f64::from(*e) - exact_e).abs() <= 1.25 * ulp(exact_e), "{isa:?} exp {x}");
-                    assert!((f64::from(*t) - exact_t).abs() <= 3.5 * ulp(exact_t), "{isa:?} tanh {x}");
+                    assert!(
+                        (f64::from(*e) - exact_e).abs() <= 1.25 * ulp(exact_e),
+                        "{isa:?} exp {x}"
+                    );
+                    assert!(
+                        (f64::from(*t) - exact_t).abs() <= 3.5 * ulp(exact_t),
+                        "{isa:?} tanh {x}"
+                    );
                 }
             }
             let mut nan = [f64::NAN, 0.0, f64::NEG_INFINITY];
