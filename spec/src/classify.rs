@@ -181,7 +181,7 @@ where
     }
 
     fn batch_probabilities(&self, sequences: &[f64]) -> Result<Vec<f64>, Error> {
-        if sequences.len() % (D * T) != 0 {
+        if !sequences.len().is_multiple_of(D * T) {
             return Err(Error::Length {
                 what: "the inputs",
                 arch: self.arch.to_string(),
