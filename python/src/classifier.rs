@@ -3,7 +3,7 @@
 
 use geomattn_spec::batch::Layout;
 use geomattn_spec::classify::{CHUNK, Classifier};
-use geomattn_spec::{Precision, Scalar};
+use geomattn_spec::Precision;
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use numpy::{PyReadonlyArrayDyn, ndarray::Array2};
 use pyo3::exceptions::{PyTypeError, PyValueError};
