@@ -75,7 +75,7 @@ def test_bad_images_and_specs_are_clear_errors(nn2):
         )
     with pytest.raises(ValueError, match="does not load"):
         geomattn.load_classifier(FIXTURES / "mnist_nn2.h5", CT.replace("L=16", "L=15"))
-    with pytest.raises(OSError, match="nope.h5"):
+    with pytest.raises(FileNotFoundError, match="nope.h5"):
         geomattn.load_classifier(FIXTURES / "nope.h5", CT)
 
 
@@ -110,14 +110,24 @@ def test_batched_predictions_are_one_at_a_time_ones(nn2):
     np.testing.assert_array_equal(together, alone)
 
 
+def test_sequences_convert_as_network_windows_do(nn2):
+    sequences = patches(images_and_labels()[0][:2])
+    expected = nn2.sequence_probabilities(sequences)
+    # float64 and lists are converted to the classifier's float32 (numpy's "same_kind").
+    np.testing.assert_array_equal(nn2.sequence_probabilities(sequences.astype(np.float64)), expected)
+    np.testing.assert_array_equal(nn2.sequence_probabilities(sequences[1].tolist()), expected[1])
+
+
 def test_bad_sequences_are_clear_errors(nn2):
     sequences = patches(images_and_labels()[0][:2])
-    with pytest.raises(ValueError, match="dtype float32"):
-        nn2.sequence_probabilities(sequences.astype(np.float64))
     with pytest.raises(ValueError, match=r"\(B, 49, 16\)"):
         nn2.sequence_probabilities(sequences[:, :, :15])
-    with pytest.raises(TypeError, match="numpy.asarray"):
-        nn2.sequence_probabilities([[0.0] * 16] * 49)
+    with pytest.raises(ValueError, match=r"\(B, 49, 16\), got shape \[2, 16, 49\]"):
+        nn2.sequence_probabilities(sequences.transpose(0, 2, 1).copy())
+    with pytest.raises(TypeError, match="complex"):
+        nn2.sequence_probabilities(sequences.astype(np.complex64))
+    with pytest.raises(ValueError, match="numpy cannot convert"):
+        nn2.sequence_probabilities([[0.0] * 16, [0.0]])
     hostile = sequences.copy()
     hostile[1, 2, 3] = np.nan
     with pytest.raises(ValueError, match=r"non-finite value at \[1, 2, 3\]"):
