@@ -10,14 +10,17 @@
 //!   of every head's `PQᵀ`, then every `PKᵀ`, then every `PVᵀ` (a `147 × 49` by `49 × 16·np`
 //!   product for GML's MNIST networks);
 //! - each head's scores `C = QᵀK/√dim`, their column softmax and `V · σ(C)` are computed for
-//!   [`GROUP`] inputs at a time, one input per SIMD lane (the inputs are contiguous in `Y`);
+//!   [`GROUP`] inputs at a time, one input per SIMD lane (the inputs are contiguous in `Y`): the
+//!   two products by [`Isa::lane_products`] in registers, the softmax by
+//!   [`Isa::softmax_columns_in_place`], the scores of one group in a buffer of
+//!   `seq² · GROUP` values that stays in the first-level cache;
 //! - the ResNet layer is one product `W · A`, then its bias, `tanh` and the residual sum over the
 //!   whole buffer.
 //!
 //! # The products: `matrixmultiply`
 //! Measured in thread CPU time on one core of this machine (AMD EPYC Zen 4 under KVM, AVX-512;
-//! a standalone timing of both crates, not kept in the repository) on the projection product `147×49 · 49×(16·B)`, B = 16, 64
-//! and 256 images: `matrixmultiply` 0.3 gave 86 / 82 / 72 GFLOP/s in f32 and 49 / 47 / 42 in
+//! a standalone timing of both crates, not kept in the repository) on the projection product
+//! `147×49 · 49×(16·B)`, B = 16, 64 and 256 images: `matrixmultiply` 0.3 gave 86 / 82 / 72 GFLOP/s in f32 and 49 / 47 / 42 in
 //! f64, the `gemm` crate 0.18 (faer's kernels) 94 / 93 / 83 and 49 / 48 / 41. Both run at about
 //! the machine's AVX2 peak; `gemm`'s 12 % in f32 costs nine more crates to build (`pulp`, `half`,
 //! `raw-cpuid`, `dyn-stack`, …), `matrixmultiply` has one small dependency, no threads of its own
@@ -28,11 +31,11 @@
 //! The products sum in another order and with fused multiply-adds, and `exp` and `tanh` are the
 //! polynomial ones of [`geomattn::VectorFunctions`] (within 1.25 and 3.5 ulp): the probabilities
 //! differ from the image-by-image path by rounding only. Measured over GML's four MNIST networks
-//! on the 300 shipped images, the largest difference of a probability is `5.4·10⁻⁶` in f32 and
-//! `9.4·10⁻¹⁵` in f64; the tests bound it by `10⁻⁴` and `10⁻¹²`, and every predicted label is the
+//! on the 300 shipped images, the largest difference of a probability is `4.5·10⁻⁶` in f32 and
+//! `1.4·10⁻¹⁴` in f64; the tests bound it by `10⁻⁴` and `10⁻¹²`, and every predicted label is the
 //! same. Each input's result does not depend on the others in its batch nor on its place there.
 
-use geomattn::{BatchScalar, Connection, Isa, MultiHeadAttention, ResNetLayer, Tanh};
+use geomattn::{BatchScalar, Connection, Isa, LaneMatrix, MultiHeadAttention, ResNetLayer, Tanh};
 
 use crate::network::Scalar;
 
@@ -195,54 +198,63 @@ impl<S> Body<S> {
 }
 
 /// The buffers of one chunk, reused from chunk to chunk.
+///
+/// The sequence matrices hold row `i` of the chunk's `seq · np` columns at `i · row`: the rows
+/// are [`GROUP`] values longer than the columns, so that the rows a head kernel reads at once
+/// are not a multiple of 4 KiB apart (they would share one set of the first-level cache).
 pub(crate) struct Workspace<S> {
-    /// The sequences, `dim × seq·np`: the input, then each block's output.
+    /// The sequences, `dim` rows: the input, then each block's output.
     pub(crate) x: Vec<S>,
-    /// The projections, `3·dim × seq·np`.
+    /// The projections, `3·dim` rows.
     y: Vec<S>,
-    /// The attention's output, `dim × seq·np`.
+    /// The attention's output, `dim` rows.
     attended: Vec<S>,
     /// The ResNet layer's `W·A + b`, then its `tanh`.
     update: Vec<S>,
-    /// One head's scores, `seq × seq × np` (`[m][n][b]`).
+    /// One head's scores for one group of inputs, `[n][m][lane]`: column `n` of `C` is
+    /// contiguous, as its softmax reads it.
     scores: Vec<S>,
     /// Inputs in the chunk, padding included.
     pub(crate) padded: usize,
+    /// The distance between two rows of the sequence matrices.
+    row: usize,
 }
 
 impl<S: Element> Body<S> {
     /// Empty buffers for chunks of `count` inputs, to be filled by [`Workspace::x`] (input `b`,
-    /// entry `(i, t)` at `(i·seq + t)·np + b`, see [`Self::index`]).
+    /// entry `(i, t)` at [`Self::index`]).
     pub(crate) fn workspace(&self, count: usize) -> Workspace<S> {
         let padded = count.div_ceil(GROUP) * GROUP;
-        let columns = self.seq * padded;
+        let row = self.seq * padded + GROUP;
         Workspace {
-            x: vec![S::zero(); self.dim * columns],
-            y: vec![S::zero(); 3 * self.dim * columns],
-            attended: vec![S::zero(); self.dim * columns],
-            update: vec![S::zero(); self.dim * columns],
-            scores: vec![S::zero(); self.seq * self.seq * padded],
+            x: vec![S::zero(); self.dim * row],
+            y: vec![S::zero(); 3 * self.dim * row],
+            attended: vec![S::zero(); self.dim * row],
+            update: vec![S::zero(); self.dim * row],
+            scores: vec![S::zero(); self.seq * self.seq * GROUP],
             padded,
+            row,
         }
     }
 
     /// Where entry `(i, t)` of input `b` is in [`Workspace::x`].
     pub(crate) fn index(&self, work: &Workspace<S>, i: usize, t: usize, b: usize) -> usize {
-        (i * self.seq + t) * work.padded + b
+        i * work.row + t * work.padded + b
     }
 
     /// Every block on the chunk in `work.x`, in place, with the instruction set `isa` (available).
     pub(crate) fn forward(&self, work: &mut Workspace<S>, isa: Isa) {
-        let (dim, columns) = (self.dim, self.seq * work.padded);
+        let (dim, columns, row) = (self.dim, self.seq * work.padded, work.row);
         for block in &self.blocks {
+            let projections = (3 * dim, dim, columns);
             S::product(
-                (3 * dim, dim, columns),
+                projections,
                 &block.projections,
                 dim,
                 &work.x,
-                columns,
+                row,
                 &mut work.y,
-                columns,
+                row,
             );
             if self.add_connection {
                 work.attended.copy_from_slice(&work.x);
@@ -252,189 +264,74 @@ impl<S: Element> Body<S> {
             for head in 0..self.heads {
                 self.attend(head, work, isa);
             }
+            let resnet = (dim, dim, columns);
             S::product(
-                (dim, dim, columns),
+                resnet,
                 &block.weight,
                 dim,
                 &work.attended,
-                columns,
+                row,
                 &mut work.update,
-                columns,
+                row,
             );
-            if let Some(bias) = &block.bias {
-                for (row, &b) in work.update.chunks_exact_mut(columns).zip(bias) {
-                    row.iter_mut().for_each(|u| *u += b);
+            let rows = work
+                .update
+                .chunks_exact_mut(row)
+                .zip(work.attended.chunks_exact(row));
+            for (i, ((update, attended), x)) in rows.zip(work.x.chunks_exact_mut(row)).enumerate() {
+                let (update, x) = (&mut update[..columns], &mut x[..columns]);
+                if let Some(bias) = &block.bias {
+                    update.iter_mut().for_each(|u| *u += bias[i]);
                 }
-            }
-            isa.tanh_in_place(&mut work.update);
-            for ((x, &a), &u) in work.x.iter_mut().zip(&work.attended).zip(&work.update) {
-                *x = a + u;
+                isa.tanh_in_place(update);
+                for ((x, &a), &u) in x.iter_mut().zip(attended).zip(&*update) {
+                    *x = a + u;
+                }
             }
         }
     }
 
-    /// Head `head`'s `V · σ(QᵀK/√dim)` added to `work.attended`.
+    /// Head `head`'s `V · σ(QᵀK/√dim)` added to `work.attended`, [`GROUP`] inputs at a time.
     fn attend(&self, head: usize, work: &mut Workspace<S>, isa: Isa) {
-        let sizes = Sizes {
-            dh: self.dim / self.heads,
-            seq: self.seq,
-            np: work.padded,
+        let (seq, np, row) = (self.seq, work.padded, work.row);
+        let dh = self.dim / self.heads;
+        let first = head * dh * row;
+        let (q, k, v) = (first, self.dim * row + first, 2 * self.dim * row + first);
+        // A head's rows of `Q`, `K`, `V` and of the output: entry `(i, t)` at `i·row + t·np`.
+        let rows = LaneMatrix {
+            rows: dh,
+            columns: seq,
+            row,
+            column: np,
         };
-        let row = |block: usize, i: usize| (block * self.dim + head * sizes.dh + i) * self.seq;
-        let (q, k, v) = (row(0, 0), row(1, 0), row(2, 0));
+        let columns = LaneMatrix {
+            rows: seq,
+            columns: dh,
+            row: np,
+            column: row,
+        };
+        // The scores `[n][m]`, and the same read as `[m][n]`.
+        let scores = LaneMatrix {
+            rows: seq,
+            columns: seq,
+            row: seq * GROUP,
+            column: GROUP,
+        };
+        let transposed = LaneMatrix {
+            row: GROUP,
+            column: seq * GROUP,
+            ..scores
+        };
         // GML scales by the square root of the full dimension (exact in either float).
         let scale = S::one() / geomattn::Real::sqrt(S::from_double(self.dim as f64));
-        let y = &work.y[..];
-        let scores = &mut work.scores[..];
-        let out = &mut work.attended[row(0, 0) * sizes.np..];
-        match isa {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: `isa` is available (the caller's contract, checked by `Isa::best`).
-            Isa::Avx512 => unsafe {
-                scores_avx512(sizes, &y[q * sizes.np..], &y[k * sizes.np..], scale, scores)
-            },
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: as above.
-            Isa::Avx2 => unsafe {
-                scores_avx2(sizes, &y[q * sizes.np..], &y[k * sizes.np..], scale, scores)
-            },
-            _ => head_scores(sizes, &y[q * sizes.np..], &y[k * sizes.np..], scale, scores),
-        }
-        isa.exp_in_place(scores);
-        match isa {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: as above.
-            Isa::Avx512 => unsafe { weigh_avx512(sizes, &y[v * sizes.np..], scores, out) },
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: as above.
-            Isa::Avx2 => unsafe { weigh_avx2(sizes, &y[v * sizes.np..], scores, out) },
-            _ => weigh(sizes, &y[v * sizes.np..], scores, out),
+        for g in (0..np).step_by(GROUP) {
+            // Column `n` of `C = QᵀK` is row `n` of `KᵀQ`.
+            let (keys, queries) = ((&work.y[k + g..], columns), (&work.y[q + g..], rows));
+            isa.lane_products(GROUP, keys, queries, (&mut work.scores, scores), false);
+            isa.softmax_columns_in_place(GROUP, seq, scale, &mut work.scores);
+            let (values, weights) = ((&work.y[v + g..], rows), (&work.scores[..], transposed));
+            let out = (&mut work.attended[first + g..], rows);
+            isa.lane_products(GROUP, values, weights, out, true);
         }
     }
-}
-
-/// The sizes of one head's kernels: its width, the sequence length, the padded chunk.
-#[derive(Clone, Copy)]
-struct Sizes {
-    dh: usize,
-    seq: usize,
-    np: usize,
-}
-
-/// `GROUP` lanes starting at `start` of `values`.
-#[inline(always)]
-fn lanes<S: Copy>(values: &[S], start: usize) -> &[S; GROUP] {
-    values[start..start + GROUP]
-        .try_into()
-        .expect("GROUP lanes")
-}
-
-/// The scores `C[m][n] = q_m·k_n · scale` of one head for every input of the chunk, each column
-/// shifted by its maximum (so that every exponent is `≤ 0`). `q` and `k` start at the head's
-/// first row of `Y`.
-#[inline(always)]
-fn head_scores<S: Element>(sizes: Sizes, q: &[S], k: &[S], scale: S, scores: &mut [S]) {
-    let Sizes { dh, seq, np } = sizes;
-    let at = |i: usize, t: usize| (i * seq + t) * np;
-    for g in (0..np).step_by(GROUP) {
-        for n in 0..seq {
-            let mut max = [S::zero(); GROUP];
-            for m in 0..seq {
-                let mut sum = [S::zero(); GROUP];
-                for i in 0..dh {
-                    let (qi, ki) = (lanes(q, at(i, m) + g), lanes(k, at(i, n) + g));
-                    for l in 0..GROUP {
-                        sum[l] += qi[l] * ki[l];
-                    }
-                }
-                let c: &mut [S; GROUP] = (&mut scores[(m * seq + n) * np + g..][..GROUP])
-                    .try_into()
-                    .expect("GROUP lanes");
-                for l in 0..GROUP {
-                    c[l] = sum[l] * scale;
-                    max[l] = if m == 0 || c[l] > max[l] {
-                        c[l]
-                    } else {
-                        max[l]
-                    };
-                }
-            }
-            for m in 0..seq {
-                let c = &mut scores[(m * seq + n) * np + g..][..GROUP];
-                for l in 0..GROUP {
-                    c[l] -= max[l];
-                }
-            }
-        }
-    }
-}
-
-/// The exponentials in `scores` normalised column by column (GML's `VectorSoftmax`), then
-/// `V · σ(C)` added to `out`, the head's first row of the attention's output.
-#[inline(always)]
-fn weigh<S: Element>(sizes: Sizes, v: &[S], scores: &mut [S], out: &mut [S]) {
-    let Sizes { dh, seq, np } = sizes;
-    let at = |i: usize, t: usize| (i * seq + t) * np;
-    for g in (0..np).step_by(GROUP) {
-        for n in 0..seq {
-            let mut sum = [S::zero(); GROUP];
-            for m in 0..seq {
-                let e = lanes(scores, (m * seq + n) * np + g);
-                for l in 0..GROUP {
-                    sum[l] += e[l];
-                }
-            }
-            let inverse = sum.map(|s| S::one() / s);
-            for m in 0..seq {
-                let e = &mut scores[(m * seq + n) * np + g..][..GROUP];
-                for l in 0..GROUP {
-                    e[l] *= inverse[l];
-                }
-            }
-            for i in 0..dh {
-                let mut sum = [S::zero(); GROUP];
-                for m in 0..seq {
-                    let (vi, s) = (
-                        lanes(v, at(i, m) + g),
-                        lanes(scores, (m * seq + n) * np + g),
-                    );
-                    for l in 0..GROUP {
-                        sum[l] += vi[l] * s[l];
-                    }
-                }
-                let o = &mut out[at(i, n) + g..][..GROUP];
-                for l in 0..GROUP {
-                    o[l] += sum[l];
-                }
-            }
-        }
-    }
-}
-
-/// [`head_scores`] compiled for AVX-512.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,avx,fma")]
-fn scores_avx512<S: Element>(sizes: Sizes, q: &[S], k: &[S], scale: S, scores: &mut [S]) {
-    head_scores(sizes, q, k, scale, scores);
-}
-
-/// [`head_scores`] compiled for AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,avx,fma")]
-fn scores_avx2<S: Element>(sizes: Sizes, q: &[S], k: &[S], scale: S, scores: &mut [S]) {
-    head_scores(sizes, q, k, scale, scores);
-}
-
-/// [`weigh`] compiled for AVX-512.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,avx,fma")]
-fn weigh_avx512<S: Element>(sizes: Sizes, v: &[S], scores: &mut [S], out: &mut [S]) {
-    weigh(sizes, v, scores, out);
-}
-
-/// [`weigh`] compiled for AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,avx,fma")]
-fn weigh_avx2<S: Element>(sizes: Sizes, v: &[S], scores: &mut [S], out: &mut [S]) {
-    weigh(sizes, v, scores, out);
 }
