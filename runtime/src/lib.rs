@@ -75,7 +75,7 @@ pub use geomattn_macros::Network;
 #[doc(inline)]
 pub use init::{glorot_bound, glorot_dense, uniform};
 #[doc(inline)]
-pub use isa::{BatchScalar, Isa};
+pub use isa::{BatchScalar, Isa, LaneMatrix};
 #[doc(inline)]
 pub use lanes::{LaneScalar, Lanes};
 #[doc(inline)]
