@@ -46,12 +46,17 @@ impl Isa {
     ///
     /// ```
     /// use geomattn::Isa;
-    /// // One column of three entries, in 4 lanes of f64 (the same column in each).
-    /// let mut c: Vec<f64> = [0.0, 1.0, 2.0].iter().flat_map(|&x| [x; 4]).collect();
-    /// Isa::best().softmax_columns_in_place(4, 3, 2.0, &mut c);
+    /// let isa = Isa::best();
+    /// // One column of three entries, in one vector of lanes of f64 (the same column in each).
+    /// let lanes = isa.lanes::<f64>();
+    /// let mut c: Vec<f64> = [0.0, 1.0, 2.0].iter().flat_map(|&x| vec![x; lanes]).collect();
+    /// isa.softmax_columns_in_place(lanes, 3, 2.0, &mut c);
     /// let total: f64 = [0.0_f64, 2.0, 4.0].iter().map(|x| x.exp()).sum();
-    /// assert!((c[8] - 4.0_f64.exp() / total).abs() < 1e-15);
-    /// assert!((c[0] + c[4] + c[8] - 1.0).abs() < 1e-15);
+    /// for lane in 0..lanes {
+    ///     let column = [c[lane], c[lanes + lane], c[2 * lanes + lane]];
+    ///     assert!((column[2] - 4.0_f64.exp() / total).abs() < 1e-15);
+    ///     assert!((column.iter().sum::<f64>() - 1.0).abs() < 1e-15);
+    /// }
     /// ```
     ///
     /// # Panics
