@@ -58,7 +58,7 @@ pub trait Classifier: Send + Sync {
 
     /// The class probabilities of many inputs at once, on this thread, through the batched
     /// path (each layer one matrix product over [`CHUNK`] inputs at a time; within rounding of
-    /// [`Classifier::probabilities`], see the [module docs](batched)). `sequences` holds the
+    /// [`Classifier::probabilities`]). `sequences` holds the
     /// inputs one after another, each `seq` columns of `dim` values, column-major (Julia's
     /// `(dim, seq, N)` array); the result holds `classes` probabilities per input, in order.
     ///
