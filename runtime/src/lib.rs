@@ -32,6 +32,7 @@ pub mod schema;
 pub mod self_attention;
 pub mod softmax;
 pub mod symplectic;
+pub mod train;
 pub mod vpa;
 
 // The public face: every public item of the layers is re-exported here, so `geomattn::Name`
