@@ -1,11 +1,19 @@
 //! Training as GML 0.4.8 trains (issue 25): its optimisers, checked exactly in rationals where
 //! they are rational and against Kingma and Ba's form of Adam written out here.
 
+use geomattn::nalgebra::{Matrix3, SMatrix};
 use geomattn::train::{
     AdamOptimizer, AdamOptimizerWithDecay, GradientOptimizer, MomentumOptimizer, Optimizer,
+    loss_and_gradient, loss_gradient, transformer_loss,
 };
-use geomattn::{Error, Schema, SkewSymmetric, SkewVpa, to_flat};
-use geomattn_testkit::{Q, q};
+use geomattn::{
+    ArbitraryWeight, Backward, Error, Schema, SequenceLayer, SkewSymmetric, SkewVpa, SkewWeight,
+    Tanh, VolumePreservingTransformer, from_flat, to_flat,
+};
+use geomattn_testkit::{Q, q, random_matrix, unit};
+use num_dual::{Dual64, DualNum};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
 
 /// Three minibatch gradients of three parameters, with signs and sizes mixed.
 fn gradients() -> [[Q; 3]; 3] {
@@ -191,4 +199,171 @@ fn a_network_steps_through_its_flat_parameters() {
     assert_eq!(flat, [0.0, 3.0, 3.0]);
     assert_eq!(Optimizer::<f64, 4>::steps(&sgd), 1);
     assert_eq!(<Layer as Schema>::SCALARS, 3);
+}
+
+// ---- the transformer loss ----------------------------------------------------------------------
+
+type Vpt<S, Corr> = VolumePreservingTransformer<S, 3, 3, 2, 1, 3, Tanh, Corr>;
+type Arbitrary<S> = Vpt<S, ArbitraryWeight<S, 3>>;
+type Skew<S> = Vpt<S, SkewWeight<S, 3>>;
+
+/// `‖O − Y‖_F / ‖Y‖_F` over the whole minibatch, written out over dual numbers.
+fn reference_loss(outputs: &[SMatrix<Dual64, 3, 3>], targets: &[Matrix3<f64>]) -> Dual64 {
+    let mut residual = Dual64::from(0.0);
+    let mut target = 0.0;
+    for (o, y) in outputs.iter().zip(targets) {
+        for (o, y) in o.iter().zip(y.iter()) {
+            let d = *o - Dual64::from(*y);
+            residual += d * d;
+            target += y * y;
+        }
+    }
+    residual.sqrt() / target.sqrt()
+}
+
+fn random_windows(rng: &mut SmallRng, count: usize, amplitude: f64) -> Vec<Matrix3<f64>> {
+    (0..count)
+        .map(|_| random_matrix::<3, 3>(rng) * amplitude)
+        .collect()
+}
+
+fn relative(found: &[f64], expected: &[f64]) -> f64 {
+    let scale = expected.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    found
+        .iter()
+        .zip(expected)
+        .fold(0.0_f64, |m, (f, e)| m.max((f - e).abs()))
+        / scale
+}
+
+/// The minibatch loss's parameter gradient of `N` against one dual pass per parameter.
+fn loss_gradient_error<N, Nd>(seed: u64, amplitude: f64) -> f64
+where
+    N: Schema<Scalar = f64> + Backward<f64, 3, 3, Gradient = N>,
+    Nd: Schema<Scalar = Dual64> + SequenceLayer<Dual64, 3, 3>,
+{
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let params: Vec<f64> = (0..N::SCALARS).map(|_| unit(&mut rng) - 0.5).collect();
+    let net: N = from_flat(&params).unwrap();
+    let inputs = random_windows(&mut rng, 5, amplitude);
+    let targets = random_windows(&mut rng, 5, amplitude);
+
+    let mut gradient = net.zero_gradient();
+    let loss = loss_and_gradient(&net, &inputs, &targets, &mut gradient).unwrap();
+    let mut found = vec![0.0; N::SCALARS];
+    to_flat(&gradient, &mut found).unwrap();
+
+    let mut expected = Vec::new();
+    let mut dual_loss = 0.0;
+    for k in 0..N::SCALARS {
+        let seeded: Vec<Dual64> = (0..N::SCALARS)
+            .map(|n| {
+                let x = Dual64::from(params[n]);
+                if n == k { x.derivative() } else { x }
+            })
+            .collect();
+        let dual_net: Nd = from_flat(&seeded).unwrap();
+        let outputs: Vec<_> = inputs
+            .iter()
+            .map(|x| dual_net.forward(&x.map(Dual64::from)))
+            .collect();
+        let l = reference_loss(&outputs, &targets);
+        dual_loss = l.re;
+        expected.push(l.eps);
+    }
+    assert!(
+        (loss - dual_loss).abs() <= 1e-14 * dual_loss,
+        "{loss} against {dual_loss}"
+    );
+    relative(&found, &expected)
+}
+
+#[test]
+fn the_minibatch_loss_gradient_matches_dual_numbers_on_the_rigid_body_vpt() {
+    for (seed, amplitude) in [(1, 1.0), (2, 1.0), (3, 3.0)] {
+        let arbitrary = loss_gradient_error::<Arbitrary<f64>, Arbitrary<Dual64>>(seed, amplitude);
+        assert!(
+            arbitrary < 1e-12,
+            "skew_sym = false, seed {seed}: {arbitrary:e}"
+        );
+        let skew = loss_gradient_error::<Skew<f64>, Skew<Dual64>>(seed, amplitude);
+        assert!(skew < 1e-12, "skew_sym = true, seed {seed}: {skew:e}");
+    }
+}
+
+#[test]
+fn the_output_gradient_matches_dual_numbers() {
+    let mut rng = SmallRng::seed_from_u64(5);
+    let outputs = random_windows(&mut rng, 3, 1.0);
+    let targets = random_windows(&mut rng, 3, 1.0);
+    let mut out_bar = vec![Matrix3::zeros(); 3];
+    let loss = loss_gradient(&outputs, &targets, &mut out_bar).unwrap();
+    assert_eq!(loss, transformer_loss(&outputs, &targets).unwrap());
+    for (window, bars) in out_bar.iter().enumerate() {
+        for (entry, found) in bars.iter().enumerate() {
+            let seeded: Vec<SMatrix<Dual64, 3, 3>> = (0..3)
+                .map(|w| {
+                    SMatrix::from_fn(|i, j| {
+                        let x = Dual64::from(outputs[w][(i, j)]);
+                        if w == window && i + 3 * j == entry {
+                            x.derivative()
+                        } else {
+                            x
+                        }
+                    })
+                })
+                .collect();
+            let expected = reference_loss(&seeded, &targets).eps;
+            assert!((found - expected).abs() <= 1e-15 * expected.abs().max(1.0));
+        }
+    }
+}
+
+#[test]
+fn the_loss_is_one_norm_over_the_minibatch_not_a_mean_of_ratios() {
+    // Window 1 fits exactly, window 2 is off by its whole target: ratios 0 and 1, mean ½; the
+    // one norm gives ‖Y₂‖/‖(Y₁, Y₂)‖ = 1/√2.
+    let y = Matrix3::identity();
+    let loss: f64 = transformer_loss(&[y, Matrix3::zeros()], &[y, y]).unwrap();
+    assert!((loss - 0.5_f64.sqrt()).abs() < 1e-15);
+}
+
+#[test]
+fn a_perfect_fit_has_zero_loss_and_zero_gradient() {
+    let y = [Matrix3::from_fn(|i, j| (i + 2 * j) as f64)];
+    let mut out_bar = [Matrix3::repeat(f64::NAN)];
+    assert_eq!(loss_gradient(&y, &y, &mut out_bar).unwrap(), 0.0);
+    assert_eq!(out_bar[0], Matrix3::zeros());
+}
+
+#[test]
+fn minibatches_the_loss_cannot_take_are_refused() {
+    let y = [Matrix3::<f64>::identity(); 2];
+    let mut out_bar = [Matrix3::zeros(); 2];
+    assert!(matches!(
+        transformer_loss::<f64, 3, 3>(&[], &[]),
+        Err(Error::UndefinedLoss(_))
+    ));
+    assert!(matches!(
+        transformer_loss(&y, &[Matrix3::zeros(); 2]),
+        Err(Error::UndefinedLoss(_))
+    ));
+    assert!(matches!(
+        transformer_loss(&y[..1], &y),
+        Err(Error::BatchShape {
+            input: 1,
+            output: 2,
+            ..
+        })
+    ));
+    assert!(matches!(
+        loss_gradient(&y, &y, &mut out_bar[..1]),
+        Err(Error::BatchShape { .. })
+    ));
+    let net: Skew<f64> = from_flat(&vec![0.0; Skew::<f64>::SCALARS]).unwrap();
+    let mut gradient = net.zero_gradient();
+    assert!(matches!(
+        loss_and_gradient(&net, &y, &y[..1], &mut gradient),
+        Err(Error::BatchShape { .. })
+    ));
 }
