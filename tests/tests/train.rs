@@ -1,16 +1,17 @@
 //! Training as GML 0.4.8 trains (issue 25): its optimisers, checked exactly in rationals where
 //! they are rational and against Kingma and Ba's form of Adam written out here.
 
-use geomattn::nalgebra::{Matrix3, SMatrix};
+use geomattn::nalgebra::{Matrix3, Rotation3, SMatrix, Unit, Vector3};
 use geomattn::train::{
     AdamOptimizer, AdamOptimizerWithDecay, GradientOptimizer, MomentumOptimizer, Optimizer,
-    loss_and_gradient, loss_gradient, transformer_loss,
+    Trajectories, loss_and_gradient, loss_gradient, train_epoch, train_step, transformer_loss,
+    window_order,
 };
 use geomattn::{
     ArbitraryWeight, Backward, Error, Schema, SequenceLayer, SkewSymmetric, SkewVpa, SkewWeight,
     Tanh, VolumePreservingTransformer, from_flat, to_flat,
 };
-use geomattn_testkit::{Q, q, random_matrix, unit};
+use geomattn_testkit::{Q, jacobian, q, random_matrix, unit};
 use num_dual::{Dual64, DualNum};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -366,4 +367,172 @@ fn minibatches_the_loss_cannot_take_are_refused() {
         loss_and_gradient(&net, &y, &y[..1], &mut gradient),
         Err(Error::BatchShape { .. })
     ));
+}
+
+// ---- windows, epochs, training ----------------------------------------------------------------
+
+/// `count` trajectories of `length` states of a rotation of R³ (a volume-preserving map), from
+/// seeded initial states.
+fn rotation_trajectories(count: usize, length: usize, seed: u64) -> Vec<Vec<Vector3<f64>>> {
+    let rotation =
+        Rotation3::from_axis_angle(&Unit::new_normalize(Vector3::new(1.0, 2.0, 2.0)), 0.3);
+    let mut rng = SmallRng::seed_from_u64(seed);
+    (0..count)
+        .map(|_| {
+            let mut state = Vector3::from_fn(|_, _| unit(&mut rng) - 0.5);
+            (0..length)
+                .map(|_| {
+                    let now = state;
+                    state = rotation * state;
+                    now
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn windows_are_gmls_input_then_the_states_after_it() {
+    // State k of trajectory m is (k, m, 0): each window says where it came from.
+    let trajectories: Vec<Vec<Vector3<f64>>> = (0..2)
+        .map(|m| {
+            (0..9)
+                .map(|k| Vector3::new(k as f64, m as f64, 0.0))
+                .collect()
+        })
+        .collect();
+    let data = Trajectories::new(&trajectories).unwrap();
+    assert_eq!((data.count(), data.starts(3), data.starts(5)), (2, 4, 0));
+    let (inputs, targets) = data.windows::<3>(&[(3, 1), (0, 0)]).unwrap();
+    assert_eq!(
+        inputs[0].row(0).iter().copied().collect::<Vec<_>>(),
+        [3.0, 4.0, 5.0]
+    );
+    assert_eq!(
+        targets[0].row(0).iter().copied().collect::<Vec<_>>(),
+        [6.0, 7.0, 8.0]
+    );
+    assert_eq!(
+        inputs[0].row(1).iter().copied().collect::<Vec<_>>(),
+        [1.0; 3]
+    );
+    assert_eq!(
+        targets[1].row(0).iter().copied().collect::<Vec<_>>(),
+        [3.0, 4.0, 5.0]
+    );
+
+    for outside in [(4, 0), (0, 2)] {
+        assert!(matches!(
+            data.windows::<3>(&[outside]),
+            Err(Error::BatchShape { .. })
+        ));
+    }
+    let ragged = vec![trajectories[0].clone(), trajectories[1][..8].to_vec()];
+    assert!(matches!(
+        Trajectories::new(&ragged),
+        Err(Error::BatchShape {
+            input: 9,
+            output: 8,
+            ..
+        })
+    ));
+    assert!(Trajectories::<f64, 3>::new(&[]).is_err());
+}
+
+#[test]
+fn an_epoch_draws_every_window_once_start_fastest() {
+    let mut rng = SmallRng::seed_from_u64(9);
+    let order = window_order(5, 3, &mut rng);
+    let mut sorted = order.clone();
+    sorted.sort_unstable();
+    let all: Vec<(usize, usize)> = (0..5).flat_map(|s| (0..3).map(move |t| (s, t))).collect();
+    assert_eq!(sorted, all);
+    // The start varies fastest: each run of 5 is one trajectory, with the same order of starts.
+    for run in order.chunks(5) {
+        assert!(run.iter().all(|&(_, t)| t == run[0].1));
+        assert_eq!(
+            run.iter().map(|&(s, _)| s).collect::<Vec<_>>(),
+            order[..5].iter().map(|&(s, _)| s).collect::<Vec<_>>()
+        );
+    }
+    assert_eq!(order, window_order(5, 3, &mut SmallRng::seed_from_u64(9)));
+}
+
+const SKEW_P: usize = <Skew<f64> as Schema>::SCALARS;
+
+fn small_skew_vpt(seed: u64) -> Skew<f64> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let params: Vec<f64> = (0..SKEW_P).map(|_| (unit(&mut rng) - 0.5) * 0.5).collect();
+    from_flat(&params).unwrap()
+}
+
+#[test]
+fn an_epoch_is_train_step_over_the_minibatches_in_window_order() {
+    let data = Trajectories::new(&rotation_trajectories(3, 10, 4)).unwrap();
+    let (mut by_epoch, mut by_hand) = (small_skew_vpt(1), small_skew_vpt(1));
+    let mut adam_epoch = AdamOptimizer::<f64, SKEW_P>::default();
+    let mut adam_hand = adam_epoch;
+    let (mut rng_epoch, mut rng_hand) = (SmallRng::seed_from_u64(2), SmallRng::seed_from_u64(2));
+
+    let loss = train_epoch(&mut by_epoch, &mut adam_epoch, &data, 4, &mut rng_epoch).unwrap();
+
+    let order = window_order(data.starts(3), data.count(), &mut rng_hand);
+    let mut losses = Vec::new();
+    for minibatch in order.chunks(4) {
+        let (inputs, targets) = data.windows::<3>(minibatch).unwrap();
+        losses.push(train_step(&mut by_hand, &mut adam_hand, &inputs, &targets).unwrap());
+    }
+    // 3 trajectories × 5 starts = 15 windows: minibatches of 4, 4, 4, 3.
+    assert_eq!((losses.len(), adam_epoch.steps()), (4, 4));
+    assert_eq!(loss, losses.iter().sum::<f64>() / 4.0);
+    let (mut a, mut b) = ([0.0; SKEW_P], [0.0; SKEW_P]);
+    to_flat(&by_epoch, &mut a).unwrap();
+    to_flat(&by_hand, &mut b).unwrap();
+    assert_eq!(a, b);
+
+    let short = Trajectories::new(&rotation_trajectories(2, 5, 4)).unwrap();
+    for (data, batch) in [(&data, 0), (&short, 4)] {
+        let error = train_epoch(&mut by_epoch, &mut adam_epoch, data, batch, &mut rng_epoch);
+        assert!(matches!(error, Err(Error::BatchShape { .. })));
+    }
+    assert_eq!(adam_epoch.steps(), 4, "a refused epoch takes no step");
+}
+
+/// det of the Jacobian of `net` at `z`, through dual numbers.
+fn jacobian_determinant(net: &Skew<f64>, z: &Matrix3<f64>) -> f64 {
+    let mut params = [0.0; SKEW_P];
+    to_flat(net, &mut params).unwrap();
+    let dual: Skew<Dual64> = from_flat(&params.map(Dual64::from)).unwrap();
+    jacobian(|z| dual.forward(z), z).determinant()
+}
+
+#[test]
+fn adam_lowers_the_loss_and_every_step_keeps_volume() {
+    let data = Trajectories::new(&rotation_trajectories(6, 12, 5)).unwrap();
+    let mut net = small_skew_vpt(6);
+    let mut adam = AdamOptimizer::<f64, SKEW_P>::new(1e-2, 0.9, 0.99, 3e-7);
+    let mut rng = SmallRng::seed_from_u64(7);
+    let probe = random_matrix::<3, 3>(&mut rng);
+    let mut epoch_losses = Vec::new();
+    while adam.steps() < 300 {
+        let order = window_order(data.starts(3), data.count(), &mut rng);
+        let mut losses = Vec::new();
+        for minibatch in order.chunks(16) {
+            let (inputs, targets) = data.windows::<3>(minibatch).unwrap();
+            losses.push(train_step(&mut net, &mut adam, &inputs, &targets).unwrap());
+            let det = jacobian_determinant(&net, &probe);
+            assert!(
+                (det - 1.0).abs() < 1e-10,
+                "step {}: det J = {det}",
+                adam.steps()
+            );
+        }
+        epoch_losses.push(losses.iter().sum::<f64>() / losses.len() as f64);
+    }
+    let (first, last) = (epoch_losses[0], *epoch_losses.last().unwrap());
+    println!(
+        "loss {first:.4e} → {last:.4e} in {} Adam steps",
+        adam.steps()
+    );
+    assert!(last < 0.25 * first, "loss {first:e} → {last:e}");
 }
