@@ -13,13 +13,43 @@
 //! step. The shuffles come from the caller's generator, so a seed reproduces a run; Julia's
 //! random stream is not reproduced, so the order differs from GML's for the same seed.
 //!
+//! A training loop: a small skew-weighted volume-preserving transformer learns a rotation of R³
+//! from eight trajectories, with GML's Adam.
+//!
 //! ```
-//! use geomattn::nalgebra::SVector;
-//! use geomattn::train::Trajectories;
-//! // x ↦ 1.1 x on one coordinate: 8 states, windows of 2, so 5 starts.
-//! let states: Vec<SVector<f64, 1>> = (0..8).map(|k| SVector::from([1.1_f64.powi(k)])).collect();
-//! let data = Trajectories::new(&[states])?;
-//! assert_eq!(data.starts(2), 5);
+//! use geomattn::nalgebra::{Rotation3, SVector, Vector3};
+//! use geomattn::train::{AdamOptimizer, Optimizer, Trajectories, train_epoch};
+//! use geomattn::{Schema, SkewWeight, Tanh, VolumePreservingTransformer, from_flat};
+//! use rand::{Rng, SeedableRng};
+//!
+//! // dim 3, windows of 3 states, one block of one linear layer, tanh, skew-symmetric weighting.
+//! type Net = VolumePreservingTransformer<f64, 3, 3, 1, 1, 3, Tanh, SkewWeight<f64, 3>>;
+//! const P: usize = <Net as Schema>::SCALARS;
+//!
+//! let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
+//! let mut draw = || (rng.next_u64() >> 11) as f64 / (1_u64 << 53) as f64 - 0.5;
+//! let rotation = Rotation3::from_euler_angles(0.2, 0.1, 0.3);
+//! let trajectories: Vec<Vec<SVector<f64, 3>>> = (0..8)
+//!     .map(|_| {
+//!         let start = Vector3::new(draw(), draw(), draw());
+//!         (0..10).scan(start, |x, _| { let now = *x; *x = rotation * now; Some(now) }).collect()
+//!     })
+//!     .collect();
+//! let data = Trajectories::new(&trajectories)?;
+//! assert_eq!(data.starts(3), 5); // 10 − 2·3 + 1 windows per trajectory
+//!
+//! let params: Vec<f64> = (0..P).map(|_| 0.5 * draw()).collect();
+//! let mut net: Net = from_flat(&params)?;
+//! let mut adam = AdamOptimizer::<f64, P>::new(1e-2, 0.9, 0.99, 3e-7);
+//! let mut shuffle = rand::rngs::SmallRng::seed_from_u64(2);
+//! let first = train_epoch(&mut net, &mut adam, &data, 16, &mut shuffle)?;
+//! let mut last = first;
+//! for _ in 0..30 {
+//!     last = train_epoch(&mut net, &mut adam, &data, 16, &mut shuffle)?;
+//! }
+//! // 40 windows in minibatches of 16: 3 steps per epoch.
+//! assert_eq!(adam.steps(), 93);
+//! assert!(last < 0.5 * first, "loss {first} → {last}");
 //! # Ok::<(), geomattn::Error>(())
 //! ```
 

@@ -1,7 +1,7 @@
 //! Training as GML 0.4.8 trains: its optimisers ([`optimizer`]) and its transformer loss
 //! ([`loss`]), and, with the `std` feature, its epochs over trajectories (`epoch`).
 //!
-//! The gradients come from the layers' exact backward passes ([`Backward`](crate::Backward)).
+//! The gradients come from the layers' exact backward passes ([`Backward`]).
 //! [`train_step`] is one minibatch of GML's loop: the loss, its gradient, one optimiser step.
 
 #[cfg(feature = "std")]

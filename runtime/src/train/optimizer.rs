@@ -1,7 +1,7 @@
 //! GML 0.4.8's optimisers, with its defaults and the update formulas of its code.
 //!
 //! Each optimiser updates a network's parameters as one flat array in GML's order (see
-//! [`to_flat`](crate::to_flat)), entry by entry: GML applies its optimisers elementwise to each
+//! [`to_flat`]), entry by entry: GML applies its optimisers elementwise to each
 //! weight's array, and to the packed entries of its skew-symmetric and triangular weights, which
 //! is what the flat array holds. A step is one minibatch: GML's `optimization_step!` counts
 //! `t = 1, 2, …` per minibatch (not per epoch), turns the gradient `g` into a velocity and adds it,
