@@ -130,6 +130,14 @@ pub use symplectic::linear::{
 #[doc(inline)]
 pub use symplectic::{PhaseSide, UpdateP, UpdateQ};
 #[doc(inline)]
+pub use train::{
+    AdamOptimizer, AdamOptimizerWithDecay, GradientOptimizer, MomentumOptimizer, Optimizer,
+    loss_and_gradient, loss_gradient, train_step, transformer_loss,
+};
+#[cfg(feature = "std")]
+#[doc(inline)]
+pub use train::{MinibatchWindows, Trajectories, train_epoch, window_order};
+#[doc(inline)]
 pub use vpa::{ArbitraryVpa, SkewVpa, VolumePreservingAttention};
 
 /// What `cayley!`, `derive(Network)` and the code `geomattn-macros` emits name; not a public API.

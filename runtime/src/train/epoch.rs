@@ -64,7 +64,7 @@ use crate::schema::Schema;
 use crate::{Backward, Error};
 
 /// A minibatch's windows, each `D×T` (its inputs, or its targets).
-pub type Windows<S, const D: usize, const T: usize> = Vec<SMatrix<S, D, T>>;
+pub type MinibatchWindows<S, const D: usize, const T: usize> = Vec<SMatrix<S, D, T>>;
 
 /// Trajectories of equal length, the data of GML's time-series loader.
 #[derive(Debug, Clone, PartialEq)]
@@ -122,7 +122,7 @@ impl<S: RealField + Copy, const D: usize> Trajectories<S, D> {
     pub fn windows<const T: usize>(
         &self,
         at: &[(usize, usize)],
-    ) -> Result<(Windows<S, D, T>, Windows<S, D, T>), Error> {
+    ) -> Result<(MinibatchWindows<S, D, T>, MinibatchWindows<S, D, T>), Error> {
         let (starts, count) = (self.starts(T), self.count());
         if let Some(&(start, trajectory)) = at.iter().find(|&&(s, t)| s >= starts || t >= count) {
             return Err(Error::BatchShape {

@@ -10,7 +10,7 @@ pub mod loss;
 pub mod optimizer;
 
 #[cfg(feature = "std")]
-pub use epoch::{Trajectories, Windows, train_epoch, window_order};
+pub use epoch::{MinibatchWindows, Trajectories, train_epoch, window_order};
 pub use loss::{loss_and_gradient, loss_gradient, transformer_loss};
 pub use optimizer::{
     AdamOptimizer, AdamOptimizerWithDecay, GradientOptimizer, MomentumOptimizer, Optimizer,
