@@ -134,6 +134,21 @@ fn adam_defaults_are_gmls_float32_literals() {
 }
 
 #[test]
+fn gradient_and_momentum_defaults_are_gmls() {
+    let mut sgd = GradientOptimizer::<f64>::default();
+    let mut theta = [1.0];
+    sgd.step(&mut theta, &[1.0]);
+    assert_eq!(theta, [1.0 - 1e-2]);
+
+    // η = 1e-3, α = 1e-2: two unit gradients give B = 1, then 1.01.
+    let mut momentum = MomentumOptimizer::<f64, 1>::default();
+    let mut theta = [0.0];
+    momentum.step(&mut theta, &[1.0]);
+    momentum.step(&mut theta, &[1.0]);
+    assert_eq!(theta, [-1e-3 + -(1e-3 * 1.01)]);
+}
+
+#[test]
 fn adam_with_decay_is_adam_at_gammas_power_of_the_minibatch_step() {
     let steps = gradients().map(|g| g.map(to_f64));
     let (eta1, eta2, rho1, rho2, delta) = (1e-2, 1e-6, 0.9, 0.99, 1e-8);
