@@ -382,6 +382,22 @@ fn minibatches_the_loss_cannot_take_are_refused() {
         loss_and_gradient(&net, &y, &y[..1], &mut gradient),
         Err(Error::BatchShape { .. })
     ));
+    // A NaN or ∞ in a window, or an overflowing norm, is refused before any gradient is added.
+    let mut poisoned = y;
+    for bad in [f64::NAN, f64::INFINITY, 1e200] {
+        poisoned[1][(2, 0)] = bad;
+        assert!(matches!(
+            loss_and_gradient(&net, &poisoned, &y, &mut gradient),
+            Err(Error::UndefinedLoss(_))
+        ));
+        assert!(matches!(
+            transformer_loss(&y, &poisoned),
+            Err(Error::UndefinedLoss(_))
+        ));
+    }
+    let mut flat = vec![1.0; Skew::<f64>::SCALARS];
+    to_flat(&gradient, &mut flat).unwrap();
+    assert!(flat.iter().all(|g| *g == 0.0), "the gradient is untouched");
 }
 
 // ---- windows, epochs, training ----------------------------------------------------------------

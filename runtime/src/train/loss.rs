@@ -47,6 +47,11 @@ fn squared_norms<'a, S: RealField + Copy, const D: usize, const T: usize>(
     if windows == 0 {
         return Err(Error::UndefinedLoss("the minibatch has no windows"));
     }
+    if !(residual.is_finite() && target.is_finite()) {
+        return Err(Error::UndefinedLoss(
+            "a norm is not finite (NaN or ∞ in the windows or the outputs, or too large to square)",
+        ));
+    }
     if target.is_zero() {
         return Err(Error::UndefinedLoss("the targets have norm zero"));
     }
@@ -82,7 +87,8 @@ fn factor_and_loss<S: RealField + Copy>((residual, target): (S, S)) -> (S, S) {
 ///
 /// # Errors
 /// [`Error::BatchShape`] if the two slices differ in length; [`Error::UndefinedLoss`] if they are
-/// empty or the targets are all zero.
+/// empty, the targets are all zero, or a norm is not finite (so a NaN never reaches the
+/// gradient, nor the weights).
 pub fn transformer_loss<S: RealField + Copy, const D: usize, const T: usize>(
     outputs: &[SMatrix<S, D, T>],
     targets: &[SMatrix<S, D, T>],
