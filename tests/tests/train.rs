@@ -15,6 +15,7 @@ use geomattn_testkit::{Q, jacobian, q, random_matrix, unit};
 use num_dual::{Dual64, DualNum};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
+use std::num::NonZeroU64;
 
 /// Three minibatch gradients of three parameters, with signs and sizes mixed.
 fn gradients() -> [[Q; 3]; 3] {
@@ -153,7 +154,8 @@ fn adam_with_decay_is_adam_at_gammas_power_of_the_minibatch_step() {
     let steps = gradients().map(|g| g.map(to_f64));
     let (eta1, eta2, rho1, rho2, delta) = (1e-2, 1e-6, 0.9, 0.99, 1e-8);
     let n_epochs = 2;
-    let mut decay = AdamOptimizerWithDecay::<f64, 3>::new(n_epochs, eta1, eta2, rho1, rho2, delta);
+    let epochs = NonZeroU64::new(n_epochs).unwrap();
+    let mut decay = AdamOptimizerWithDecay::<f64, 3>::new(epochs, eta1, eta2, rho1, rho2, delta);
     let gamma = (f64::ln(eta2 / eta1) / n_epochs as f64).exp();
     // With η = 1, Kingma and Ba's steps are the unit velocities; GML's decay scales step t's by
     // γᵗη₁ and leaves the caches alone.
@@ -182,7 +184,7 @@ fn adam_with_decay_is_adam_at_gammas_power_of_the_minibatch_step() {
 #[test]
 fn adam_with_decay_defaults_are_gmls() {
     // At t = 1 a unit gradient moves θ by −γη₁/(1 + δ), γ = (η₂/η₁)^(1/n).
-    let mut decay = AdamOptimizerWithDecay::<f32, 1>::with_defaults(4);
+    let mut decay = AdamOptimizerWithDecay::<f32, 1>::with_defaults(NonZeroU64::new(4).unwrap());
     let gamma = ((1e-6_f32 / 1e-2_f32).ln() / 4.0).exp();
     let mut theta = [0.0_f32];
     decay.step(&mut theta, &[1.0]);

@@ -33,6 +33,8 @@
 //! assert_eq!((x, momentum.steps()), ([-2.5], 2));
 //! ```
 
+use core::num::NonZeroU64;
+
 use nalgebra::RealField;
 
 use crate::schema::{Schema, from_flat, to_flat};
@@ -263,7 +265,8 @@ impl<S: RealField + Copy, const P: usize> Optimizer<S, P> for AdamOptimizer<S, P
 ///
 /// ```
 /// use geomattn::train::{AdamOptimizerWithDecay, Optimizer};
-/// let mut adam = AdamOptimizerWithDecay::<f64, 1>::new(2, 1e-2, 1e-4, 0.9, 0.99, 0.0);
+/// let two = std::num::NonZeroU64::new(2).unwrap();
+/// let mut adam = AdamOptimizerWithDecay::<f64, 1>::new(two, 1e-2, 1e-4, 0.9, 0.99, 0.0);
 /// let mut theta = [0.0];
 /// adam.step(&mut theta, &[1.0]); // η = γ η₁ = 1e-3
 /// assert!((theta[0] + 1e-3).abs() < 1e-15);
@@ -280,9 +283,9 @@ pub struct AdamOptimizerWithDecay<S, const P: usize> {
 impl<S: RealField + Copy, const P: usize> AdamOptimizerWithDecay<S, P> {
     /// η decaying from `eta1` towards `eta2` over `n_epochs` steps (minibatches, see above), and
     /// Adam's `rho1`, `rho2`, `delta`. `γ` is computed in `S`, as GML computes it in the type
-    /// of `η₁`. `n_epochs = 0` gives an infinite or NaN `γ`, as in GML.
-    pub fn new(n_epochs: u64, eta1: S, eta2: S, rho1: S, rho2: S, delta: S) -> Self {
-        let gamma = ((eta2 / eta1).ln() / literal::<S>(n_epochs as f64)).exp();
+    /// of `η₁` (`n_epochs` is non-zero: GML would divide by zero).
+    pub fn new(n_epochs: NonZeroU64, eta1: S, eta2: S, rho1: S, rho2: S, delta: S) -> Self {
+        let gamma = ((eta2 / eta1).ln() / literal::<S>(n_epochs.get() as f64)).exp();
         Self {
             eta1,
             gamma,
@@ -292,7 +295,7 @@ impl<S: RealField + Copy, const P: usize> AdamOptimizerWithDecay<S, P> {
 
     /// GML's defaults for `n_epochs`: the `Float32` literals η₁ = 1f-2, η₂ = 1f-6, ρ₁ = 9f-1,
     /// ρ₂ = 9.9f-1, δ = 1f-8.
-    pub fn with_defaults(n_epochs: u64) -> Self {
+    pub fn with_defaults(n_epochs: NonZeroU64) -> Self {
         Self::new(
             n_epochs,
             literal(f64::from(1e-2_f32)),
