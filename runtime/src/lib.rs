@@ -32,6 +32,7 @@ pub mod schema;
 pub mod self_attention;
 pub mod softmax;
 pub mod symplectic;
+pub mod train;
 pub mod vpa;
 
 // The public face: every public item of the layers is re-exported here, so `geomattn::Name`
@@ -128,6 +129,14 @@ pub use symplectic::linear::{
 };
 #[doc(inline)]
 pub use symplectic::{PhaseSide, UpdateP, UpdateQ};
+#[doc(inline)]
+pub use train::{
+    AdamOptimizer, AdamOptimizerWithDecay, GradientOptimizer, MomentumOptimizer, Optimizer,
+    loss_and_gradient, loss_gradient, train_step, transformer_loss,
+};
+#[cfg(feature = "std")]
+#[doc(inline)]
+pub use train::{MinibatchWindows, Trajectories, train_epoch, window_order};
 #[doc(inline)]
 pub use vpa::{ArbitraryVpa, SkewVpa, VolumePreservingAttention};
 
