@@ -624,6 +624,11 @@ where
     )
 }
 
+/// Every parameter of `N`, in GML's order, drawn from U(−½, ½).
+fn centred_params<N: Schema<Scalar = f64>>(rng: &mut SmallRng) -> Vec<f64> {
+    (0..N::SCALARS).map(|_| unit(rng) - 0.5).collect()
+}
+
 /// GML's rigid-body VPT shape (dim 3, seq 3, n_blocks 2, n_linear 1, L 3, tanh), both weightings.
 #[test]
 fn vpt_gradients_match_dual_numbers() {
@@ -633,8 +638,7 @@ fn vpt_gradients_match_dual_numbers() {
         let z = random_matrix::<3, 3>(&mut rng) * amplitude;
         let out_bar = random_matrix::<3, 3>(&mut rng);
 
-        let arbitrary = <Vpt<f64, ArbitraryWeight<f64, 3>> as Schema>::SCALARS;
-        let params: Vec<f64> = (0..arbitrary).map(|_| unit(&mut rng) - 0.5).collect();
+        let params = centred_params::<Vpt<f64, ArbitraryWeight<f64, 3>>>(&mut rng);
         let error = worst_of(network_case::<
             Vpt<f64, ArbitraryWeight<f64, 3>>,
             Vpt<Dual64, ArbitraryWeight<Dual64, 3>>,
@@ -646,8 +650,7 @@ fn vpt_gradients_match_dual_numbers() {
             "skew_sym = false, amplitude {amplitude}: {error:e}"
         );
 
-        let skew = <Vpt<f64, SkewWeight<f64, 3>> as Schema>::SCALARS;
-        let params: Vec<f64> = (0..skew).map(|_| unit(&mut rng) - 0.5).collect();
+        let params = centred_params::<Vpt<f64, SkewWeight<f64, 3>>>(&mut rng);
         let error = worst_of(network_case::<
             Vpt<f64, SkewWeight<f64, 3>>,
             Vpt<Dual64, SkewWeight<Dual64, 3>>,
@@ -667,9 +670,7 @@ fn vpt_gradients_match_dual_numbers() {
 fn vpff_network_gradients_match_dual_numbers() {
     type Vpff<S> = VolumePreservingFeedForward<S, 4, 3, 2, Tanh>;
     let mut rng = SmallRng::seed_from_u64(81);
-    let params: Vec<f64> = (0..<Vpff<f64> as Schema>::SCALARS)
-        .map(|_| unit(&mut rng) - 0.5)
-        .collect();
+    let params = centred_params::<Vpff<f64>>(&mut rng);
     let z = random_matrix::<4, 6>(&mut rng);
     let out_bar = random_matrix::<4, 6>(&mut rng);
     let case = network_case::<Vpff<f64>, Vpff<Dual64>, 4, 6>(&params, &z, &out_bar);
