@@ -38,7 +38,7 @@ pub struct Node {
 
 /// The `gml_type` attribute GML writes for a special matrix of this kind, and the kind's name in
 /// [`crate::Error::PackedLength`]; `None` for the dense kinds.
-fn special(kind: Kind) -> Option<(&'static str, &'static str)> {
+pub(crate) fn special(kind: Kind) -> Option<(&'static str, &'static str)> {
     match kind {
         Kind::Skew => Some(("SkewSymMatrix", Skew::KIND)),
         Kind::Symmetric => Some(("SymmetricMatrix", Sym::KIND)),
@@ -48,7 +48,7 @@ fn special(kind: Kind) -> Option<(&'static str, &'static str)> {
     }
 }
 
-const STIEFEL: &str = "StiefelManifold";
+pub(crate) const STIEFEL: &str = "StiefelManifold";
 
 impl GmlFile {
     /// Opens a file.
