@@ -15,6 +15,8 @@
 use nalgebra::{RealField, SMatrix};
 use rand::Rng;
 
+use crate::schema::{Kind, Param, Schema, Source};
+
 /// Half-width `√(6/fan)` of the Glorot interval; zero for `fan = 0` (nothing to draw).
 pub fn glorot_bound<S: RealField + Copy>(fan: usize) -> S {
     if fan == 0 {
@@ -35,4 +37,68 @@ pub fn glorot_dense<S: RealField + Copy, const ROWS: usize, const COLS: usize, R
 ) -> SMatrix<S, ROWS, COLS> {
     let bound = glorot_bound::<S>(ROWS + COLS);
     SMatrix::from_fn(|_, _| uniform(rng, bound))
+}
+
+/// A whole network (or layer) `N` initialised as GML initialises it: every weight GlorotUniform
+/// by the rule of its kind (above), every parameter named `bias` zero (GML's
+/// `ZeroInitializer`), drawn in the order of the parameters in GML's file. The layers' own
+/// `glorot` constructors draw in that order too, and agree draw for draw, except multi-head
+/// attention's, which draws head by head (`PQ`, `PK`, `PV` of head 1, then head 2) as GML does:
+/// the same distribution in another order.
+///
+/// ```
+/// use geomattn::activation::Tanh;
+/// use geomattn::architectures::VolumePreservingTransformer;
+/// use rand::SeedableRng;
+/// type Vpt = VolumePreservingTransformer<f32, 3, 3, 2, 1, 3, Tanh>;
+/// let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
+/// let net: Vpt = geomattn::init::glorot_network(&mut rng)?;
+/// # Ok::<(), geomattn::Error>(())
+/// ```
+///
+/// # Errors
+/// What `N`'s layers report for random values: a Stiefel weight ([`Kind::Stiefel`]), which GML
+/// initialises on its manifold rather than uniformly, is off it ([`crate::Error`]).
+pub fn glorot_network<N, R>(rng: &mut R) -> Result<N, crate::Error>
+where
+    N: Schema<Scalar: RealField + Copy>,
+    R: Rng + ?Sized,
+{
+    N::read(&mut GlorotSource { rng })
+}
+
+/// Values drawn by GML's rules, parameter by parameter.
+struct GlorotSource<'r, R: ?Sized> {
+    rng: &'r mut R,
+}
+
+impl<S: RealField + Copy, R: Rng + ?Sized> Source<S> for GlorotSource<'_, R> {
+    type Error = crate::Error;
+
+    fn begin_layer(&mut self) -> Result<(), crate::Error> {
+        Ok(())
+    }
+
+    fn end_layer(&mut self) -> Result<(), crate::Error> {
+        Ok(())
+    }
+
+    fn param(&mut self, param: &Param, out: &mut [S]) -> Result<(), crate::Error> {
+        let fan = match param.kind {
+            Kind::Vector if param.name.stem == "bias" => 0,
+            Kind::Dense | Kind::Stiefel => param.rows + param.cols,
+            _ => param.len(),
+        };
+        if fan == 0 {
+            out.fill(S::zero());
+        } else {
+            let bound = glorot_bound::<S>(fan);
+            out.iter_mut().for_each(|x| *x = uniform(self.rng, bound));
+        }
+        Ok(())
+    }
+
+    fn invalid(&mut self, error: crate::Error) -> crate::Error {
+        error
+    }
 }

@@ -9,7 +9,7 @@ use core::marker::PhantomData;
 use nalgebra::{RealField, SMatrix, SVector};
 use rand::Rng;
 
-use super::{bias_from_slice, glorot_vector, residual};
+use super::{bias_from_slice, residual};
 use crate::activation::{Activation, Tanh};
 use crate::packed::{Lower, Packed, PackedLayout, Upper};
 use crate::{ColumnLayer, Error, Field, MapScalar};
@@ -119,11 +119,11 @@ impl<S: RealField + Copy, const D: usize, Layout: StrictlyTriangular, Act>
     VolumePreservingLayer<S, D, Layout, Act>
 {
     /// GML's initialisation: the `D(D−1)/2` packed weights from U(−√(6/L), √(6/L)), and (with
-    /// `use_bias`) the bias from U(−√(6/D), √(6/D)) (GML initialises it like the weight).
+    /// `use_bias`) a zero bias (GML 0.4.8's `init_bias! = ZeroInitializer()`, which no caller
+    /// overrides).
     pub fn glorot<R: Rng + ?Sized>(rng: &mut R, use_bias: bool) -> Self {
         let weight = Packed::glorot(rng);
-        let bias = use_bias.then(|| glorot_vector(rng));
-        Self::new(weight, bias)
+        Self::new(weight, use_bias.then(SVector::zeros))
     }
 }
 
