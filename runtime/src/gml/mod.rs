@@ -94,4 +94,4 @@ mod save;
 pub use error::{LoadError, Object};
 pub use file::{GmlFile, Node};
 pub use networks::{Layers, load, load_boxed, load_file, load_file_boxed};
-pub use save::{SaveError, Storage, save_file, to_bytes};
+pub use save::{GmlWriter, SaveError, Storage, save_file, to_bytes};

@@ -95,8 +95,8 @@ where
     N: Schema,
     N::Scalar: RealField + Copy,
 {
-    let mut writer = LayerWriter::new(storage);
-    network.write(&mut writer)?;
+    let mut writer = GmlWriter::new(storage);
+    writer.write(network)?;
     writer.finish()
 }
 
@@ -134,16 +134,37 @@ struct Entry {
     values: Values,
 }
 
-/// A [`Sink`] collecting the layer groups, each written when the next begins.
-struct LayerWriter {
+/// A GML file written part by part: the layer groups of each part [`write`](Self::write) hands
+/// it follow those of the parts before, as in one network whose chain is the parts' chains one
+/// after the other (a network whose number of layers is known only at run time, written unit by
+/// unit).
+///
+/// ```
+/// use geomattn::activation::Tanh;
+/// use geomattn::architectures::VolumePreservingTransformer;
+/// use geomattn::gml::{GmlWriter, Storage, load_file, to_bytes};
+/// type Vpt = VolumePreservingTransformer<f32, 3, 3, 2, 1, 3, Tanh>;
+/// let net: Vpt = load_file(concat!(env!("CARGO_MANIFEST_DIR"),
+///     "/../fixtures/gml/transformer_rigid_body_nn_vpt.h5"))?;
+/// let mut writer = GmlWriter::new(Storage::Float32);
+/// for (attention, feedforward) in net.blocks() {
+///     writer.write(attention)?;
+///     writer.write(feedforward)?;
+/// }
+/// // The same file as the whole network's, all 33 layer groups.
+/// assert_eq!(writer.finish()?, to_bytes(&net, Storage::Float32)?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct GmlWriter {
     storage: Storage,
     file: FileBuilder,
     layers: usize,
     entries: Vec<Entry>,
 }
 
-impl LayerWriter {
-    fn new(storage: Storage) -> Self {
+impl GmlWriter {
+    /// An empty file whose weights will be stored as `storage`.
+    pub fn new(storage: Storage) -> Self {
         Self {
             storage,
             file: FileBuilder::new(),
@@ -177,7 +198,23 @@ impl LayerWriter {
         self.entries.clear();
     }
 
-    fn finish(mut self) -> Result<Vec<u8>, SaveError> {
+    /// Appends the layer groups of `part`.
+    ///
+    /// # Errors
+    /// As [`to_bytes`]: then the part may be half written; drop the writer.
+    pub fn write<N>(&mut self, part: &N) -> Result<(), SaveError>
+    where
+        N: Schema,
+        N::Scalar: RealField + Copy,
+    {
+        part.write(self)
+    }
+
+    /// The bytes of the file.
+    ///
+    /// # Errors
+    /// [`SaveError::Hdf5`] if the writer fails.
+    pub fn finish(mut self) -> Result<Vec<u8>, SaveError> {
         self.write_layer();
         self.file.finish().map_err(SaveError::Hdf5)
     }
@@ -197,7 +234,7 @@ impl LayerWriter {
     }
 }
 
-impl<S: RealField + Copy> Sink<S> for LayerWriter {
+impl<S: RealField + Copy> Sink<S> for GmlWriter {
     type Error = SaveError;
 
     fn begin_layer(&mut self) -> Result<(), SaveError> {
