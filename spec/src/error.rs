@@ -94,6 +94,22 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// Training cannot go on (options that draw no window, a loss no longer defined).
+    #[error("training failed: {reason}")]
+    Train {
+        /// What went wrong.
+        reason: String,
+    },
+    /// A file of training data is malformed.
+    #[error("`{file}`, line {line}: {reason}")]
+    Data {
+        /// The file.
+        file: String,
+        /// The line (from 1).
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
     /// The network's output stopped being finite.
     #[error("the network's output is not finite from state {state} on")]
     Diverged {

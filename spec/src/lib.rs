@@ -56,6 +56,7 @@ mod guide {
 }
 pub mod rigid_body;
 pub mod structure;
+pub mod train;
 
 pub use arch::{
     Activation, Arch, AttentionActivation, Ct, Kick, LinSympt, St, Sympt, Vpff, Vpt, gml_defaults,

@@ -215,3 +215,70 @@ fn widened_group(group: &Group, mut out: GroupBuilder) -> hdf5_pure::FinishedGro
     }
     out.finish()
 }
+
+/// Every object of an HDF5 file, one line each, sorted by path: a group's attributes (with the
+/// string type they were read as), a dataset's element type, shape and values (as `f64` bits, so
+/// that equal lines mean equal numbers). With `widen`, Float32 datasets are described as the
+/// Float64 datasets of the same values.
+///
+/// # Panics
+/// If `bytes` is not an HDF5 file `hdf5-pure` reads, or holds a dataset other than Float32,
+/// Float64 or Int64 (not a GML file).
+pub fn objects(bytes: Vec<u8>, widen: bool) -> Vec<String> {
+    fn walk(group: &Group, path: &str, widen: bool, out: &mut Vec<String>) {
+        for (name, value) in group.attrs().unwrap() {
+            out.push(format!("{path} @{name} = {value:?}"));
+        }
+        for name in group.datasets().unwrap() {
+            let dataset = group.dataset(&name).unwrap();
+            let shape = dataset.shape().unwrap();
+            let (dtype, values): (_, Vec<u64>) = match dataset.dtype().unwrap() {
+                DType::F32 => (
+                    if widen { "F64" } else { "F32" },
+                    dataset
+                        .read_f32()
+                        .unwrap()
+                        .into_iter()
+                        .map(|x| f64::from(x).to_bits())
+                        .collect(),
+                ),
+                DType::F64 => (
+                    "F64",
+                    dataset
+                        .read_f64()
+                        .unwrap()
+                        .into_iter()
+                        .map(f64::to_bits)
+                        .collect(),
+                ),
+                DType::I64 => (
+                    "I64",
+                    dataset
+                        .read_i64()
+                        .unwrap()
+                        .into_iter()
+                        .map(i64::cast_unsigned)
+                        .collect(),
+                ),
+                other => panic!("{path}/{name}: a GML file holds no {other} dataset"),
+            };
+            let attributes = dataset.attrs().unwrap().len();
+            out.push(format!(
+                "{path}/{name} {dtype} {shape:?} {attributes} attributes {values:?}"
+            ));
+        }
+        for name in group.groups().unwrap() {
+            walk(
+                &group.group(&name).unwrap(),
+                &format!("{path}/{name}"),
+                widen,
+                out,
+            );
+        }
+    }
+    let file = File::from_bytes(bytes).unwrap();
+    let mut out = Vec::new();
+    walk(&file.root(), "", widen, &mut out);
+    out.sort();
+    out
+}

@@ -12,76 +12,13 @@ use geomattn::{
     VolumePreservingTransformer, from_flat, to_flat,
 };
 use geomattn_testkit::fixture;
-use hdf5_pure::{DType, File, Group};
+use geomattn_testkit::gml_layout::objects;
 
 type Vpt<S> = VolumePreservingTransformer<S, 3, 3, 2, 1, 3, Tanh>;
 type Vpff<S> = VolumePreservingFeedForward<S, 3, 6, 1, Tanh>;
 type St<S> =
     StandardTransformerIntegrator<S, 3, MultiHeadAttention<S, 3, 1, 3, NoConnection>, 2, 3, Tanh>;
 type Mnist<S, Proj> = ClassificationTransformer<S, 49, 7, 7, 16, 10, NoConnection, Proj, Tanh>;
-
-/// Every object of an HDF5 file, one line each, sorted by path: a group's attributes (with the
-/// string type they were read as), a dataset's element type, shape and values (as `f64` bits, so
-/// that equal lines mean equal numbers). With `widen`, Float32 datasets are described as the
-/// Float64 datasets of the same values.
-fn objects(bytes: Vec<u8>, widen: bool) -> Vec<String> {
-    fn walk(group: &Group, path: &str, widen: bool, out: &mut Vec<String>) {
-        for (name, value) in group.attrs().unwrap() {
-            out.push(format!("{path} @{name} = {value:?}"));
-        }
-        for name in group.datasets().unwrap() {
-            let dataset = group.dataset(&name).unwrap();
-            let shape = dataset.shape().unwrap();
-            let (dtype, values): (_, Vec<u64>) = match dataset.dtype().unwrap() {
-                DType::F32 => (
-                    if widen { "F64" } else { "F32" },
-                    dataset
-                        .read_f32()
-                        .unwrap()
-                        .into_iter()
-                        .map(|x| f64::from(x).to_bits())
-                        .collect(),
-                ),
-                DType::F64 => (
-                    "F64",
-                    dataset
-                        .read_f64()
-                        .unwrap()
-                        .into_iter()
-                        .map(f64::to_bits)
-                        .collect(),
-                ),
-                DType::I64 => (
-                    "I64",
-                    dataset
-                        .read_i64()
-                        .unwrap()
-                        .into_iter()
-                        .map(i64::cast_unsigned)
-                        .collect(),
-                ),
-                other => panic!("{path}/{name}: a GML file holds no {other} dataset"),
-            };
-            let attributes = dataset.attrs().unwrap().len();
-            out.push(format!(
-                "{path}/{name} {dtype} {shape:?} {attributes} attributes {values:?}"
-            ));
-        }
-        for name in group.groups().unwrap() {
-            walk(
-                &group.group(&name).unwrap(),
-                &format!("{path}/{name}"),
-                widen,
-                out,
-            );
-        }
-    }
-    let file = File::from_bytes(bytes).unwrap();
-    let mut out = Vec::new();
-    walk(&file.root(), "", widen, &mut out);
-    out.sort();
-    out
-}
 
 /// The parameters of `net`, in GML's order.
 fn params(net: &Vpt<f64>) -> Vec<f64> {

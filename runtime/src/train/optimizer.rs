@@ -140,6 +140,13 @@ impl<S: RealField + Copy, const P: usize> Default for MomentumOptimizer<S, P> {
     }
 }
 
+impl<S: RealField + Copy, const P: usize> MomentumOptimizer<S, P> {
+    /// GML's default α = 1e-2 with the learning rate `eta`.
+    pub fn with_learning_rate(eta: S) -> Self {
+        Self::new(eta, literal(1e-2))
+    }
+}
+
 impl<S: Field, const P: usize> Optimizer<S, P> for MomentumOptimizer<S, P> {
     fn step(&mut self, parameters: &mut [S; P], gradient: &[S; P]) {
         self.steps += 1;
@@ -246,6 +253,20 @@ impl<S: RealField + Copy, const P: usize> Default for AdamOptimizer<S, P> {
     }
 }
 
+impl<S: RealField + Copy, const P: usize> AdamOptimizer<S, P> {
+    /// GML's defaults with the learning rate `eta`.
+    ///
+    /// ```
+    /// use geomattn::train::AdamOptimizer;
+    /// let adam = AdamOptimizer::<f64, 2>::with_learning_rate(0.5);
+    /// assert_eq!(adam, AdamOptimizer::new(0.5, 0.9_f32.into(), 0.99_f32.into(), 3e-7_f32.into()));
+    /// ```
+    pub fn with_learning_rate(eta: S) -> Self {
+        let default = Self::default();
+        Self { eta, ..default }
+    }
+}
+
 impl<S: RealField + Copy, const P: usize> Optimizer<S, P> for AdamOptimizer<S, P> {
     fn step(&mut self, parameters: &mut [S; P], gradient: &[S; P]) {
         self.state.step(self.eta, parameters, gradient);
@@ -299,6 +320,18 @@ impl<S: RealField + Copy, const P: usize> AdamOptimizerWithDecay<S, P> {
         Self::new(
             n_epochs,
             literal(f64::from(1e-2_f32)),
+            literal(f64::from(1e-6_f32)),
+            literal(f64::from(0.9_f32)),
+            literal(f64::from(0.99_f32)),
+            literal(f64::from(1e-8_f32)),
+        )
+    }
+
+    /// GML's defaults with the initial learning rate `eta1` (η₂ = 1f-6 still).
+    pub fn with_initial_rate(n_epochs: NonZeroU64, eta1: S) -> Self {
+        Self::new(
+            n_epochs,
+            eta1,
             literal(f64::from(1e-6_f32)),
             literal(f64::from(0.9_f32)),
             literal(f64::from(0.99_f32)),

@@ -1,0 +1,376 @@
+//! Training a network named by its spec as GML 0.4.8 trains it (`geomattn train`), written in
+//! GML's own HDF5 layout so that GML's `load` reads it.
+//!
+//! What is trained: the volume-preserving transformer (`vpt`, both weightings, every size of
+//! its [grid](crate::grid) and any `L`), whose layers all have exact backward passes
+//! ([`geomattn::Backward`]). The other architectures are refused with
+//! [`Error::Unsupported`] until their layers have theirs.
+//!
+//! How, step by step as GML does it ([`geomattn::train`]):
+//! - the weights are Glorot-uniform, biases zero ([`geomattn::init::glorot_network`]);
+//! - each epoch draws every window once (`seq` states, and the `seq` states after them as the
+//!   target) in GML's order: start times and trajectories shuffled, the start varying fastest;
+//! - each minibatch of `batch` windows is one step of the optimiser on GML's transformer loss
+//!   `‖NN(X) − Y‖ / ‖Y‖` over the minibatch, its gradient exact;
+//! - the epoch's loss is the mean of its minibatches' losses, each before its step.
+//!
+//! The arithmetic is `f64` throughout (GML computes in the network's element type, `Float32` in
+//! its tutorial); the file stores the weights as [`Storage::Float32`] (GML's default, rounded
+//! once) or [`Storage::Float64`].
+//!
+//! ```
+//! use geomattn_spec::train::{Data, Optimizer, Options, train};
+//! let arch = "vpt(dim=3, seq=3, n_blocks=1, n_linear=1, L=1, activation=tanh, skew_sym=false)";
+//! let data = Data::rigid_body(2, 21); // two trajectories of 21 states
+//! let options = Options { epochs: 3, batch: 8, ..Options::default() };
+//! let mut losses = Vec::new();
+//! let trained = train(&arch.parse()?, &data, &options, &mut |epoch| losses.push(epoch.loss))?;
+//! assert_eq!(losses.len(), 3);
+//! assert!(losses[2] < losses[0]);
+//! assert!(geomattn::gml::GmlFile::from_bytes(trained.file)?.layers()?.len() > 0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::num::NonZeroU64;
+
+use geomattn::gml::{GmlWriter, Storage};
+use geomattn::init::glorot_network;
+use geomattn::nalgebra::{SMatrix, SVector};
+use geomattn::train::{
+    AdamOptimizer, AdamOptimizerWithDecay, GradientOptimizer, MomentumOptimizer, Optimizer as Step,
+    Trajectories, loss_gradient, window_order,
+};
+use geomattn::{
+    ArbitraryWeight, Backward, Schema, SkewWeight, Tanh, VolumePreservingAttention,
+    VolumePreservingFeedForward,
+};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+
+use crate::dispatch::{off_grid, on_grid};
+use crate::grid;
+use crate::{Activation, Arch, Error};
+
+mod data;
+
+pub use data::Data;
+
+/// GML's optimisers, with GML's defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Optimizer {
+    /// `AdamOptimizer()`: η = 1e-3.
+    Adam,
+    /// `AdamOptimizerWithDecay(n_epochs)`: η from 1e-2 down to 1e-6 (GML's tutorial).
+    AdamWithDecay,
+    /// `MomentumOptimizer()`: η = 1e-3, α = 1e-2.
+    Momentum,
+    /// `GradientOptimizer()`: η = 1e-2.
+    Gradient,
+}
+
+/// How to train.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// Epochs (each draws every window once).
+    pub epochs: u64,
+    /// Windows per minibatch.
+    pub batch: usize,
+    /// The optimiser.
+    pub optimizer: Optimizer,
+    /// The learning rate η, instead of the optimiser's default (for `AdamWithDecay`, its η₁).
+    pub learning_rate: Option<f64>,
+    /// The seed of the initial weights and of every epoch's shuffle.
+    pub seed: u64,
+    /// The element type of the written file.
+    pub storage: Storage,
+}
+
+impl Default for Options {
+    /// 100 epochs of minibatches of 128 with Adam, seed 0, stored as Float32.
+    fn default() -> Self {
+        Self {
+            epochs: 100,
+            batch: 128,
+            optimizer: Optimizer::Adam,
+            learning_rate: None,
+            seed: 0,
+            storage: Storage::Float32,
+        }
+    }
+}
+
+/// One finished epoch.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Epoch {
+    /// Its number, from 1.
+    pub epoch: u64,
+    /// The mean of its minibatches' losses.
+    pub loss: f64,
+    /// The windows it drew.
+    pub windows: usize,
+}
+
+/// A trained network.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trained {
+    /// The HDF5 file in GML's layout.
+    pub file: Vec<u8>,
+    /// Each epoch's loss.
+    pub losses: Vec<f64>,
+}
+
+/// Trains `arch` on `data` (see the [module docs](self)), calling `on_epoch` after each epoch.
+///
+/// # Errors
+/// [`Error::Unsupported`] for an architecture without backward passes; [`Error::OffGrid`] off
+/// the grid; [`Error::Length`] if the data's states are not `dim` long; [`Error::Train`] if the
+/// options cannot train (no epoch, an empty batch, trajectories shorter than two windows) or the
+/// loss stops being defined (all-zero targets, a non-finite output).
+pub fn train(
+    arch: &Arch,
+    data: &Data,
+    options: &Options,
+    on_epoch: &mut dyn FnMut(Epoch),
+) -> Result<Trained, Error> {
+    on_grid!(arch, f64, train_on_grid, (data, options, on_epoch))
+}
+
+/// The callback of `on_grid!`: the transformer's parts' types, or a refusal.
+macro_rules! train_on_grid {
+    (vpt $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {{
+        let (data, options, on_epoch) = $ctx;
+        let Arch::Vpt(vpt) = $a else {
+            unreachable!("on_grid! calls `vpt` for Arch::Vpt only")
+        };
+        train_units::<
+            $att,
+            $ff,
+            $d,
+            $t,
+            { <$att as Schema>::SCALARS },
+            { <$ff as Schema>::SCALARS },
+        >(vpt.l, data, options, on_epoch, $a)
+    }};
+    (vpff $a:ident, $S:ty, $d:literal, $net:ty, $ctx:expr) => {
+        Err(not_trainable($a))
+    };
+    ($kind:ident $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {
+        Err(not_trainable($a))
+    };
+}
+use train_on_grid;
+
+fn not_trainable(arch: &Arch) -> Error {
+    Error::Unsupported {
+        arch: arch.to_string(),
+        reason: "cannot be trained yet: training needs every layer's backward pass, which \
+                 exists for the volume-preserving transformer (vpt) only"
+            .into(),
+    }
+}
+
+/// One of GML's optimisers over `P` parameters.
+enum AnyOptimizer<const P: usize> {
+    Adam(AdamOptimizer<f64, P>),
+    AdamWithDecay(AdamOptimizerWithDecay<f64, P>),
+    Momentum(MomentumOptimizer<f64, P>),
+    Gradient(GradientOptimizer<f64>),
+}
+
+impl<const P: usize> AnyOptimizer<P> {
+    fn new(options: &Options, epochs: NonZeroU64) -> Self {
+        match (options.optimizer, options.learning_rate) {
+            (Optimizer::Adam, None) => Self::Adam(AdamOptimizer::default()),
+            (Optimizer::Adam, Some(eta)) => Self::Adam(AdamOptimizer::with_learning_rate(eta)),
+            (Optimizer::AdamWithDecay, None) => {
+                Self::AdamWithDecay(AdamOptimizerWithDecay::with_defaults(epochs))
+            }
+            (Optimizer::AdamWithDecay, Some(eta)) => {
+                Self::AdamWithDecay(AdamOptimizerWithDecay::with_initial_rate(epochs, eta))
+            }
+            (Optimizer::Momentum, None) => Self::Momentum(MomentumOptimizer::default()),
+            (Optimizer::Momentum, Some(eta)) => {
+                Self::Momentum(MomentumOptimizer::with_learning_rate(eta))
+            }
+            (Optimizer::Gradient, None) => Self::Gradient(GradientOptimizer::default()),
+            (Optimizer::Gradient, Some(eta)) => Self::Gradient(GradientOptimizer::new(eta)),
+        }
+    }
+
+    fn step<N: Schema<Scalar = f64>, G: Schema<Scalar = f64>>(
+        &mut self,
+        net: &mut N,
+        gradient: &G,
+    ) -> Result<(), geomattn::Error> {
+        match self {
+            Self::Adam(o) => o.step_network(net, gradient),
+            Self::AdamWithDecay(o) => o.step_network(net, gradient),
+            Self::Momentum(o) => o.step_network(net, gradient),
+            Self::Gradient(o) => Step::<f64, P>::step_network(o, net, gradient),
+        }
+    }
+}
+
+/// Trains `l` units `(Att, Ff)` of a transformer on windows of `T` states in `R^D`; `PA` and `PF`
+/// are the parts' parameter counts.
+fn train_units<Att, Ff, const D: usize, const T: usize, const PA: usize, const PF: usize>(
+    l: usize,
+    data: &Data,
+    options: &Options,
+    on_epoch: &mut dyn FnMut(Epoch),
+    arch: &Arch,
+) -> Result<Trained, Error>
+where
+    Att: Backward<f64, D, T> + Schema<Scalar = f64>,
+    Att::Gradient: Schema<Scalar = f64>,
+    Ff: Backward<f64, D, T> + Schema<Scalar = f64>,
+    Ff::Gradient: Schema<Scalar = f64>,
+{
+    let trajectories = data.trajectories::<D>(arch)?;
+    let starts = trajectories.starts(T);
+    let train_error = |reason: String| Error::Train { reason };
+    let epochs = NonZeroU64::new(options.epochs)
+        .ok_or_else(|| train_error("the number of epochs must be at least 1".into()))?;
+    if options.batch == 0 {
+        return Err(train_error("the batch size must be at least 1".into()));
+    }
+    if starts == 0 {
+        return Err(train_error(format!(
+            "a trajectory of {} states holds no window of seq = {T} states and the {T} after it \
+             (it needs at least {})",
+            data.length(),
+            2 * T
+        )));
+    }
+    let mut rng = SmallRng::seed_from_u64(options.seed);
+    let glorot = |rng: &mut SmallRng| -> Result<(Att, Ff), Error> {
+        let attention = glorot_network(rng).map_err(|e| train_error(e.to_string()))?;
+        let feedforward = glorot_network(rng).map_err(|e| train_error(e.to_string()))?;
+        Ok((attention, feedforward))
+    };
+    let mut units: Vec<(Att, Ff)> = (0..l).map(|_| glorot(&mut rng)).collect::<Result<_, _>>()?;
+    let mut optimizers: Vec<(AnyOptimizer<PA>, AnyOptimizer<PF>)> = (0..l)
+        .map(|_| {
+            (
+                AnyOptimizer::new(options, epochs),
+                AnyOptimizer::new(options, epochs),
+            )
+        })
+        .collect();
+    let mut losses = Vec::new();
+    for epoch in 1..=options.epochs {
+        let order = window_order(starts, trajectories.count(), &mut rng);
+        let mut total = 0.0;
+        for minibatch in order.chunks(options.batch) {
+            let (inputs, targets) = trajectories
+                .windows::<T>(minibatch)
+                .map_err(|e| train_error(e.to_string()))?;
+            let gradients = minibatch_gradient(&units, &inputs, &targets)
+                .map_err(|e| train_error(format!("epoch {epoch}: {e}")))?;
+            total += gradients.0;
+            for (((attention, feedforward), (opt_a, opt_f)), (g_a, g_f)) in
+                units.iter_mut().zip(&mut optimizers).zip(&gradients.1)
+            {
+                opt_a
+                    .step(attention, g_a)
+                    .map_err(|e| train_error(e.to_string()))?;
+                opt_f
+                    .step(feedforward, g_f)
+                    .map_err(|e| train_error(e.to_string()))?;
+            }
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let loss = total / order.len().div_ceil(options.batch) as f64;
+        losses.push(loss);
+        on_epoch(Epoch {
+            epoch,
+            loss,
+            windows: order.len(),
+        });
+    }
+    let mut writer = GmlWriter::new(options.storage);
+    for (attention, feedforward) in &units {
+        writer
+            .write(attention)
+            .map_err(|e| train_error(e.to_string()))?;
+        writer
+            .write(feedforward)
+            .map_err(|e| train_error(e.to_string()))?;
+    }
+    let file = writer.finish().map_err(|e| train_error(e.to_string()))?;
+    Ok(Trained { file, losses })
+}
+
+/// The loss of the units on one minibatch, and each unit's gradient: the units' outputs first
+/// (the loss's norms need them all), then each window's backward pass through the units in
+/// reverse, from its inputs kept on the way forward.
+#[allow(clippy::type_complexity)]
+fn minibatch_gradient<Att, Ff, const D: usize, const T: usize>(
+    units: &[(Att, Ff)],
+    inputs: &[SMatrix<f64, D, T>],
+    targets: &[SMatrix<f64, D, T>],
+) -> Result<(f64, Vec<(Att::Gradient, Ff::Gradient)>), geomattn::Error>
+where
+    Att: Backward<f64, D, T>,
+    Ff: Backward<f64, D, T>,
+{
+    let forward = |x: &SMatrix<f64, D, T>| {
+        units.iter().fold(*x, |x, (attention, feedforward)| {
+            feedforward.forward(&attention.forward(&x))
+        })
+    };
+    let outputs: Vec<_> = inputs.iter().map(forward).collect();
+    let mut out_bar = vec![SMatrix::zeros(); outputs.len()];
+    let loss = loss_gradient(&outputs, targets, &mut out_bar)?;
+    let mut gradients: Vec<_> = units
+        .iter()
+        .map(|(attention, feedforward)| (attention.zero_gradient(), feedforward.zero_gradient()))
+        .collect();
+    // The input of each unit and of its feed-forward part, for one window.
+    let mut kept = vec![(SMatrix::zeros(), SMatrix::zeros()); units.len()];
+    for (x, bar) in inputs.iter().zip(out_bar) {
+        let mut z = *x;
+        for ((attention, feedforward), slot) in units.iter().zip(&mut kept) {
+            let attended = attention.forward(&z);
+            *slot = (z, attended);
+            z = feedforward.forward(&attended);
+        }
+        let mut bar = bar;
+        for (((attention, feedforward), (z, attended)), (g_a, g_f)) in
+            units.iter().zip(&kept).zip(&mut gradients).rev()
+        {
+            let attended_bar = feedforward.backward(attended, &bar, g_f);
+            bar = attention.backward(z, &attended_bar, g_a);
+        }
+    }
+    Ok((loss, gradients))
+}
+
+/// The state type of `D` values.
+type State<const D: usize> = SVector<f64, D>;
+
+impl Data {
+    /// The trajectories as `D`-dimensional states.
+    fn trajectories<const D: usize>(&self, arch: &Arch) -> Result<Trajectories<f64, D>, Error> {
+        if self.dim() != D {
+            return Err(Error::Length {
+                what: "a state of the training data",
+                arch: arch.to_string(),
+                expected: D.to_string(),
+                found: self.dim(),
+            });
+        }
+        let trajectories: Vec<Vec<State<D>>> = self
+            .iter()
+            .map(|trajectory| {
+                trajectory
+                    .chunks_exact(D)
+                    .map(State::<D>::from_column_slice)
+                    .collect()
+            })
+            .collect();
+        Trajectories::new(&trajectories).map_err(|e| Error::Train {
+            reason: e.to_string(),
+        })
+    }
+}

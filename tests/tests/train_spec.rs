@@ -1,0 +1,264 @@
+//! Training from a spec (`geomattn_spec::train`, what `geomattn train` runs): the network it
+//! writes has GML's own layout (the same objects as GML's rigid-body fixture), it is the network
+//! the runtime's training of the same const-generic type reaches from the same seed, and every
+//! bad option or data file is a clear error.
+
+use geomattn::gml::{GmlFile, Storage, load};
+use geomattn::init::glorot_network;
+use geomattn::train::{AdamOptimizer, Trajectories, train_epoch};
+use geomattn::{Schema, Tanh, VolumePreservingTransformer, to_flat};
+use geomattn_spec::Error;
+use geomattn_spec::train::{Data, Optimizer, Options, train};
+use geomattn_testkit::fixture;
+use geomattn_testkit::gml_layout::objects;
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+
+/// GML's rigid-body VPT, `VolumePreservingTransformer(3, 3; n_blocks = 2, n_linear = 1, L = 3,
+/// activation = tanh, skew_sym = false)`.
+const TUTORIAL: &str =
+    "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)";
+type Vpt = VolumePreservingTransformer<f64, 3, 3, 2, 1, 3, Tanh>;
+
+fn params(net: &Vpt) -> Vec<f64> {
+    let mut out = vec![0.0; <Vpt as Schema>::SCALARS];
+    to_flat(net, &mut out).unwrap();
+    out
+}
+
+/// The objects of a file without their values: groups, attributes, datasets, types, shapes.
+fn layout(bytes: Vec<u8>) -> Vec<String> {
+    objects(bytes, false)
+        .into_iter()
+        .map(|line| line.split(" attributes ").next().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn the_written_network_has_gml_s_own_layout() {
+    let data = Data::rigid_body(4, 12);
+    let options = Options {
+        epochs: 1,
+        batch: 16,
+        ..Options::default()
+    };
+    let trained = train(&TUTORIAL.parse().unwrap(), &data, &options, &mut |_| {}).unwrap();
+    let fixture = std::fs::read(fixture("transformer_rigid_body_nn_vpt.h5")).unwrap();
+    assert_eq!(layout(trained.file.clone()), layout(fixture));
+    let net: Vpt = load(&GmlFile::from_bytes(trained.file).unwrap()).unwrap();
+    assert!(params(&net).iter().all(|x| x.is_finite()));
+}
+
+/// The spec's training (units known at run time, one optimiser per part) and the runtime's
+/// (`train_epoch` on the const-generic type, one optimiser over every parameter) are the same
+/// computation: from the same seed (the same Glorot draws, then the same shuffles) both reach the
+/// same weights after three epochs of Adam, to rounding.
+#[test]
+fn spec_training_is_the_runtime_s_training_of_the_same_type() {
+    let data = Data::rigid_body(6, 14);
+    let options = Options {
+        epochs: 3,
+        batch: 10,
+        storage: Storage::Float64,
+        ..Options::default()
+    };
+    let mut spec_losses = Vec::new();
+    let trained = train(&TUTORIAL.parse().unwrap(), &data, &options, &mut |e| {
+        spec_losses.push(e.loss);
+    })
+    .unwrap();
+    let from_spec: Vpt = load(&GmlFile::from_bytes(trained.file).unwrap()).unwrap();
+
+    let mut rng = SmallRng::seed_from_u64(options.seed);
+    let mut net: Vpt = glorot_network(&mut rng).unwrap();
+    let trajectories: Vec<Vec<_>> = data
+        .iter()
+        .map(|t| {
+            t.chunks(3)
+                .map(geomattn::nalgebra::Vector3::from_column_slice)
+                .collect()
+        })
+        .collect();
+    let trajectories = Trajectories::new(&trajectories).unwrap();
+    let mut adam = AdamOptimizer::<f64, { <Vpt as Schema>::SCALARS }>::default();
+    let mut losses = Vec::new();
+    for _ in 0..options.epochs {
+        losses.push(
+            train_epoch(&mut net, &mut adam, &trajectories, options.batch, &mut rng).unwrap(),
+        );
+    }
+    let (a, b) = (params(&from_spec), params(&net));
+    let scale = b.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    let difference = a
+        .iter()
+        .zip(&b)
+        .fold(0.0_f64, |m, (x, y)| m.max((x - y).abs()));
+    assert!(difference <= 1e-12 * scale, "{difference}");
+    for (x, y) in spec_losses.iter().zip(&losses) {
+        assert!((x - y).abs() <= 1e-12 * y, "{x} {y}");
+    }
+    // And it learns: the loss falls.
+    assert!(losses[2] < losses[0], "{losses:?}");
+}
+
+/// Every optimiser runs, and the learning rate reaches it: GML's default given explicitly trains
+/// exactly as the default does (to the same weights, or to the same divergence: plain gradient
+/// descent with GML's η = 1e-2 diverges from these Glorot weights, whose relative loss is about
+/// 200), and a smaller rate trains to other weights.
+#[test]
+fn every_optimiser_trains_and_takes_its_learning_rate() {
+    let data = Data::rigid_body(2, 10);
+    let arch = TUTORIAL.parse().unwrap();
+    let start: Vpt = glorot_network(&mut SmallRng::seed_from_u64(0)).unwrap();
+    for (optimizer, default) in [
+        (Optimizer::Adam, f64::from(1e-3_f32)),
+        (Optimizer::AdamWithDecay, f64::from(1e-2_f32)),
+        (Optimizer::Momentum, 1e-3),
+        (Optimizer::Gradient, 1e-2),
+    ] {
+        let trained = |learning_rate| {
+            let options = Options {
+                epochs: 2,
+                batch: 4,
+                optimizer,
+                learning_rate,
+                storage: Storage::Float64,
+                ..Options::default()
+            };
+            let trained = train(&arch, &data, &options, &mut |_| {}).map_err(|e| e.to_string())?;
+            let net: Vpt = load(&GmlFile::from_bytes(trained.file).unwrap()).unwrap();
+            Ok::<_, String>(params(&net))
+        };
+        assert_eq!(trained(Some(default)), trained(None), "{optimizer:?}");
+        let slower = trained(Some(default / 1e3)).unwrap();
+        assert_ne!(Ok(slower.clone()), trained(None), "{optimizer:?}");
+        assert_ne!(slower, params(&start), "{optimizer:?} moved nothing");
+    }
+}
+
+/// A learning rate the network cannot take: the loss stops being finite, and training stops
+/// with an error saying so, in the epoch where it happened.
+#[test]
+fn a_diverging_training_stops_with_an_error() {
+    let options = Options {
+        optimizer: Optimizer::Gradient,
+        learning_rate: Some(1e3),
+        batch: 2,
+        ..Options::default()
+    };
+    match train(
+        &TUTORIAL.parse().unwrap(),
+        &Data::rigid_body(2, 10),
+        &options,
+        &mut |_| {},
+    ) {
+        Err(Error::Train { reason }) => {
+            assert!(
+                reason.starts_with("epoch ") && reason.contains("not finite"),
+                "{reason}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn options_that_cannot_train_are_errors() {
+    let arch = TUTORIAL.parse().unwrap();
+    let data = Data::rigid_body(2, 10);
+    let fails = |options: Options, data: &Data| match train(&arch, data, &options, &mut |_| {}) {
+        Err(Error::Train { reason }) => reason,
+        other => panic!("{other:?}"),
+    };
+    let reason = fails(
+        Options {
+            epochs: 0,
+            ..Options::default()
+        },
+        &data,
+    );
+    assert!(reason.contains("epochs"), "{reason}");
+    let reason = fails(
+        Options {
+            batch: 0,
+            ..Options::default()
+        },
+        &data,
+    );
+    assert!(reason.contains("batch"), "{reason}");
+    // seq = 3 needs 6 states per trajectory.
+    let reason = fails(Options::default(), &Data::rigid_body(2, 5));
+    assert!(reason.contains("at least 6"), "{reason}");
+    let two_d = Data::from_csv("z1,z2\n1,2\n3,4\n", "plane.csv").unwrap();
+    assert!(matches!(
+        train(&arch, &two_d, &Options::default(), &mut |_| {}),
+        Err(Error::Length { expected, found: 2, .. }) if expected == "3"
+    ));
+    // An architecture without backward passes is refused, naming what can be trained.
+    let st = "st(dim=3, seq=3, n_heads=1, n_blocks=2, L=3, activation=tanh, add_connection=false)";
+    match train(
+        &st.parse().unwrap(),
+        &data,
+        &Options::default(),
+        &mut |_| {},
+    ) {
+        Err(Error::Unsupported { reason, .. }) => assert!(reason.contains("vpt"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_tutorial_s_data_are_rigid_body_trajectories() {
+    let data = Data::rigid_body(1238, 101);
+    assert_eq!((data.count(), data.length(), data.dim()), (1238, 101, 3));
+    let trajectories: Vec<&[f64]> = data.iter().collect();
+    // (sin α, 0, cos α) and (0, sin α, cos α) for α = 0.1, then α = 0.11.
+    assert_eq!(trajectories[0][..3], [0.1_f64.sin(), 0.0, 0.1_f64.cos()]);
+    assert_eq!(trajectories[1][..3], [0.0, 0.1_f64.sin(), 0.1_f64.cos()]);
+    assert_eq!(trajectories[2][..3], [0.11_f64.sin(), 0.0, 0.11_f64.cos()]);
+    // The last α is 0.1 + 618 · 0.01 ≤ 2π.
+    let last = trajectories[1237];
+    assert!((last[1] - (0.1 + 618.0 * 0.01_f64).sin()).abs() < 1e-14);
+    // The implicit midpoint rule keeps |z| = 1.
+    for state in trajectories.iter().flat_map(|t| t.chunks(3)) {
+        let norm = state.iter().map(|x| x * x).sum::<f64>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-13, "{norm}");
+    }
+}
+
+#[test]
+fn csv_data_files_and_their_errors() {
+    // geomattn rollout's output is one trajectory; the reference columns are ignored.
+    let rollout = "step,z1,z2,z3,ref1,ref2,ref3,error\n0,1,0,0,1,0,0,0\n1,0.5,0.5,0,0.5,0.5,0,0\n";
+    let data = Data::from_csv(rollout, "r.csv").unwrap();
+    assert_eq!((data.count(), data.length(), data.dim()), (1, 2, 3));
+    assert_eq!(data.iter().next().unwrap(), [1.0, 0.0, 0.0, 0.5, 0.5, 0.0]);
+    for (text, line, says) in [
+        ("", 1, "empty"),
+        ("step,x\n0,1\n", 1, "no column `z1`"),
+        ("z1,z3\n1,2\n", 1, "`z3` but no `z2`"),
+        ("z1,z2\n", 1, "no rows"),
+        ("z1,z2\n1,2\n3\n", 3, "1 fields"),
+        ("z1,z2\n1,x\n", 2, "not a number"),
+        ("z1,z2\n1,NaN\n", 2, "not finite"),
+        ("z1,z2\n1,inf\n", 2, "not finite"),
+        (
+            "trajectory,z1\na,1\na,2\nb,1\n",
+            1,
+            "trajectory `b` has 1 states",
+        ),
+        ("trajectory,z1\na,1\nb,2\na,1\nb,3\n", 4, "comes back"),
+    ] {
+        match Data::from_csv(text, "d.csv") {
+            Err(Error::Data {
+                file,
+                line: at,
+                reason,
+            }) => {
+                assert_eq!((file.as_str(), at), ("d.csv", line), "{text:?}: {reason}");
+                assert!(reason.contains(says), "{text:?}: {reason}");
+            }
+            other => panic!("{text:?}: {other:?}"),
+        }
+    }
+}
