@@ -8,6 +8,7 @@
 //! - [`MAX_STATES`], 10⁹ states: already tens of gigabytes of CSV (about 60 bytes a state of
 //!   `dim = 3`) and hours of forward passes; a plot shows at most [`crate::plot::MAX_POINTS`]
 //!   of them anyway.
+//! - [`MAX_TRAIN`], 10⁹ epochs or windows per minibatch for `train`.
 //! - [`MAX_SAMPLES`], 10⁶ random inputs: each is an exact Jacobian (`dim·seq` dual-number
 //!   passes); a million take minutes on the bundled networks, while the default 100 already
 //!   find the worst case to the digit the table shows.
@@ -32,6 +33,25 @@ pub fn states(text: &str) -> Result<usize, String> {
 /// The reason, for clap's one-line message.
 pub fn samples(text: &str) -> Result<usize, String> {
     within(text, MAX_SAMPLES)
+}
+
+/// The most epochs and the largest minibatch `train` takes: beyond them a count is a typo.
+pub const MAX_TRAIN: usize = 1_000_000_000;
+
+/// clap's parser of `train --epochs`.
+///
+/// # Errors
+/// The reason, for clap's one-line message.
+pub fn epochs(text: &str) -> Result<u64, String> {
+    within(text, MAX_TRAIN).map(|n| n as u64)
+}
+
+/// clap's parser of `train --batch`.
+///
+/// # Errors
+/// The reason, for clap's one-line message.
+pub fn batch(text: &str) -> Result<usize, String> {
+    within(text, MAX_TRAIN)
 }
 
 /// `text` as a whole number in `1..=max` (digits only).

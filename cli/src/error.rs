@@ -18,6 +18,14 @@ pub enum Failure {
     /// The reference does not apply.
     #[error("--reference rigid-body: {0}")]
     Reference(String),
+    /// An input file could not be read.
+    #[error("cannot read `{path}`: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What the system reported.
+        source: std::io::Error,
+    },
     /// An output file could not be written.
     #[error("cannot write `{path}`: {source}")]
     Write {

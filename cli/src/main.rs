@@ -11,6 +11,8 @@
 //! - `geomattn export FILE --arch SPEC --to blob|rust -o OUT`: the network for another program.
 //! - `geomattn classify FILE --arch SPEC --images IMAGES --labels LABELS`: a classifier's
 //!   accuracy, per class and as a confusion matrix.
+//! - `geomattn train --arch SPEC --data rigid-body|FILE --epochs N -o OUT.h5`: a network trained
+//!   as GML trains it, in GML's layout, one line per epoch with its loss.
 //! - `geomattn report [--quick]`: the tables of the layers (Cayley kernels, layers, fixtures).
 //!
 //! Exit codes ([`EXIT_CODES`], also in `--help`):
@@ -35,6 +37,7 @@ mod plot;
 mod progress;
 mod report;
 mod rollout;
+mod train;
 mod usage;
 
 use std::path::PathBuf;
@@ -90,6 +93,8 @@ enum Command {
     Export(export::Args),
     /// Classify labelled images (IDX files, as MNIST's): accuracy, per class, confusion matrix.
     Classify(classify::Args),
+    /// Train a network as GML trains it and write it in GML's HDF5 layout.
+    Train(train::Args),
     /// The tables of the layers: Cayley kernels, layers, structure, fixtures, accuracy.
     Report {
         /// A short run (fewer timing rounds and samples).
@@ -114,6 +119,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Export(args)) => export::run(&args),
         Some(Command::Classify(args)) => classify::run(&args),
+        Some(Command::Train(args)) => train::run(&args),
         Some(Command::Report { quick }) => {
             report::run(quick)?;
             Ok(ExitCode::SUCCESS)

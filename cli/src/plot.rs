@@ -7,6 +7,7 @@
 
 pub mod kept;
 mod legend;
+mod losses;
 mod scale;
 #[cfg(test)]
 mod tests;
@@ -18,6 +19,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 pub use kept::Kept;
 use legend::{Line, legend};
+pub use losses::losses_svg;
 use scale::{decades, power_of_ten, range, tick};
 
 use crate::rollout::Row;
