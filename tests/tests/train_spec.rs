@@ -49,6 +49,35 @@ fn the_written_network_has_gml_s_own_layout() {
     assert!(params(&net).iter().all(|x| x.is_finite()));
 }
 
+/// The skew-symmetric weighting trains too, and is written as GML writes it (`SkewSymMatrix`
+/// groups).
+#[test]
+fn the_skew_weighting_trains_and_is_written_as_skew_sym_matrices() {
+    let arch = TUTORIAL.replace("skew_sym=false", "skew_sym=true");
+    let options = Options {
+        epochs: 3,
+        batch: 8,
+        ..Options::default()
+    };
+    let trained = train(
+        &arch.parse().unwrap(),
+        &Data::rigid_body(4, 12),
+        &options,
+        &mut |_| {},
+    )
+    .unwrap();
+    assert!(
+        trained.losses[2] < trained.losses[0],
+        "{:?}",
+        trained.losses
+    );
+    let skew = objects(trained.file, false)
+        .iter()
+        .filter(|line| line.ends_with("@gml_type = String(\"SkewSymMatrix\")"))
+        .count();
+    assert_eq!(skew, 3);
+}
+
 /// The spec's training (units known at run time, one optimiser per part) and the runtime's
 /// (`train_epoch` on the const-generic type, one optimiser over every parameter) are the same
 /// computation: from the same seed (the same Glorot draws, then the same shuffles) both reach the
