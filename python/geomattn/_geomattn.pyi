@@ -68,18 +68,25 @@ class Network:
     @property
     def path(self) -> str:
         """The file it was loaded from."""
-    def forward(self, z: _Array, *, checked: bool = False) -> _Array:
+    def forward(self, z: _Array, *, checked: bool = False, exact: bool = False) -> _Array:
         """The forward pass of one window ``(dim, seq)`` or a batch ``(B, dim, seq)``; same shape out.
 
         Unchecked, NaN and ∞ propagate; with ``checked=True`` the first non-finite value of an
         input or of a layer's output (the network's checked pass) raises ``ValueError`` naming the
         window, the time step and the layer.
+
+        Runs several windows at a time, one per SIMD lane, on the best instruction set of the
+        processor. By default with vectorised ``exp``/``tanh`` and fused products: no further
+        from the exact result than four times the scalar path's own rounding (and 16 ε);
+        ``exact=True`` gives the scalar path's results bit for bit.
         """
-    def rollout(self, z0: _Array, steps: int, *, checked: bool = False) -> _Array:
+    def rollout(
+        self, z0: _Array, steps: int, *, checked: bool = False, exact: bool = False
+    ) -> _Array:
         """GML's ``iterate`` (prediction window ``seq``) from one initial window ``(dim, seq)``
         or a batch ``(B, dim, seq)``: the states ``z_0 … z_steps`` as ``(dim, steps + 1)`` or
         ``(B, dim, steps + 1)``, the initial window first. ``checked=True`` raises ``ValueError``
-        at the first non-finite state."""
+        at the first non-finite state; ``exact`` as in :meth:`forward`."""
     def check(self, samples: int = 100, seed: int = 0) -> list[Measurement]:
         """The structure the architecture promises, measured on ``samples`` random inputs with
         exact Jacobians (dual numbers, ``f64``). Empty for the standard transformer."""
@@ -102,8 +109,9 @@ class SkewAttention:
     @property
     def dtype(self) -> Literal["float32", "float64"]:
         """The scalar it computes in."""
-    def forward(self, z: _Array, *, checked: bool = False) -> _Array:
-        """The forward pass of one sequence ``(d, d)`` or a batch ``(B, d, d)``."""
+    def forward(self, z: _Array, *, checked: bool = False, exact: bool = False) -> _Array:
+        """The forward pass of one sequence ``(d, d)`` or a batch ``(B, d, d)``; ``exact`` as in
+        :meth:`Network.forward`."""
 
 def load(
     path: Union[str, PathLike[str]],

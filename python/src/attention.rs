@@ -8,8 +8,9 @@ use pyo3::prelude::*;
 
 use crate::arrays;
 use crate::parallel;
-use crate::spec_api::Element;
 use crate::spec_api::attention::{self, Kernel};
+use crate::spec_api::{self, Element};
+use geomattn_spec::batch::Arithmetic;
 
 enum Layer {
     F32(Box<dyn Kernel<f32>>),
@@ -51,6 +52,7 @@ impl PySkewAttention {
         kernel: &dyn Kernel<X>,
         z: &Bound<'py, PyAny>,
         checked: bool,
+        arithmetic: Arithmetic,
     ) -> PyResult<Bound<'py, PyAny>> {
         let d = self.dim;
         let windows = arrays::copied::<X>(z, "z", d, d)?;
@@ -63,7 +65,7 @@ impl PySkewAttention {
             let (input, layout) = (&windows.values[..], windows.layout);
             py.detach(|| {
                 parallel::run(input, d * d, output, d * d, |i, o| {
-                    kernel.forward(i, layout, o, checked)
+                    kernel.forward(i, layout, o, checked, arithmetic)
                 })
             })
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -100,17 +102,20 @@ impl PySkewAttention {
         )))
     }
 
-    /// The forward pass of one sequence ``(d, d)`` or a batch ``(B, d, d)``.
-    #[pyo3(signature = (z, *, checked = false))]
+    /// The forward pass of one sequence ``(d, d)`` or a batch ``(B, d, d)``, on the lane path;
+    /// ``exact`` as in ``Network.forward``.
+    #[pyo3(signature = (z, *, checked = false, exact = false))]
     fn forward<'py>(
         &self,
         py: Python<'py>,
         z: &Bound<'py, PyAny>,
         checked: bool,
+        exact: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let arithmetic = spec_api::arithmetic(exact);
         match &self.layer {
-            Layer::F32(kernel) => self.forward_as(py, &**kernel, z, checked),
-            Layer::F64(kernel) => self.forward_as(py, &**kernel, z, checked),
+            Layer::F32(kernel) => self.forward_as(py, &**kernel, z, checked, arithmetic),
+            Layer::F64(kernel) => self.forward_as(py, &**kernel, z, checked, arithmetic),
         }
     }
 

@@ -8,6 +8,7 @@ use pyo3::types::PyDict;
 use crate::arrays;
 use crate::parallel;
 use crate::spec_api::{self, Element, Loaded};
+use geomattn_spec::batch::Arithmetic;
 
 /// A network trained in GeometricMachineLearning.jl, loaded for one architecture spec.
 ///
@@ -36,6 +37,7 @@ impl PyNetwork {
         py: Python<'py>,
         z: &Bound<'py, PyAny>,
         checked: bool,
+        arithmetic: Arithmetic,
     ) -> PyResult<Bound<'py, PyAny>> {
         let (dim, seq) = (self.loaded.dim, self.loaded.seq);
         let windows = arrays::copied::<X>(z, "z", dim, seq)?;
@@ -48,7 +50,7 @@ impl PyNetwork {
             let (input, layout, net) = (&windows.values[..], windows.layout, &*self.loaded.net);
             py.detach(|| {
                 parallel::run(input, dim * seq, output, dim * seq, |i, o| {
-                    X::forward(net, i, layout, o, checked)
+                    X::forward(net, i, layout, o, checked, arithmetic)
                 })
             })
             .map_err(|e| batch_error(&e))?;
@@ -62,6 +64,7 @@ impl PyNetwork {
         z0: &Bound<'py, PyAny>,
         steps: usize,
         checked: bool,
+        arithmetic: Arithmetic,
     ) -> PyResult<Bound<'py, PyAny>> {
         let (dim, seq) = (self.loaded.dim, self.loaded.seq);
         let windows = arrays::copied::<X>(z0, "z0", dim, seq)?;
@@ -78,7 +81,7 @@ impl PyNetwork {
             let (input, layout, net) = (&windows.values[..], windows.layout, &*self.loaded.net);
             py.detach(|| {
                 parallel::run(input, dim * seq, output, dim * states, |i, o| {
-                    X::rollout(net, i, layout, o, checked)
+                    X::rollout(net, i, layout, o, checked, arithmetic)
                 })
             })
             .map_err(|e| batch_error(&e))?;
@@ -89,34 +92,45 @@ impl PyNetwork {
 
 #[pymethods]
 impl PyNetwork {
-    /// The forward pass of one window ``(dim, seq)`` or a batch ``(B, dim, seq)``.
-    #[pyo3(signature = (z, *, checked = false))]
+    /// The forward pass of one window ``(dim, seq)`` or a batch ``(B, dim, seq)``, on the lane
+    /// path (the best instruction set of this processor); ``exact=True``: bit for bit the scalar
+    /// path, else the vectorised ``exp``/``tanh`` (within the bound of ``Arithmetic::Fast``).
+    #[pyo3(signature = (z, *, checked = false, exact = false))]
     fn forward<'py>(
         &self,
         py: Python<'py>,
         z: &Bound<'py, PyAny>,
         checked: bool,
+        exact: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let arithmetic = spec_api::arithmetic(exact);
         match self.precision {
-            geomattn_spec::Precision::F32 => self.forward_as::<f32>(py, z, checked),
-            geomattn_spec::Precision::F64 => self.forward_as::<f64>(py, z, checked),
+            geomattn_spec::Precision::F32 => self.forward_as::<f32>(py, z, checked, arithmetic),
+            geomattn_spec::Precision::F64 => self.forward_as::<f64>(py, z, checked, arithmetic),
         }
     }
 
-    /// GML's ``iterate`` from one initial window ``(dim, seq)`` or a batch ``(B, dim, seq)``.
-    #[pyo3(signature = (z0, steps, *, checked = false))]
+    /// GML's ``iterate`` from one initial window ``(dim, seq)`` or a batch ``(B, dim, seq)``, on
+    /// the lane path; ``exact`` as in ``forward``.
+    #[pyo3(signature = (z0, steps, *, checked = false, exact = false))]
     fn rollout<'py>(
         &self,
         py: Python<'py>,
         z0: &Bound<'py, PyAny>,
         steps: i64,
         checked: bool,
+        exact: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let arithmetic = spec_api::arithmetic(exact);
         let steps = usize::try_from(steps)
             .map_err(|_| PyValueError::new_err(format!("steps must be ≥ 0, got {steps}")))?;
         match self.precision {
-            geomattn_spec::Precision::F32 => self.rollout_as::<f32>(py, z0, steps, checked),
-            geomattn_spec::Precision::F64 => self.rollout_as::<f64>(py, z0, steps, checked),
+            geomattn_spec::Precision::F32 => {
+                self.rollout_as::<f32>(py, z0, steps, checked, arithmetic)
+            }
+            geomattn_spec::Precision::F64 => {
+                self.rollout_as::<f64>(py, z0, steps, checked, arithmetic)
+            }
         }
     }
 
