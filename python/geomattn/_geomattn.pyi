@@ -75,10 +75,10 @@ class Network:
         input or of a layer's output (the network's checked pass) raises ``ValueError`` naming the
         window, the time step and the layer.
 
-        Runs several windows at a time, one per SIMD lane, on the best instruction set of the
-        processor. By default with vectorised ``exp``/``tanh`` and fused products: no further
-        from the exact result than four times the scalar path's own rounding (and 16 ε);
-        ``exact=True`` gives the scalar path's results bit for bit.
+        A ``float32`` network runs several windows at a time, one per SIMD lane, on the best
+        instruction set of the processor, with vectorised ``exp``/``tanh`` and fused products: no
+        further from the exact result than four times the scalar path's own rounding (and 16 ε).
+        ``exact=True`` (and a ``float64`` network) gives the scalar path's results bit for bit.
         """
     def rollout(
         self, z0: _Array, steps: int, *, checked: bool = False, exact: bool = False

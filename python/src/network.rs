@@ -92,9 +92,10 @@ impl PyNetwork {
 
 #[pymethods]
 impl PyNetwork {
-    /// The forward pass of one window ``(dim, seq)`` or a batch ``(B, dim, seq)``, on the lane
-    /// path (the best instruction set of this processor); ``exact=True``: bit for bit the scalar
-    /// path, else the vectorised ``exp``/``tanh`` (within the bound of ``Arithmetic::Fast``).
+    /// The forward pass of one window ``(dim, seq)`` or a batch ``(B, dim, seq)``. A ``float32``
+    /// network runs on the lane path (the best instruction set of this processor, vectorised
+    /// ``exp``/``tanh``, within the bound of ``Arithmetic::Fast``); ``exact=True``, and a
+    /// ``float64`` network, take the scalar path (``exact=True``: its bits).
     #[pyo3(signature = (z, *, checked = false, exact = false))]
     fn forward<'py>(
         &self,

@@ -1,9 +1,9 @@
-//! The batches run on the lane path: with `Arithmetic::Exact` bit for bit the scalar path (one
-//! window at a time through `Network::forward` and GML's `iterate`), with the default
-//! `Arithmetic::Fast` within its documented bound: no further from the exact result (the network
-//! in f64, scalar path) than four times the scalar path's own rounding, and at least 16 ε. For
-//! GML's three rigid-body networks, both precisions, both layouts, and batch sizes around the
-//! lane counts and the staging chunk.
+//! The batches: with `Arithmetic::Exact` bit for bit the scalar path (one window at a time
+//! through `Network::forward` and GML's `iterate`); with the default `Arithmetic::Fast` (the lane
+//! path for networks in f32) within its documented bound: no further from the exact result (the
+//! network in f64) than four times the scalar path's own rounding, and at least 16 ε. For GML's
+//! three rigid-body networks, both precisions, both layouts, and batch sizes around the lane
+//! counts and the staging chunk.
 
 use geomattn::Isa;
 use geomattn_spec::batch::{Arithmetic, Layout, STAGED};
