@@ -69,7 +69,10 @@ pub fn run() -> Result<ExitCode, Failure> {
     let _ = writeln!(text, "{table}");
     print(text)?;
     let code = check::run_on(&file, &arch, 100)?;
-    write_atomically(Path::new(PLOT), plot::svg(&rows, SPEC).as_bytes())?;
+    write_atomically(
+        Path::new(PLOT),
+        plot::svg(&rows, SPEC, Some(rigid_body::H)).as_bytes(),
+    )?;
     print(format_args!(
         "Plot: {PLOT} (each component against the truth, and the error).\n"
     ))?;

@@ -2,7 +2,7 @@
 //! with `--reference` the reference and the error, with `--plot` an SVG plot.
 //!
 //! The rows are written as the states are computed: memory does not grow with `--states` (the
-//! plot keeps at most [`plot::MAX_POINTS`] of them). A trajectory that stops being finite ends
+//! plot keeps at most [`plot::kept::MAX_POINTS`] of them). A trajectory that stops being finite ends
 //! before its first non-finite state: what was computed is written, one line on stderr says
 //! where it diverged, and the exit code is [`DIVERGED`].
 
@@ -66,8 +66,9 @@ pub struct Args {
     /// Add the reference trajectory and the error (max norm) as columns.
     #[arg(long, value_enum)]
     reference: Option<Reference>,
-    /// Write an SVG plot: one panel per state component, and the error against the step (at
-    /// most 10 000 states of a longer trajectory: every k-th, and the last).
+    /// Write an SVG plot: one panel per state component, and the error on a log axis, against
+    /// the time with --reference (its time step), the step otherwise (at most 10 000 states of
+    /// a longer trajectory: every k-th, and the last).
     #[arg(long, value_name = "OUT.svg")]
     plot: Option<PathBuf>,
     /// Write the CSV here instead of to stdout (it appears when the rollout ends).
@@ -125,6 +126,15 @@ impl End {
                 );
                 ExitCode::from(DIVERGED)
             }
+        }
+    }
+}
+
+impl Reference {
+    /// The time between two states of the reference.
+    pub fn time_step(self) -> f64 {
+        match self {
+            Self::RigidBody => rigid_body::H,
         }
     }
 }
@@ -335,7 +345,8 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
     })?;
     csv.out.finish()?;
     if let (Some(path), Some(kept)) = (&args.plot, kept) {
-        let svg = plot::svg(&kept.rows(), &arch.to_string());
+        let time_step = args.reference.map(Reference::time_step);
+        let svg = plot::svg(&kept.rows(), &arch.to_string(), time_step);
         write_atomically(path, svg.as_bytes())?;
     }
     Ok(end.exit_code())

@@ -250,7 +250,8 @@ fn rollout_of_the_standard_transformer_takes_a_whole_window_without_add_connecti
     }
 }
 
-/// The polylines of an SVG (plotters draws each line series as one), as point lists.
+/// The polylines of an SVG (plotters draws each solid line series as one, a dashed one as one a
+/// dash), as point lists.
 fn polylines(svg: &str) -> Vec<Vec<(f64, f64)>> {
     let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
     assert_eq!(doc.root_element().tag_name().name(), "svg");
@@ -296,19 +297,18 @@ fn rollout_plot_is_well_formed_svg_with_prediction_reference_and_error() {
     let (_, rows) = csv(&std::fs::read_to_string(dir.path().join("out.csv")).unwrap());
     assert_eq!(rows.len(), 31);
     let svg = std::fs::read_to_string(dir.path().join("out.svg")).unwrap();
-    let lines: Vec<_> = polylines(&svg)
-        .into_iter()
-        .filter(|l| l.len() == 31)
-        .collect();
-    // Three components × (network, reference), and the error.
-    assert_eq!(lines.len(), 7, "{svg}");
+    let lines = polylines(&svg);
+    // The network's three components (the reference is dashed), and the error on a log axis,
+    // without the initial window's errors of 0.
+    assert_eq!(lines.iter().filter(|l| l.len() == 31).count(), 3, "{svg}");
+    assert_eq!(lines.iter().filter(|l| l.len() == 28).count(), 1, "{svg}");
     for label in [
         "network",
         "reference",
         "error (max norm)",
         "z1",
         "z3",
-        "step",
+        "time t (h = 0.2 per step)",
     ] {
         assert!(
             svg.contains(&format!(">{label}<")) || svg.contains(label),
@@ -352,12 +352,13 @@ fn no_arguments_runs_the_main_job_and_writes_its_plot() {
         "{text}"
     );
     let svg = std::fs::read_to_string(dir.path().join("geomattn-rollout.svg")).unwrap();
+    // The network's three components; the reference is dashed.
     assert_eq!(
         polylines(&svg)
             .into_iter()
             .filter(|l| l.len() == 61)
             .count(),
-        7
+        3
     );
 }
 

@@ -15,7 +15,8 @@
 //!         const FILE_LAYERS: usize = n;
 //!         const LAYER: usize = 0;
 //!     }
-//!     geomattn::embedded::<Type, File>()
+//!     use geomattn::embedded;
+//!     embedded::<Type, File>()      // spanned on `Type`: a mismatch is a compile error there
 //! };
 //! ```
 //!
@@ -24,8 +25,9 @@
 use std::path::PathBuf;
 
 use proc_macro2::{Literal, TokenStream};
-use quote::quote;
+use quote::{quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
+use syn::spanned::Spanned;
 use syn::{Attribute, Ident, LitStr, Path, Token, Type, Visibility};
 
 use crate::gml_file::{self, FileParam, GmlContents};
@@ -70,7 +72,8 @@ impl Parse for EmbedArgs {
 /// # Errors
 /// On the file's path literal: the file cannot be read or is not a GML network (missing, not
 /// HDF5, a parameter GML does not write, a non-finite value). A file that does not fit the
-/// declared type is a compile error of the `const` evaluation, which names the layer and shapes.
+/// declared type is a compile error of the `const` evaluation on the type (see
+/// [`network_static`]), which names the layer and shapes.
 pub fn embed(args: &EmbedArgs) -> syn::Result<TokenStream> {
     let root = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
@@ -112,6 +115,11 @@ pub struct StaticItem<'a> {
 /// expansion). `tracked`: the absolute path of the file, included as bytes so that cargo
 /// rebuilds when it changes (the macro); `None` for a standalone source file.
 ///
+/// The call of `geomattn::embedded` carries the span of the declared type (every token of it: the
+/// function is imported first, since `$crate` keeps the span of geomattn's macro): that function
+/// is `#[track_caller]`, so a file that does not fit the type is one compile error there, on the
+/// user's type, not inside geomattn.
+///
 /// ```
 /// use geomattn_codegen::embed::{StaticItem, network_static};
 /// use geomattn_codegen::gml_file::GmlContents;
@@ -125,7 +133,7 @@ pub struct StaticItem<'a> {
 /// };
 /// let code = network_static(&item, &contents, None).to_string();
 /// assert!(code.starts_with("pub static NETWORK : Network ="));
-/// assert!(code.contains("geomattn :: embedded :: < Network , File > ()"));
+/// assert!(code.contains("use geomattn :: embedded ; embedded :: < Network , File > ()"));
 /// assert!(!code.contains("include_bytes"));
 /// ```
 pub fn network_static(
@@ -168,6 +176,7 @@ pub fn network_static(
         })
         .collect();
     let layers = Literal::usize_unsuffixed(contents.layers);
+    let build = quote_spanned!(ty.span()=> embedded::<#ty, File>());
     quote! {
         #(#attrs)*
         #vis static #name: #ty = {
@@ -179,7 +188,8 @@ pub fn network_static(
                 const FILE_LAYERS: usize = #layers;
                 const LAYER: usize = 0;
             }
-            #krate::embedded::<#ty, File>()
+            use #krate::embedded;
+            #build
         };
     }
 }

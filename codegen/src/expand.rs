@@ -4,7 +4,7 @@
 //!
 //! `geomattn::cayley!(args)` forwards to `geomattn_macros::cayley_with_crate!($crate; args)`, so
 //! the input here starts with the path of the `geomattn` crate. Syntax of `args`: `T` or
-//! `T, strategy = elimination | symbolic`, `T` an integer literal in `1..=`[`sizes::MAX`]. The
+//! `T, strategy = elimination | symbolic | gram_schmidt | quaternion`, `T` an integer literal in `1..=`[`sizes::MAX`]. The
 //! expansion is a block expression whose value is a generic function
 //! `fn<S: Field>(&SMatrix<S, T, T>) -> SMatrix<S, T, T>`, so it can be called in place
 //! (`cayley!(5)(&c)`) or wrapped in a named function.

@@ -2,31 +2,36 @@
 //! for any `T`: the default beyond the closed forms, because it is accurate wherever the Cayley
 //! transform is defined.
 //!
-//! `I + C = Q̃R` with `Q̃` of orthogonal, unnormalised columns `q_k` and `R` unit upper triangular,
-//! so `Cay(C) = 2(I + C)⁻¹ − I = R⁻¹·(2D⁻¹Q̃ᵀ) − I` with `D = diag(‖q_k‖²)`. Orthogonalisation
-//! needs no pivoting, and every divisor `‖q_k‖²` is at least `σ_min(I + C)² ≥ 1` (the symmetric
-//! part of `I + C` is `I`): the program is branch-free, exact in rational arithmetic, never divides
-//! by zero for finite `C`, and in floating point stays within a few times the orthogonality error
-//! of LU with partial pivoting at every `‖C‖` (pivot-free elimination loses `ε‖C‖²`). The
-//! runtime's `GramSchmidt` kernel runs the same algorithm in loops.
+//! `I + C = Q̃R` with `Q̃` of orthogonal, unnormalised columns `q_k` and `R` unit upper triangular;
+//! `Y = R⁻¹` is built alongside (`q_k = (I + C) y_k`), and `Cay(C) = 2(I + C)⁻¹ − I =
+//! Y·(2D⁻¹Q̃ᵀ) − I` with `D = diag(d_k)`, `d_k = ‖y_k‖² + ‖q_k − y_k‖²` (`= ‖q_k‖²`, since
+//! `q_k − y_k = C y_k ⊥ y_k`). Orthogonalisation needs no pivoting, and every divisor `d_k` is a
+//! sum of squares with the term `y_k[k]² = 1`, at least 1 in floating point too: the program is
+//! branch-free, exact in rational arithmetic, finite wherever `‖C‖²` is, and in floating point
+//! within a few times the orthogonality error of LU with partial pivoting at every `‖C‖`
+//! (pivot-free elimination loses `ε‖C‖²`). The runtime's `GramSchmidt` kernel runs the same
+//! algorithm in loops; why each choice (the columns of `I + C`, the divisor) is made is in its
+//! docs.
 //!
-//! `T` reciprocals and about `3T³` other operations; what is known folds away: the 0s and 1s of
-//! the identity in `I + C`, and in the first projections `a₀ᵀaⱼ` the terms `C₀ⱼ·1` and `1·Cⱼ₀`,
-//! which cancel for skew `C` wherever they stand in the sum (`Builder::sum`) (at `T = 2` the two columns come out orthogonal and of equal norm, so one reciprocal
-//! serves both: the program is the closed form):
+//! `T` reciprocals and about `3.4T³` other operations; what is known folds away: the 0s and 1s of
+//! the identity in `I + C` and of `Y`, and in the first projections `a₀ᵀaⱼ` the terms `C₀ⱼ·1`
+//! and `1·Cⱼ₀`, which cancel for skew `C` wherever they stand in the sum (`Builder::sum`) (at
+//! `T = 2` the two columns come out orthogonal and of equal norm, so one reciprocal serves both:
+//! the program is the closed form):
 //!
 //! | T | mul | add/sub | recip | neg | total |
 //! |---|---|---|---|---|---|
 //! | 2 | 3 | 2 | 1 | 1 | 7 |
-//! | 3 | 43 | 29 | 3 | 0 | 75 |
-//! | 4 | 103 | 76 | 4 | 0 | 183 |
-//! | 5 | 201 | 157 | 5 | 0 | 363 |
-//! | 6 | 346 | 281 | 6 | 0 | 633 |
-//! | 7 | 547 | 457 | 7 | 0 | 1 011 |
-//! | 8 | 813 | 694 | 8 | 0 | 1 515 |
+//! | 3 | 47 | 39 | 3 | 0 | 89 |
+//! | 4 | 113 | 97 | 4 | 0 | 214 |
+//! | 5 | 221 | 194 | 5 | 0 | 420 |
+//! | 6 | 381 | 340 | 6 | 0 | 727 |
+//! | 7 | 603 | 545 | 7 | 0 | 1 155 |
+//! | 8 | 897 | 819 | 8 | 0 | 1 724 |
 //!
-//! (Pivot-free elimination needs 11 … 898 at `T = 2 … 8`: Gram–Schmidt pays about 1.7× the
-//! operations for accuracy at every `‖C‖`.)
+//! (Pivot-free elimination needs 11 … 898 at `T = 2 … 8`: Gram–Schmidt pays about 1.9× the
+//! operations for accuracy at every `‖C‖`; `Y` and the divisors that keep it finite cost 14–17%
+//! of them.)
 
 use crate::Program;
 use crate::builder::{Builder, Expr, finish_cayley, identity_plus_skew};
@@ -44,37 +49,45 @@ use crate::builder::{Builder, Expr, finish_cayley, identity_plus_skew};
 /// ```
 pub fn program(t: usize) -> Program {
     let mut b = Builder::new();
-    // q[i][j]: entry (i, j) of I + C, orthogonalised column by column.
+    // q[i][j]: entry (i, j) of I + C, orthogonalised column by column; column k becomes
+    // w_k = 2 q_k / d_k once done.
     let mut q: Vec<Vec<Expr>> = identity_plus_skew(t);
-    // r[k][j], j > k: the strict upper part of R. x[k]: row k of X = 2(I + C)⁻¹.
-    let mut r = vec![vec![Expr::int(0); t]; t];
-    let mut x = vec![vec![Expr::int(0); t]; t];
+    // y[i][k]: entry (i, k) of Y = R⁻¹ (unit upper triangular), built alongside: q_k = (I + C) y_k.
+    let mut y: Vec<Vec<Expr>> = (0..t)
+        .map(|i| (0..t).map(|k| Expr::int(i64::from(i == k))).collect())
+        .collect();
     for k in 0..t {
-        let square = dot(&mut b, &q, k, k);
+        let square = squared_norm(&mut b, &q, &y, k);
         let inverse = b.div(&Expr::int(1), &square);
         for j in k + 1..t {
             let projection = dot(&mut b, &q, k, j);
-            r[k][j] = b.mul(&projection, &inverse);
+            let r = b.mul(&projection, &inverse);
             for row in q.iter_mut() {
-                let update = b.mul(&r[k][j], &row[k]);
+                let update = b.mul(&r, &row[k]);
+                row[j] = b.sub(&row[j], &update);
+            }
+            // y_j − r·y_k over the rows 0..=k (y_k is zero below).
+            for row in y.iter_mut().take(k + 1) {
+                let update = b.mul(&r, &row[k]);
                 row[j] = b.sub(&row[j], &update);
             }
         }
         let scale = b.mul(&Expr::int(2), &inverse);
-        for (entry, row) in x[k].iter_mut().zip(&q) {
-            *entry = b.mul(&row[k], &scale);
+        for row in q.iter_mut() {
+            row[k] = b.mul(&row[k], &scale);
         }
     }
-    // X = R⁻¹·(2D⁻¹Q̃ᵀ), from the last row up.
-    for k in (0..t).rev() {
-        let (above, below) = x.split_at_mut(k + 1);
-        for (j, row) in (k + 1..t).zip(below.iter()) {
-            for (entry, x_ji) in above[k].iter_mut().zip(row) {
-                let update = b.mul(&r[k][j], x_ji);
-                *entry = b.sub(entry, &update);
-            }
-        }
-    }
+    // X = 2(I + C)⁻¹ = Y·W: X[i][j] = Σ_{k ≥ i} Y[i][k] w_k[j], from k = i up.
+    let x: Vec<Vec<Expr>> = (0..t)
+        .map(|i| {
+            (0..t)
+                .map(|j| {
+                    let terms: Vec<Expr> = (i..t).map(|k| b.mul(&y[i][k], &q[j][k])).collect();
+                    b.sum(terms)
+                })
+                .collect()
+        })
+        .collect();
     // Cay = X − I, column-major.
     finish_cayley(b, &x)
 }
@@ -82,6 +95,20 @@ pub fn program(t: usize) -> Program {
 /// `q_aᵀ q_b` over the columns `a` and `b` of `q`.
 fn dot(b: &mut Builder, q: &[Vec<Expr>], a: usize, c: usize) -> Expr {
     let terms: Vec<Expr> = q.iter().map(|row| b.mul(&row[a], &row[c])).collect();
+    b.sum(terms)
+}
+
+/// `d_k = ‖y_k‖² + ‖q_k − y_k‖²`, which is `‖q_k‖²` (`q_k − y_k = C y_k ⊥ y_k`) and, as a sum of
+/// squares with the term `y_k[k]² = 1`, at least 1 in floating point too.
+fn squared_norm(b: &mut Builder, q: &[Vec<Expr>], y: &[Vec<Expr>], k: usize) -> Expr {
+    let mut terms = vec![Expr::int(1)];
+    for row in &y[..k] {
+        terms.push(b.mul(&row[k], &row[k]));
+    }
+    for (q_row, y_row) in q.iter().zip(y) {
+        let image = b.sub(&q_row[k], &y_row[k]);
+        terms.push(b.mul(&image, &image));
+    }
     b.sum(terms)
 }
 
@@ -95,12 +122,12 @@ mod tests {
     fn operation_counts_match_the_docs() {
         let table = [
             (2, 3, 2, 1, 1),
-            (3, 43, 29, 3, 0),
-            (4, 103, 76, 4, 0),
-            (5, 201, 157, 5, 0),
-            (6, 346, 281, 6, 0),
-            (7, 547, 457, 7, 0),
-            (8, 813, 694, 8, 0),
+            (3, 47, 39, 3, 0),
+            (4, 113, 97, 4, 0),
+            (5, 221, 194, 5, 0),
+            (6, 381, 340, 6, 0),
+            (7, 603, 545, 7, 0),
+            (8, 897, 819, 8, 0),
         ];
         for (t, mul, add, div, neg) in table {
             let expected = OpCounts { add, mul, neg, div };

@@ -21,6 +21,7 @@ pub mod expand;
 pub mod gml_file;
 pub mod gram_schmidt;
 pub mod program;
+pub mod quaternion;
 pub mod sizes;
 #[cfg(feature = "symbolica")]
 pub mod symbolic;

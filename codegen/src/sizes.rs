@@ -12,15 +12,16 @@
 //!
 //! assert_eq!(sizes::MAX, 12);
 //! assert_eq!(sizes::get(3).unwrap().default, Strategy::Symbolic);
-//! assert_eq!(sizes::get(4).unwrap().default, Strategy::GramSchmidt);
+//! assert_eq!(sizes::get(4).unwrap().default, Strategy::Quaternion);
 //! assert_eq!(sizes::get(5).unwrap().default, Strategy::GramSchmidt);
+//! assert_eq!(sizes::having(Strategy::Quaternion).collect::<Vec<_>>(), [4]);
 //! assert_eq!(sizes::having(Strategy::Symbolic).collect::<Vec<_>>(), (2..=8).collect::<Vec<_>>());
 //! assert!(sizes::get(13).is_none());
 //! ```
 
 use core::fmt;
 
-use crate::{Program, committed, elimination, gram_schmidt};
+use crate::{Program, committed, elimination, gram_schmidt, quaternion};
 
 /// How a program is obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +33,9 @@ pub enum Strategy {
     /// [`crate::gram_schmidt::program`]: an unrolled square-root-free Gram–Schmidt QR, accurate
     /// at every `‖C‖`.
     GramSchmidt,
+    /// [`crate::quaternion::program`], `T = 4` only: the closed form through the two quaternions
+    /// of `C`, orthogonal to rounding at every `‖C‖`.
+    Quaternion,
 }
 
 /// What exists for one size `T`.
@@ -58,27 +62,27 @@ const fn size(t: usize, symbolic: bool, default: Strategy, unrolled: bool) -> Si
     }
 }
 
-use Strategy::{GramSchmidt, Symbolic};
+use Strategy::{GramSchmidt, Quaternion, Symbolic};
 
 /// The table, `T = 1 ..= MAX` in order. Defaults from the benchmarks and the accuracy sweeps
-/// (`tests/tests/cayley_robust.rs`): symbolic for `T = 2, 3` (the fewest operations, and as
-/// orthogonal as LU at every `‖C‖`), Gram–Schmidt from `T = 4` (about `3T³` operations, within a
-/// few times LU's orthogonality error at every `‖C‖`). From `T = 4` the closed forms lose `ε‖C‖`
-/// where LU does not on rank-deficient `C` — which volume-preserving attention produces whenever
-/// `D < T` (`C = ZᵀAZ` has rank at most `D`) — and they grow about 4.5-fold per size; pivot-free
-/// elimination loses `ε‖C‖²` and breaks down in `f32`. The symbolic programs
-/// stop at `T = 8` (about 1 MB of text); `cayley!` unrolls up to `T = 12`. `Generated` unrolls
-/// where that takes fewer instructions than the `GramSchmidt` loops (callgrind, f64, measured side
-/// by side in `benches/benches/cayley_callgrind.rs`): the closed forms at `T = 2, 3` and
-/// Gram–Schmidt at `T = 5`; at `T = 4` and from `T = 6` the loops, whose columns the optimiser
-/// keeps in vector registers, beat the scalar straight-line code (at `T = 4`: 332 against 373
-/// instructions, at `T = 8`: 2 887 against 3 400).
+/// (`tests/tests/cayley_robust.rs`, `tests/tests/cayley_range.rs`): the closed forms where one
+/// is orthogonal to rounding at every `‖C‖` — symbolic at `T = 2, 3`, quaternion at `T = 4` —
+/// and Gram–Schmidt beyond (about `3.4T³` operations, within a few times LU's orthogonality
+/// error at every `‖C‖`). The symbolic closed forms from `T = 4` lose up to `ε‖C‖²` on the
+/// rank-deficient `C` that volume-preserving attention produces whenever `D < T` (`C = ZᵀAZ`
+/// has rank at most `D`; measured `‖ΛᵀΛ − I‖ ≈ 10⁴` at `T = 4`, `‖C‖ ≈ 10⁵`, `f32`) and grow
+/// about 4.5-fold per size; pivot-free elimination loses `ε‖C‖²` and breaks down in `f32`. The
+/// symbolic programs stop at `T = 8` (about 1 MB of text); `cayley!` unrolls up to `T = 12`.
+/// `Generated` unrolls where that takes fewer instructions than the `GramSchmidt` loops
+/// (callgrind, f64, `benches/benches/cayley_callgrind.rs`): the closed forms at `T = 2, 3, 4`;
+/// from `T = 5` the loops, whose columns the optimiser keeps in vector registers, beat the
+/// scalar straight-line code (at `T = 5`: 771 against 846, at `T = 8`: 2 790 against 3 092).
 pub const SIZES: [Size; 12] = [
     size(1, false, GramSchmidt, true),
     size(2, true, Symbolic, true),
     size(3, true, Symbolic, true),
-    size(4, true, GramSchmidt, false),
-    size(5, true, GramSchmidt, true),
+    size(4, true, Quaternion, true),
+    size(5, true, GramSchmidt, false),
     size(6, true, GramSchmidt, false),
     size(7, true, GramSchmidt, false),
     size(8, true, GramSchmidt, false),
@@ -107,6 +111,7 @@ impl Size {
         match strategy {
             Strategy::Elimination | Strategy::GramSchmidt => true,
             Strategy::Symbolic => self.symbolic,
+            Strategy::Quaternion => self.t == 4,
         }
     }
 
@@ -118,10 +123,11 @@ impl Size {
 
 impl Strategy {
     /// Every strategy.
-    pub const ALL: [Strategy; 3] = [
+    pub const ALL: [Strategy; 4] = [
         Strategy::Elimination,
         Strategy::Symbolic,
         Strategy::GramSchmidt,
+        Strategy::Quaternion,
     ];
 
     /// The name `cayley!` knows it by.
@@ -130,6 +136,7 @@ impl Strategy {
             Strategy::Elimination => "elimination",
             Strategy::Symbolic => "symbolic",
             Strategy::GramSchmidt => "gram_schmidt",
+            Strategy::Quaternion => "quaternion",
         }
     }
 
@@ -159,6 +166,7 @@ impl Strategy {
             Strategy::Elimination => elimination::program(t),
             Strategy::Symbolic => committed::symbolic(t).expect("the table lists committed sizes"),
             Strategy::GramSchmidt => gram_schmidt::program(t),
+            Strategy::Quaternion => quaternion::program(),
         })
     }
 }

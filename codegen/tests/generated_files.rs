@@ -74,7 +74,7 @@ fn size_table() -> String {
     let mut md = format!(
         "<!-- @generated from geomattn_codegen::sizes::SIZES; DO NOT EDIT: regenerate with \
          `{BLESS}`. -->\n\
-         | T | strategies | default | operations: elimination / symbolic / gram_schmidt | `Generated` |\n\
+         | T | strategies | default | operations: elimination / symbolic / gram_schmidt / quaternion | `Generated` |\n\
          |---|---|---|---|---|\n"
     );
     for row in &SIZES {
@@ -85,13 +85,14 @@ fn size_table() -> String {
             "`GramSchmidt` loops".into()
         };
         md.push_str(&format!(
-            "| {} | {} | `{}` | {} / {} / {} | {generated} |\n",
+            "| {} | {} | `{}` | {} / {} / {} / {} | {generated} |\n",
             row.t,
             strategies.join(", "),
             row.default,
             total(row.t, Strategy::Elimination),
             total(row.t, Strategy::Symbolic),
             total(row.t, Strategy::GramSchmidt),
+            total(row.t, Strategy::Quaternion),
         ));
     }
     md

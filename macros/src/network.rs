@@ -525,7 +525,7 @@ fn embed_impl(input: &DeriveInput, options: &Options, layers: &[Layer]) -> Token
             .predicates
             .push(parse_quote!(for<'geomattn> #ty: #krate::Schema + #krate::EmbedFrom<#from>));
         let member = &layer.member;
-        values.push(quote!(#member: <#ty as #krate::EmbedFrom<#from>>::VALUE));
+        values.push(quote!(#member: <#ty as #krate::EmbedFrom<#from>>::VALUE.take(&mut mismatch)));
         from = quote!(#krate::After<#from, #ty>);
     }
     let (impl_generics, _, where_clause) = generics.split_for_impl();
@@ -534,7 +534,11 @@ fn embed_impl(input: &DeriveInput, options: &Options, layers: &[Layer]) -> Token
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::EmbedFrom<#source> for #name #ty_generics #where_clause {
-            const VALUE: Self = Self { #( #values ),* };
+            const VALUE: #krate::Fitted<Self> = {
+                let mut mismatch = ::core::option::Option::None;
+                let value = Self { #( #values ),* };
+                #krate::Fitted::new(value, mismatch)
+            };
         }
     }
 }

@@ -5,11 +5,12 @@ Python on numpy arrays (the Rust library's batch kernels: parallel, with the GIL
 >>> net = geomattn.load("fixtures/gml/transformer_rigid_body_nn_vpt.h5",
 ...     arch="vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)")
 >>> z = np.random.default_rng(0).uniform(-1, 1, (1000, 3, 3))
->>> net.forward(z).shape
+>>> net(z).shape
 (1000, 3, 3)
 
 Windows are ``(dim, seq)`` arrays, state ``t`` being the column ``z[:, t]`` (GML's and Julia's
-orientation), batches ``(B, dim, seq)``. See ``Network`` for the memory layout.
+orientation), batches ``(B, dim, seq)``; lists and arrays of other dtypes are converted as numpy
+converts them. See ``Network`` for the conversions, the copies and the memory layout.
 """
 
 from ._geomattn import (
@@ -18,6 +19,7 @@ from ._geomattn import (
     Measurement,
     Network,
     SkewAttention,
+    __version__,
     get_num_threads,
     grid,
     load,
@@ -31,6 +33,7 @@ __all__ = [
     "Measurement",
     "Network",
     "SkewAttention",
+    "__version__",
     "get_num_threads",
     "grid",
     "load",

@@ -1,4 +1,5 @@
-//! numpy arrays in, flat slices out: the shape and dtype checks, and the memory layout.
+//! numpy arrays in, flat slices out: the conversion of array-likes, the shape checks, and the
+//! memory layout.
 //!
 //! The Python-facing convention is the issue's and GML's: a window is a `(D, T)` array (state
 //! `t` is the column `z[:, t]`), a batch `(B, D, T)`. In C order that is row-major per window
@@ -6,12 +7,17 @@
 //! (the transpose `(B, T, D).transpose(0, 2, 1)` of a C-order array, or a Fortran-order `(D, T)`)
 //! is also read in place ([`Layout::Columns`]). Any other strides are copied once into C order
 //! by numpy.
-//! The dtype must be the network's: converting would round silently.
+//!
+//! Anything else is converted as numpy converts it: an array-like (a list, a tuple, nested lists,
+//! an object with `__array__`) by `numpy.asarray`, an array of another dtype by `astype` under
+//! numpy's default casting rule for ufuncs, `"same_kind"` (integers and booleans become floats,
+//! float64 rounds to float32; complex numbers, strings and objects are a `TypeError`).
 //!
 //! The values are copied into memory of our own before the GIL is released: while a kernel runs,
 //! another Python thread may resize the array (`a.resize(n, refcheck=False)` frees its buffer),
 //! write to it, or drop it, and a kernel reading the array's buffer then would read freed memory.
-//! The copy is one pass over the input (a few percent of the cheapest forward pass).
+//! The copy is one pass over the input (a few percent of the cheapest forward pass); a conversion
+//! costs one more, into a temporary numpy array.
 
 use geomattn_spec::batch::Layout;
 use numpy::ndarray::{ArrayViewD, Axis};
@@ -67,35 +73,16 @@ fn expected(what: &str, dim: usize, seq: usize) -> String {
     format!("{what} must be an array of shape ({dim}, {seq}) or (B, {dim}, {seq})")
 }
 
-/// Checks `array`'s type, dtype and shape against windows of `dim × seq`, and borrows it as an
-/// `X` array; an array in neither layout is copied into C order first (by numpy).
+/// Converts `array` to windows of `dim × seq` of `X` (as the module says) and borrows them; an
+/// array in neither layout is copied into C order first (by numpy).
 fn borrow<'py, X: Element>(
     array: &Bound<'py, PyAny>,
     what: &str,
     dim: usize,
     seq: usize,
 ) -> PyResult<PyReadonlyArrayDyn<'py, X>> {
-    let untyped = array.cast::<PyUntypedArray>().map_err(|_| {
-        let found = array
-            .get_type()
-            .name()
-            .map_or_else(|_| "?".to_owned(), |n| n.to_string());
-        PyTypeError::new_err(format!(
-            "{} of dtype {}, got a {found} (use numpy.asarray)",
-            expected(what, dim, seq),
-            X::NAME
-        ))
-    })?;
-    let dtype = untyped.dtype().to_string();
-    let typed = untyped.cast::<PyArrayDyn<X>>().map_err(|_| {
-        PyValueError::new_err(format!(
-            "{} of dtype {} (the network's), got dtype {dtype}: pass {what}.astype(numpy.{}) or load \
-             the network with dtype=\"{dtype}\"",
-            expected(what, dim, seq),
-            X::NAME,
-            X::NAME
-        ))
-    })?;
+    let expected = expected(what, dim, seq);
+    let untyped = as_array(array, &expected)?;
     let shape = untyped.shape();
     let fits = match shape {
         [d, t] | [_, d, t] => *d == dim && *t == seq,
@@ -103,11 +90,13 @@ fn borrow<'py, X: Element>(
     };
     if !fits {
         return Err(PyValueError::new_err(format!(
-            "{} of dtype {}, got shape {shape:?}",
-            expected(what, dim, seq),
-            X::NAME
+            "{expected}, got shape {shape:?}"
         )));
     }
+    let typed = match untyped.cast::<PyArrayDyn<X>>() {
+        Ok(typed) => typed.clone(),
+        Err(_) => converted::<X>(&untyped, &expected)?,
+    };
     // A non-writeable array can be read; only a writer holding it blocks us.
     let readonly = typed
         .try_readonly()
@@ -118,6 +107,57 @@ fn borrow<'py, X: Element>(
     drop(readonly);
     let copy = typed.call_method1("copy", ("C",))?;
     Ok(copy.cast_into::<PyArrayDyn<X>>()?.readonly())
+}
+
+/// `array` itself if it is a numpy array, else `numpy.asarray(array)`; `expected` (what the
+/// argument must be) begins the message of a `ValueError` if numpy cannot convert it.
+pub(crate) fn as_array<'py>(
+    array: &Bound<'py, PyAny>,
+    expected: &str,
+) -> PyResult<Bound<'py, PyUntypedArray>> {
+    if let Ok(untyped) = array.cast::<PyUntypedArray>() {
+        return Ok(untyped.clone());
+    }
+    let converted = array
+        .py()
+        .import("numpy")?
+        .getattr("asarray")?
+        .call1((array,))
+        .map_err(|e| {
+            let found = array
+                .get_type()
+                .name()
+                .map_or_else(|_| "?".to_owned(), |n| n.to_string());
+            PyValueError::new_err(format!(
+                "{expected}: numpy cannot convert this {found} to an array ({e})"
+            ))
+        })?;
+    Ok(converted.cast_into::<PyUntypedArray>()?)
+}
+
+/// `array` (of another dtype than `X`) as a new array of `X`, cast as numpy's ufuncs cast: a
+/// `TypeError`, its message beginning with `expected`, if `"same_kind"` casting does not allow it.
+pub(crate) fn converted<'py, X: Element>(
+    array: &Bound<'py, PyUntypedArray>,
+    expected: &str,
+) -> PyResult<Bound<'py, PyArrayDyn<X>>> {
+    let dtype = array.dtype();
+    let numpy = array.py().import("numpy")?;
+    let allowed: bool = numpy
+        .getattr("can_cast")?
+        .call1((&dtype, X::NAME, "same_kind"))?
+        .extract()?;
+    if !allowed {
+        return Err(PyTypeError::new_err(format!(
+            "{expected} of real numbers (cast to {}), got dtype {dtype}, which numpy does not \
+             cast to {} (casting=\"same_kind\")",
+            X::NAME,
+            X::NAME
+        )));
+    }
+    Ok(array
+        .call_method1("astype", (X::NAME,))?
+        .cast_into::<PyArrayDyn<X>>()?)
 }
 
 /// How the windows of `view` lie in memory, if they can be read in place.

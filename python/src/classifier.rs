@@ -3,19 +3,41 @@
 
 use geomattn_spec::Precision;
 use geomattn_spec::classify::Classifier;
-use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
+use numpy::{
+    PyArray1, PyArray2, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
+    PyUntypedArrayMethods,
+};
 use numpy::{PyReadonlyArrayDyn, ndarray::Array2};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
-use crate::{parallel, spec_api};
+use crate::dtype::DType;
+use crate::{arrays, parallel, spec_api};
 
 /// Pixels of one MNIST image.
 const PIXELS: usize = 784;
 
-/// A classifier trained in GeometricMachineLearning.jl (``ClassificationTransformer``), loaded
-/// by :func:`load_classifier`.
+/// A classifier trained in GeometricMachineLearning.jl (``ClassificationTransformer``, such as
+/// GML's MNIST networks), loaded by :func:`load_classifier`.
+///
+/// Images are pixels 0 … 255 of the upright image (as MNIST stores them): ``(28, 28)``,
+/// ``(N, 28, 28)`` or ``(N, 784)``, each cut into GML's 16 patches of 7×7. They are converted as
+/// numpy converts them (lists by ``numpy.asarray``; integers of another dtype to ``uint8`` if
+/// every value is in 0 … 255) and copied once. Batches run on :func:`get_num_threads` threads
+/// with the GIL released. A classifier is called as a function: ``mnist(images)`` is
+/// ``mnist.predict(images)``.
+///
+/// Examples
+/// --------
+/// >>> mnist = geomattn.load_classifier("fixtures/gml/mnist_nn2.h5",
+/// ...     "classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, "
+/// ...     "Stiefel=true, add_connection=false)")
+/// >>> mnist.classes, mnist.dtype
+/// (10, 'float32')
+/// >>> labels, probabilities = mnist(np.zeros((5, 28, 28), dtype=np.uint8))
+/// >>> labels.shape, probabilities.shape
+/// ((5,), (5, 10))
 #[pyclass(frozen, module = "geomattn", name = "Classifier")]
 pub(crate) struct PyClassifier {
     net: Box<dyn Classifier>,
@@ -25,18 +47,13 @@ pub(crate) struct PyClassifier {
     classes: usize,
 }
 
-/// The images of `images` (an array of `uint8`: `(28, 28)`, `(N, 28, 28)` or `(N, 784)`),
-/// copied, and whether it was a single image.
+/// The images of `images` (pixels 0 … 255: `(28, 28)`, `(N, 28, 28)` or `(N, 784)`), copied,
+/// and whether it was a single image.
 fn images(images: &Bound<'_, PyAny>) -> PyResult<(Vec<[u8; PIXELS]>, bool)> {
-    let asarray = images.py().import("numpy")?.getattr("asarray")?;
-    let array = asarray.call1((images,))?;
-    let untyped = array.cast::<PyUntypedArray>()?;
     let expected = "images must be uint8 pixels (0 … 255, rows of the upright image, as MNIST \
                     stores them) of shape (28, 28), (N, 28, 28) or (N, 784)";
-    let dtype = untyped.dtype().to_string();
-    let typed = untyped
-        .cast::<numpy::PyArrayDyn<u8>>()
-        .map_err(|_| PyTypeError::new_err(format!("{expected}, got dtype {dtype}")))?;
+    let untyped = arrays::as_array(images, expected)?;
+    let typed = pixels(&untyped, expected)?;
     let shape = untyped.shape().to_vec();
     let single = match shape.as_slice() {
         [28, 28] => true,
@@ -56,6 +73,35 @@ fn images(images: &Bound<'_, PyAny>) -> PyResult<(Vec<[u8; PIXELS]>, bool)> {
         .map(|image| image.try_into().expect("chunks of 784"))
         .collect();
     Ok((images, single))
+}
+
+/// `array` as `uint8`: itself, or its integers converted if every one is in 0 … 255 (a
+/// `ValueError` otherwise); a `TypeError` for any other dtype (floats are not pixels).
+fn pixels<'py>(
+    array: &Bound<'py, PyUntypedArray>,
+    expected: &str,
+) -> PyResult<Bound<'py, PyArrayDyn<u8>>> {
+    if let Ok(typed) = array.cast::<PyArrayDyn<u8>>() {
+        return Ok(typed.clone());
+    }
+    let dtype = array.dtype();
+    if !matches!(dtype.kind(), b'i' | b'u') {
+        return Err(PyTypeError::new_err(format!(
+            "{expected}, got dtype {dtype}"
+        )));
+    }
+    let converted = array.call_method1("astype", ("uint8",))?;
+    // A value out of 0 … 255 wraps around in the cast: the converted array differs.
+    let exact: bool = converted
+        .rich_compare(array, pyo3::basic::CompareOp::Eq)?
+        .call_method0("all")?
+        .extract()?;
+    if !exact {
+        return Err(PyValueError::new_err(format!(
+            "{expected}, got {dtype} values outside 0 … 255"
+        )));
+    }
+    Ok(converted.cast_into::<PyArrayDyn<u8>>()?)
 }
 
 impl PyClassifier {
@@ -78,13 +124,35 @@ impl PyClassifier {
 
 #[pymethods]
 impl PyClassifier {
-    /// The class probabilities of ``images``: ``uint8`` pixels of shape ``(28, 28)`` (one
-    /// image: a ``(classes,)`` array), ``(N, 28, 28)`` or ``(N, 784)`` (an ``(N, classes)``
-    /// array), each image cut into GML's 16 patches of 7×7. Probabilities are float64 whatever
-    /// the network's dtype.
+    /// The class probabilities of images.
     ///
-    /// Raises ``TypeError`` for another dtype than ``uint8`` and ``ValueError`` for another
-    /// shape, or a classifier that does not read 16 patches of 49 pixels.
+    /// Parameters
+    /// ----------
+    /// images : array_like of uint8, shape (28, 28), (N, 28, 28) or (N, 784)
+    ///     Pixels 0 … 255, as the class says.
+    ///
+    /// Returns
+    /// -------
+    /// numpy.ndarray of float64
+    ///     ``(classes,)`` for one image, ``(N, classes)`` for ``N``, whatever the classifier's
+    ///     dtype.
+    ///
+    /// Raises
+    /// ------
+    /// TypeError
+    ///     Pixels that are not integers (floats are not converted: scale them yourself).
+    /// ValueError
+    ///     Another shape, integers outside 0 … 255, or a classifier that does not read 16
+    ///     patches of 49 pixels.
+    ///
+    /// Examples
+    /// --------
+    /// >>> mnist = geomattn.load_classifier("fixtures/gml/mnist_nn2.h5",
+    /// ...     "classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, "
+    /// ...     "Stiefel=true, add_connection=false)")
+    /// >>> p = mnist.probabilities(np.zeros((28, 28), dtype=np.uint8))
+    /// >>> p.shape, bool(abs(p.sum() - 1) < 1e-6)
+    /// ((10,), True)
     fn probabilities<'py>(
         &self,
         py: Python<'py>,
@@ -100,9 +168,36 @@ impl PyClassifier {
         }
     }
 
-    /// ``(labels, probabilities)`` of ``images`` (as :meth:`probabilities` takes them): the
-    /// predicted class of each image, the first index of its largest probability (GML's
-    /// ``argmax``), as ``int64``, beside the probabilities.
+    /// The predicted classes of images, beside their probabilities.
+    ///
+    /// Parameters
+    /// ----------
+    /// images : array_like of uint8, shape (28, 28), (N, 28, 28) or (N, 784)
+    ///     Pixels 0 … 255, as the class says.
+    ///
+    /// Returns
+    /// -------
+    /// labels : numpy.ndarray of int64
+    ///     The first index of each image's largest probability (GML's ``argmax``): shape ``()``
+    ///     for one image, ``(N,)`` for ``N``.
+    /// probabilities : numpy.ndarray of float64
+    ///     As :meth:`probabilities` returns them.
+    ///
+    /// Raises
+    /// ------
+    /// TypeError
+    ///     Pixels that are not integers.
+    /// ValueError
+    ///     As :meth:`probabilities`.
+    ///
+    /// Examples
+    /// --------
+    /// >>> mnist = geomattn.load_classifier("fixtures/gml/mnist_nn2.h5",
+    /// ...     "classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, "
+    /// ...     "Stiefel=true, add_connection=false)")
+    /// >>> labels, probabilities = mnist.predict(np.zeros((3, 784), dtype=np.uint8))
+    /// >>> bool((labels == probabilities.argmax(axis=1)).all())
+    /// True
     fn predict<'py>(
         &self,
         py: Python<'py>,
@@ -130,7 +225,8 @@ impl PyClassifier {
         }
     }
 
-    /// ``predict(images)`` (a classifier is called as a function, as ``Network`` is).
+    /// ``mnist(images)`` is :meth:`predict`.
+    /// (Python shows a slot's own docstring: the class's docs say it.)
     fn __call__<'py>(
         &self,
         py: Python<'py>,
@@ -173,21 +269,51 @@ impl PyClassifier {
     }
 }
 
-/// Loads the classifier (GML's ``ClassificationTransformer``) at ``path`` as ``arch`` (for
-/// example ``"classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16,
-/// Stiefel=true, add_connection=false)"``), computing in ``dtype``.
+/// Loads a classifier GeometricMachineLearning.jl saved (``ClassificationTransformer``).
 ///
-/// Raises ``OSError`` if the file cannot be read and ``ValueError`` if ``arch`` is not a
-/// classifier or the file does not hold it.
+/// Parameters
+/// ----------
+/// path : str or os.PathLike
+///     The HDF5 file GML wrote.
+/// arch : str
+///     The architecture: ``"classification_transformer(dim=49, seq=16, classes=10, n_heads=7,
+///     L=16, Stiefel=true, add_connection=false)"`` for GML's MNIST networks, or GML's
+///     constructor call.
+/// dtype : numpy dtype or str, default "float32"
+///     The scalar it computes in, float32 or float64, as :func:`load` takes it.
+///
+/// Returns
+/// -------
+/// Classifier
+///
+/// Raises
+/// ------
+/// FileNotFoundError
+///     There is no file at ``path`` (other ``OSError`` subclasses as :func:`load` raises them).
+/// OSError
+///     The file is not a readable HDF5 file.
+/// ValueError
+///     ``arch`` is malformed or not a classifier, the file does not hold it, or ``dtype`` is
+///     another dtype than float32 and float64.
+/// TypeError
+///     ``dtype`` is not a dtype.
+///
+/// Examples
+/// --------
+/// >>> mnist = geomattn.load_classifier("fixtures/gml/mnist_nn2.h5",
+/// ...     "classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, "
+/// ...     "Stiefel=true, add_connection=false)", dtype="f8")
+/// >>> mnist.dtype
+/// 'float64'
 #[pyfunction]
-#[pyo3(signature = (path, arch, dtype = "float32"))]
+#[pyo3(signature = (path, arch, dtype = DType::F32), text_signature = "(path, arch, dtype='float32')")]
 pub(crate) fn load_classifier(
     py: Python<'_>,
     path: std::path::PathBuf,
     arch: &str,
-    dtype: &str,
+    dtype: DType,
 ) -> PyResult<PyClassifier> {
-    let precision = spec_api::precision(dtype)?;
+    let DType(precision) = dtype;
     let path = path.display().to_string();
     let (net, classes) = py.detach(|| spec_api::load_classifier(&path, arch, precision))?;
     Ok(PyClassifier {

@@ -24,37 +24,86 @@
 mod arrays;
 mod attention;
 mod classifier;
+mod dtype;
 mod network;
 mod parallel;
 mod spec_api;
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
-/// Uses ``n`` threads for batches from now on; ``None``: one per core (or ``RAYON_NUM_THREADS``).
+/// `value` as a count, or a `ValueError` naming the argument `name` if it is negative.
+pub(crate) fn non_negative(name: &str, value: i64) -> PyResult<usize> {
+    usize::try_from(value)
+        .map_err(|_| PyValueError::new_err(format!("{name} must be ≥ 0, got {value}")))
+}
+
+/// Sets the number of threads batches use from now on.
+///
+/// Parameters
+/// ----------
+/// n : int or None
+///     The number of threads, ``≥ 1``; ``None``: one per core (or ``RAYON_NUM_THREADS``).
+///
+/// Raises
+/// ------
+/// ValueError
+///     ``n`` is less than 1.
+/// RuntimeError
+///     The operating system refused a thread.
+///
+/// Examples
+/// --------
+/// >>> geomattn.set_num_threads(1)
+/// >>> geomattn.get_num_threads()
+/// 1
+/// >>> geomattn.set_num_threads(None)
 #[pyfunction]
 #[pyo3(signature = (n))]
-fn set_num_threads(n: Option<usize>) -> PyResult<()> {
+fn set_num_threads(n: Option<i64>) -> PyResult<()> {
+    let n = n.map(|n| non_negative("n", n)).transpose()?;
     if n == Some(0) {
         return Err(PyValueError::new_err(
             "the number of threads must be ≥ 1 (or None)",
         ));
     }
-    parallel::set_threads(n).map_err(PyValueError::new_err)
+    parallel::set_threads(n).map_err(PyRuntimeError::new_err)
 }
 
 /// The number of threads batches use.
+///
+/// Returns
+/// -------
+/// int
+///     The number :func:`set_num_threads` set, else one per core (or ``RAYON_NUM_THREADS``).
+///
+/// Examples
+/// --------
+/// >>> geomattn.get_num_threads() >= 1
+/// True
 #[pyfunction]
 fn get_num_threads() -> usize {
     parallel::threads()
 }
 
 /// The sizes this build is compiled for, one line per architecture.
+///
+/// :func:`load` refuses a spec whose sizes are not listed (a ``ValueError``).
+///
+/// Returns
+/// -------
+/// str
+///
+/// Examples
+/// --------
+/// >>> "vpt" in geomattn.grid()
+/// True
 #[pyfunction]
 fn grid() -> String {
     spec_api::grid()
 }
 
+/// The native module of geomattn (the Rust crate ``geomattn-python``): import ``geomattn``.
 #[pymodule]
 fn _geomattn(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<network::PyNetwork>()?;
@@ -67,5 +116,7 @@ fn _geomattn(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(grid, m)?)?;
     m.add("ATTENTION_SIZES", spec_api::attention::SIZES.to_vec())?;
+    // The crate's version (the workspace's, which is also the wheel's): one source of truth.
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

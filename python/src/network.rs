@@ -6,14 +6,34 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::arrays;
+use crate::dtype::DType;
 use crate::parallel;
 use crate::spec_api::{self, Element, Loaded};
 use geomattn_spec::batch::Arithmetic;
 
-/// A network trained in GeometricMachineLearning.jl, loaded for one architecture spec.
+/// A network trained in GeometricMachineLearning.jl, loaded for one architecture spec by
+/// :func:`load`.
 ///
-/// Windows are ``(dim, seq)`` arrays (state ``t`` is the column ``z[:, t]``), batches
-/// ``(B, dim, seq)``; the dtype is the network's.
+/// Windows are ``(dim, seq)`` arrays: state ``t`` is the column ``z[:, t]`` (GML's orientation);
+/// batches are ``(B, dim, seq)``. Inputs are array-likes, converted as numpy converts them:
+/// lists and tuples by ``numpy.asarray``, another dtype by ``astype`` to the network's dtype
+/// under ``casting="same_kind"`` (float64 rounds to float32; complex numbers are refused).
+/// The input is always copied once before the GIL is released (so another thread may resize,
+/// write or drop the array meanwhile); a conversion makes one temporary copy more. Windows
+/// stored column-major (``x.transpose(0, 2, 1)`` of a C-order ``(B, seq, dim)`` array) are read
+/// as such. Batches run on :func:`get_num_threads` threads with the GIL released. A network is
+/// called as a function: ``net(z)`` is ``net.forward(z)``. It pickles as the call that loads it.
+///
+/// Examples
+/// --------
+/// >>> net = geomattn.load("fixtures/gml/transformer_rigid_body_nn_vpt.h5",
+/// ...     "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)")
+/// >>> net
+/// geomattn.load("fixtures/gml/transformer_rigid_body_nn_vpt.h5", arch="vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)", dtype="float64")
+/// >>> net.dim, net.seq, net.dtype
+/// (3, 3, 'float64')
+/// >>> net([[1.0, 0.9, 0.8], [0.0, 0.1, 0.2], [0.0, 0.0, 0.1]]).shape
+/// (3, 3)
 #[pyclass(frozen, module = "geomattn", name = "Network")]
 pub(crate) struct PyNetwork {
     loaded: Loaded,
@@ -92,10 +112,43 @@ impl PyNetwork {
 
 #[pymethods]
 impl PyNetwork {
-    /// The forward pass of one window ``(dim, seq)`` or a batch ``(B, dim, seq)``. A ``float32``
-    /// network runs on the lane path (the best instruction set of this processor, vectorised
-    /// ``exp``/``tanh``, within the bound of ``Arithmetic::Fast``); ``exact=True``, and a
-    /// ``float64`` network, take the scalar path (``exact=True``: its bits).
+    /// The forward pass of one window or a batch of windows.
+    ///
+    /// Parameters
+    /// ----------
+    /// z : array_like, shape (dim, seq) or (B, dim, seq)
+    ///     The windows, converted to the network's dtype as the class says.
+    /// checked : bool, default False
+    ///     Raise at the first non-finite value of an input or of a layer's output (the checked
+    ///     pass); unchecked, NaN and inf propagate.
+    /// exact : bool, default False
+    ///     A float32 network runs several windows at a time, one per SIMD lane, on the best
+    ///     instruction set of the processor, with vectorised ``exp``/``tanh`` and fused products:
+    ///     no further from the exact result than four times the scalar path's own rounding (and
+    ///     16 ε). ``True`` (and any float64 network) gives the scalar path's results bit for bit.
+    ///
+    /// Returns
+    /// -------
+    /// numpy.ndarray
+    ///     A new C-order array of ``z``'s shape, in the network's dtype.
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     ``z`` has another shape, numpy cannot convert it, or (``checked=True``) a value is not
+    ///     finite: the message names the window, the time step and the layer.
+    /// TypeError
+    ///     ``z``'s dtype does not cast to the network's (complex numbers, strings, objects).
+    ///
+    /// Examples
+    /// --------
+    /// >>> net = geomattn.load("fixtures/gml/transformer_rigid_body_nn_vpt.h5",
+    /// ...     "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)")
+    /// >>> z = np.zeros((100, 3, 3))
+    /// >>> net.forward(z).shape
+    /// (100, 3, 3)
+    /// >>> bool((net.forward(z[7]) == net.forward(z)[7]).all())
+    /// True
     #[pyo3(signature = (z, *, checked = false, exact = false))]
     fn forward<'py>(
         &self,
@@ -111,8 +164,48 @@ impl PyNetwork {
         }
     }
 
-    /// GML's ``iterate`` from one initial window ``(dim, seq)`` or a batch ``(B, dim, seq)``, on
-    /// the lane path; ``exact`` as in ``forward``.
+    /// GML's ``iterate``: the trajectory from one initial window or a batch of them.
+    ///
+    /// Each step feeds the last ``seq`` states to the network and appends the new last state
+    /// (GML's prediction window ``seq``).
+    ///
+    /// Parameters
+    /// ----------
+    /// z0 : array_like, shape (dim, seq) or (B, dim, seq)
+    ///     The initial windows, converted to the network's dtype as the class says.
+    /// steps : int
+    ///     The number of steps, ``≥ 0``.
+    /// checked : bool, default False
+    ///     Raise at the first non-finite state; unchecked, NaN and inf propagate.
+    /// exact : bool, default False
+    ///     As in :meth:`forward`: the lane path by default, the scalar path's bits if ``True``.
+    ///
+    /// Returns
+    /// -------
+    /// numpy.ndarray
+    ///     The states ``z_0 … z_steps``, shape ``(dim, steps + 1)`` or ``(B, dim, steps + 1)``,
+    ///     the initial window first (cut to ``steps + 1`` states if ``steps < seq``).
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     ``z0`` has another shape or numpy cannot convert it, ``steps`` is negative or too
+    ///     large, or (``checked=True``) a state is not finite.
+    /// TypeError
+    ///     ``z0``'s dtype does not cast to the network's.
+    /// MemoryError
+    ///     The trajectories do not fit in memory.
+    ///
+    /// Examples
+    /// --------
+    /// >>> net = geomattn.load("fixtures/gml/transformer_rigid_body_nn_vpt.h5",
+    /// ...     "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)")
+    /// >>> z0 = np.array([[0.0, 0.0, 0.0], [0.89, 0.90, 0.91], [0.45, 0.44, 0.43]])
+    /// >>> trajectory = net.rollout(z0, 100)
+    /// >>> trajectory.shape
+    /// (3, 101)
+    /// >>> bool((trajectory[:, :3] == z0).all())
+    /// True
     #[pyo3(signature = (z0, steps, *, checked = false, exact = false))]
     fn rollout<'py>(
         &self,
@@ -123,8 +216,7 @@ impl PyNetwork {
         exact: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let arithmetic = spec_api::arithmetic(exact);
-        let steps = usize::try_from(steps)
-            .map_err(|_| PyValueError::new_err(format!("steps must be ≥ 0, got {steps}")))?;
+        let steps = crate::non_negative("steps", steps)?;
         match self.precision {
             geomattn_spec::Precision::F32 => {
                 self.rollout_as::<f32>(py, z0, steps, checked, arithmetic)
@@ -136,8 +228,38 @@ impl PyNetwork {
     }
 
     /// The structure the architecture promises, measured with exact Jacobians.
+    ///
+    /// The file is read anew and evaluated in float64 with dual numbers on ``samples`` random
+    /// windows; the standard transformer promises nothing (an empty list).
+    ///
+    /// Parameters
+    /// ----------
+    /// samples : int, default 100
+    ///     The number of random windows, ``≥ 0``.
+    /// seed : int, default 0
+    ///     The seed of the random windows, ``≥ 0``.
+    ///
+    /// Returns
+    /// -------
+    /// list of Measurement
+    ///     One per property (volume preservation, symplecticity, …).
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     ``samples`` is negative, or the file no longer holds the network.
+    /// OSError
+    ///     The file can no longer be read (``FileNotFoundError`` if it is gone).
+    ///
+    /// Examples
+    /// --------
+    /// >>> net = geomattn.load("fixtures/gml/transformer_rigid_body_nn_vpt.h5",
+    /// ...     "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)")
+    /// >>> [m.passes for m in net.check(samples=10)]
+    /// [True, True, True]
     #[pyo3(signature = (samples = 100, seed = 0))]
-    fn check(&self, py: Python<'_>, samples: usize, seed: u64) -> PyResult<Vec<Measurement>> {
+    fn check(&self, py: Python<'_>, samples: i64, seed: u64) -> PyResult<Vec<Measurement>> {
+        let samples = crate::non_negative("samples", samples)?;
         let (path, arch) = (&self.path, &self.loaded.arch);
         let measurements = py
             .detach(|| spec_api::check(path, arch, samples, seed))
@@ -154,8 +276,23 @@ impl PyNetwork {
             .collect())
     }
 
-    /// The file's parameters by path (``"L1/A"``), read-only arrays in the element type the file
-    /// stores (``float32``, or ``float64`` for a network GML trained in Float64).
+    /// The file's parameters by path.
+    ///
+    /// Returns
+    /// -------
+    /// dict of str to numpy.ndarray
+    ///     A new dict of read-only arrays, by their path in the file (``"L1/A"``), in Julia's
+    ///     shape and in the element type the file stores (float32, or float64 for a network GML
+    ///     trained in Float64); a special matrix (``SkewSymMatrix``, ``LowerTriangular``, …) as
+    ///     GML's packed vector ``S``, a Stiefel weight as its matrix ``A``.
+    ///
+    /// Examples
+    /// --------
+    /// >>> net = geomattn.load("fixtures/gml/transformer_rigid_body_nn_vpt.h5",
+    /// ...     "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)")
+    /// >>> parameters = net.parameters()
+    /// >>> parameters["L1/A"].shape, parameters["L1/A"].dtype
+    /// ((3, 3), dtype('float32'))
     fn parameters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         self.parameters.bind(py).copy()
     }
@@ -166,7 +303,7 @@ impl PyNetwork {
         &self.loaded.arch
     }
 
-    /// ``"float32"`` or ``"float64"``.
+    /// The scalar it computes in, ``"float32"`` or ``"float64"``.
     #[getter]
     fn dtype(&self) -> &'static str {
         spec_api::dtype_name(self.precision)
@@ -200,6 +337,19 @@ impl PyNetwork {
         ))
     }
 
+    /// ``net(z, checked=False, exact=False)`` is :meth:`forward`.
+    /// (Python shows a slot's own docstring: the class's docs say it.)
+    #[pyo3(signature = (z, *, checked = false, exact = false))]
+    fn __call__<'py>(
+        &self,
+        py: Python<'py>,
+        z: &Bound<'py, PyAny>,
+        checked: bool,
+        exact: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.forward(py, z, checked, exact)
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "geomattn.load({:?}, arch={:?}, dtype={:?})",
@@ -210,13 +360,28 @@ impl PyNetwork {
     }
 }
 
-/// One measured property of ``Network.check``.
+/// One measured property of :meth:`Network.check`.
+///
+/// Examples
+/// --------
+/// >>> net = geomattn.load("fixtures/gml/transformer_rigid_body_nn_vpff.h5",
+/// ...     "vpff(dim=3, n_blocks=6, n_linear=1, activation=tanh)")
+/// >>> m = net.check(samples=10)[0]
+/// >>> m.property
+/// '|det J − 1| of the map of one state'
+/// >>> m.promised, m.passes, m.worst < m.tolerance
+/// (True, True, True)
 #[pyclass(frozen, get_all, module = "geomattn", name = "Measurement")]
 pub(crate) struct Measurement {
+    /// What is measured.
     property: String,
+    /// The worst value over all samples.
     worst: f64,
+    /// The bound it must stay under, if promised.
     tolerance: f64,
+    /// Whether the architecture promises it (otherwise it is reported only).
     promised: bool,
+    /// A promised property within its tolerance, or one not promised.
     passes: bool,
 }
 
@@ -234,16 +399,52 @@ impl Measurement {
     }
 }
 
-/// Loads the GML file at ``path`` as the architecture ``arch``, computing in ``dtype``.
+/// Loads a network GeometricMachineLearning.jl saved.
+///
+/// Parameters
+/// ----------
+/// path : str or os.PathLike
+///     The HDF5 file GML wrote.
+/// arch : str
+///     The architecture: a spec such as ``"vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3,
+///     activation=tanh, skew_sym=false)"``, or GML's constructor call.
+/// dtype : numpy dtype or str, default "float64"
+///     The scalar it computes in: ``numpy.float32``, ``numpy.dtype("float64")``, ``"float32"``,
+///     ``"f4"``, … (float32 or float64).
+///
+/// Returns
+/// -------
+/// Network
+///
+/// Raises
+/// ------
+/// FileNotFoundError
+///     There is no file at ``path`` (``PermissionError``, ``IsADirectoryError``, … likewise: the
+///     ``OSError`` of the operating system's error, with ``filename``).
+/// OSError
+///     The file is not a readable HDF5 file.
+/// ValueError
+///     A malformed spec, a size this build is not compiled for (see :func:`grid`), a file that
+///     does not hold ``arch``, or a ``dtype`` other than float32 and float64.
+/// TypeError
+///     ``dtype`` is not a dtype.
+///
+/// Examples
+/// --------
+/// >>> net = geomattn.load("fixtures/gml/transformer_rigid_body_nn_vpt.h5",
+/// ...     "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)",
+/// ...     dtype=np.float32)
+/// >>> net.dtype
+/// 'float32'
 #[pyfunction]
-#[pyo3(signature = (path, arch, dtype = "float64"))]
+#[pyo3(signature = (path, arch, dtype = DType::F64), text_signature = "(path, arch, dtype='float64')")]
 pub(crate) fn load(
     py: Python<'_>,
     path: std::path::PathBuf,
     arch: &str,
-    dtype: &str,
+    dtype: DType,
 ) -> PyResult<PyNetwork> {
-    let precision = spec_api::precision(dtype)?;
+    let DType(precision) = dtype;
     let path = path.display().to_string();
     let loaded = py.detach(|| spec_api::load(&path, arch, precision))?;
     let parameters = PyDict::new(py);

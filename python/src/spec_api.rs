@@ -6,8 +6,9 @@ use geomattn::gml::{GmlFile, LoadError, Node, Object};
 use geomattn_spec::batch::{self, Arithmetic, Layout};
 use geomattn_spec::classify::{self, Classifier};
 use geomattn_spec::{Arch, Error, Network, Precision, Scalar};
-use pyo3::PyErr;
 use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::{PyErr, PyErrArguments};
 
 /// A scalar a numpy batch may hold, with the network's batch kernel for it.
 pub(crate) trait Element: numpy::Element + Scalar + Send + Sync {
@@ -92,24 +93,58 @@ pub(crate) fn arithmetic(exact: bool) -> Arithmetic {
     }
 }
 
-/// The spec's errors as Python exceptions: an unreadable file is an `OSError`, everything else
-/// (a malformed spec, a size off the grid, a file that does not hold the architecture) a
-/// `ValueError`; the message is the library's.
+/// The spec's errors as Python exceptions, each with one message: a file the operating system
+/// cannot open is the `OSError` subclass of its `errno` (`FileNotFoundError`, `PermissionError`,
+/// `IsADirectoryError`, …) with the path as its `filename`, any other unreadable file an `OSError`,
+/// everything else (a malformed spec, a size off the grid, a file that does not hold the
+/// architecture) a `ValueError` with the library's message.
 pub(crate) fn exception(error: &Error) -> PyErr {
     match error {
-        Error::Unreadable { .. } => PyOSError::new_err(error.to_string()),
+        Error::Unreadable { file, source } => unreadable(file, source),
         _ => PyValueError::new_err(error.to_string()),
     }
 }
 
-/// `"float32"` or `"float64"` as a [`Precision`].
-pub(crate) fn precision(dtype: &str) -> Result<Precision, PyErr> {
-    match dtype {
-        "float32" => Ok(Precision::F32),
-        "float64" => Ok(Precision::F64),
-        _ => Err(PyValueError::new_err(format!(
-            "dtype must be \"float32\" or \"float64\", got {dtype:?}"
-        ))),
+/// The `OSError` of a file that cannot be read: the operating system's error if there is one,
+/// else the loader's message, naming the file once.
+fn unreadable(file: &str, source: &LoadError) -> PyErr {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(source);
+    while let Some(error) = cause {
+        if let Some(errno) = error
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::raw_os_error)
+        {
+            return PyOSError::new_err(OsErrorArguments {
+                errno,
+                file: file.to_owned(),
+            });
+        }
+        cause = error.source();
+    }
+    match source {
+        // The loader's message already names the file.
+        LoadError::Hdf5 { path, .. } if path == file => PyOSError::new_err(source.to_string()),
+        _ => PyOSError::new_err(format!("cannot read `{file}`: {source}")),
+    }
+}
+
+/// `OSError(errno, os.strerror(errno), file)`: Python makes it the subclass of the `errno`, with
+/// the message Python's own `open` gives (`[Errno 2] No such file or directory: 'path'`).
+struct OsErrorArguments {
+    errno: i32,
+    file: String,
+}
+
+impl PyErrArguments for OsErrorArguments {
+    fn arguments(self, py: Python<'_>) -> Py<PyAny> {
+        let strerror = py
+            .import("os")
+            .and_then(|os| os.call_method1("strerror", (self.errno,)))
+            .and_then(|message| message.extract::<String>())
+            .unwrap_or_else(|_| format!("os error {}", self.errno));
+        (self.errno, strerror, self.file)
+            .into_pyobject(py)
+            .map_or_else(|_| py.None(), |arguments| arguments.into_any().unbind())
     }
 }
 

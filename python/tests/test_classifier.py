@@ -75,5 +75,5 @@ def test_bad_images_and_specs_are_clear_errors(nn2):
         )
     with pytest.raises(ValueError, match="does not load"):
         geomattn.load_classifier(FIXTURES / "mnist_nn2.h5", CT.replace("L=16", "L=15"))
-    with pytest.raises(OSError, match="nope.h5"):
+    with pytest.raises(FileNotFoundError, match="nope.h5"):
         geomattn.load_classifier(FIXTURES / "nope.h5", CT)

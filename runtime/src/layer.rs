@@ -167,6 +167,34 @@ pub trait SequenceLayer<S: Field, const D: usize, const T: usize> {
         }
         Ok(())
     }
+
+    /// A trajectory, as GML's `iterate(nn, ics; n_points = out.len())` with its default
+    /// prediction window, the whole window: the `T` states of `initial`, then the `T` states of
+    /// each forward pass on the last `T`, until `out` is full (the last pass may be cut short; an
+    /// `out` shorter than `T` holds only initial states). The sizes come from the types: a
+    /// transformer has one window length `T`; a network of one time step (a [`ColumnLayer`],
+    /// GML's feed-forward networks) is a layer for every `T`, and rolls out from one state,
+    /// `initial` a `D×1` matrix (an `SVector`). Allocates nothing. Another prediction window:
+    /// [`iterate`](crate::iterate).
+    ///
+    /// ```
+    /// use geomattn::{SequenceLayer, SkewSymmetric, SkewVpa, nalgebra::{Matrix2x3, Vector2}};
+    /// let layer = SkewVpa::<f64, 2, 3>::skew_sym(SkewSymmetric::from_packed(&[0.5])?);
+    /// let initial = Matrix2x3::new(1.0, 0.0, 2.0,
+    ///                              0.0, 1.0, 1.0);
+    /// let mut states = [Vector2::zeros(); 8];
+    /// layer.rollout(&initial, &mut states);
+    /// let (next, after) = (layer.forward(&initial), layer.forward(&layer.forward(&initial)));
+    /// for j in 0..3 {
+    ///     assert_eq!(states[j], initial.column(j));
+    ///     assert_eq!(states[3 + j], next.column(j));
+    /// }
+    /// assert_eq!(states[6..], [after.column(0), after.column(1)]);
+    /// # Ok::<(), geomattn::Error>(())
+    /// ```
+    fn rollout(&self, initial: &SMatrix<S, D, T>, out: &mut [SVector<S, D>]) {
+        crate::iterate::<S, D, T, T, Self>(self, initial, out);
+    }
 }
 
 /// The sequences of two flat `(D, T, B)` buffers, viewed in place, after checking that they have

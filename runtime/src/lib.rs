@@ -35,65 +35,94 @@ pub mod vpa;
 
 // The public face: every public item of the layers is re-exported here, so `geomattn::Name`
 // always works; the modules keep the explanations. Only the optional loader keeps its own
-// namespace, `geomattn::gml`.
+// namespace, `geomattn::gml`. The re-exports are inlined (`#[doc(inline)]`): the crate's front
+// page lists the types, the architectures among them, not a list of `pub use` lines.
+#[doc(inline)]
 pub use activation::{Activation, Identity, Tanh};
+#[doc(inline)]
 pub use architectures::{
     ClassificationLayer, ClassificationTransformer, Classifier, LinearPair,
     LinearSymplecticTransformer, ResNetStack, StandardTransformerIntegrator, SympNetStack,
     SymplecticTransformer, Transformer, VolumePreservingFeedForward, VolumePreservingTransformer,
     VpffBlock, forward_blocks_checked, iterate, mnist_patches,
 };
+#[doc(inline)]
 pub use cayley::{Elimination, Generated, GramSchmidt, LuSolve, NalgebraInverse};
+#[doc(inline)]
 pub use correlation::{
     Additive, ArbitraryWeight, Bilinear, Correlation, LowRank, SkewCorrelation, SkewWeight,
     lower_correlation, skew_from_lower, tensor_mat_skew_sym_assign,
 };
+#[doc(inline)]
 pub use error::{Error, FieldPath, NonFinite};
+#[doc(inline)]
 pub use exp::{Exp, ScalingSquaring};
+#[doc(inline)]
 pub use feedforward::{
     Dense, GradientLayer, GradientLayerP, GradientLayerQ, ResNetLayer, StrictlyTriangular,
     VolumePreservingLayer, VolumePreservingLowerLayer, VolumePreservingUpperLayer,
 };
 /// `#[derive(Network)]`: a struct whose fields are layers, applied in field order, becomes a
 /// [`SequenceLayer`] with the fields' parameter [`Schema`]; see [`network`].
+#[doc(inline)]
 pub use geomattn_macros::Network;
+#[doc(inline)]
 pub use init::{glorot_bound, glorot_dense, uniform};
+#[doc(inline)]
 pub use isa::{BatchScalar, Isa};
+#[doc(inline)]
 pub use lanes::{LaneScalar, Lanes};
+#[doc(inline)]
 pub use lanewise::{
     Functions, GROUPS_PER_TASK, LaneTwin, Lanewise, ScalarFunctions, VectorFunctions,
 };
+#[doc(inline)]
 pub use layer::{ColumnLayer, SequenceLayer};
+#[doc(inline)]
 pub use mha::{
     AddConnection, Connection, Euclidean, Head, MultiHeadAttention, NoConnection, Projection,
     STIEFEL_TOLERANCE, Stiefel, project_to_stiefel, stiefel_error,
 };
+#[doc(inline)]
 pub use network::Then;
+#[doc(inline)]
 pub use orthogonal::{DefaultCayley, OrthogonalMap};
+#[doc(inline)]
 pub use orthonormal::OrthonormalAttention;
+#[doc(inline)]
 pub use packed::{
     Lower, Mirror, Packed, PackedLayout, Skew, SkewSymmetric, StrictlyLower, StrictlyUpper, Sym,
     Symmetric, Upper,
 };
+#[doc(inline)]
 pub use scalar::{Field, MapScalar, Real};
-pub use schema::{After, EmbedFrom, Embedded, EmbeddedParam, Nth, embedded};
+#[doc(inline)]
+pub use schema::{After, EmbedFrom, Embedded, EmbeddedParam, Fitted, Mismatch, Nth, embedded};
+#[doc(inline)]
 pub use schema::{
     BLOB_HEADER_LEN, BLOB_MAGIC, BLOB_VERSION, BlobError, BlobScalar, Difference, Kind, LayerType,
     Name, Param, Schema, Setting, SettingValue, ShortText, Sink, Source, TypeMismatch, Visit,
     blob_len, fill, read_blob, read_blob_into, write_blob,
 };
 #[cfg(feature = "std")]
+#[doc(inline)]
 pub use schema::{read_blob_boxed, read_boxed, to_blob};
+#[doc(inline)]
 pub use self_attention::SoftmaxAttention;
+#[doc(inline)]
 pub use softmax::{MatrixSoftmax, OneMatrixSoftmax, OneVectorSoftmax, Softmax, VectorSoftmax};
+#[doc(inline)]
 pub use symplectic::attention::{
     DenseA, GmlCompatible, GradientExact, SymmetricA, SymmetricMode, SymplecticAttention,
     SymplecticAttentionP, SymplecticAttentionQ, SymplecticWeight,
 };
+#[doc(inline)]
 pub use symplectic::linear::{
     LinearSymplecticAttention, LinearSymplecticAttentionP, LinearSymplecticAttentionQ,
 };
+#[doc(inline)]
 pub use symplectic::{PhaseSide, UpdateP, UpdateQ};
+#[doc(inline)]
 pub use vpa::{ArbitraryVpa, SkewVpa, VolumePreservingAttention};
 
 /// What `cayley!`, `derive(Network)` and the code `geomattn-macros` emits name; not a public API.

@@ -37,7 +37,8 @@
 ///
 /// | strategy | program |
 /// |---|---|
-/// | `gram_schmidt` | square-root-free modified Gram–Schmidt QR of `I + C`, unrolled (`≈ 3T³` operations, `T` reciprocals): accurate at every `‖C‖` |
+/// | `gram_schmidt` | square-root-free modified Gram–Schmidt QR of `I + C`, unrolled (`≈ 3.4T³` operations, `T` reciprocals): as accurate as LU at every `‖C‖`, finite while `‖C‖²` is |
+/// | `quaternion` | `T = 4` only: the closed form through the two quaternions of `C` (106 operations, two reciprocals): orthogonal to rounding at every `‖C‖`, finite while `‖C‖²` is |
 /// | `symbolic` | closed forms derived with Symbolica (committed programs, one reciprocal) |
 /// | `elimination` | pivot-free LU of `I + C`, unrolled (`≈ 1.75 T³` operations, `T − 1` reciprocals): loses `ε‖C‖²`, breaks down in `f32` |
 ///
@@ -55,14 +56,16 @@
 /// |---|---|---|
 /// | 2 | 0.9 / 1.1 / 0.9 | 3 / 3.5 / 1 |
 /// | 3 | 13.9 / 5.7 / 3.1 | 5 / 6.9·10¹⁵ / 3.0·10⁷ |
-/// | 4 | 36 / 16 / 11 | 25 / 2.9·10³ / 44 |
+/// | 4 | 36 / 16 / 11 | 7 / 2.9·10³ / 44 |
 /// | 5 | 62 / 34 / 71 | 3.9·10⁷ / 1.3·10¹⁵ / 2.6·10⁷ |
 /// | 8 | 231 / 120 / 14 000 | 1.1·10³ / 7.9·10⁷ / 4.5·10³ |
 ///
 /// In `f32` pivot-free elimination breaks down outright (∞ at `T = 3, 4` for `‖C‖_F ≤ 10⁴`). The
-/// closed form at `T = 4` is fast and fine on full-rank `C`, but loses `ε‖C‖` where LU does not on
+/// symbolic closed form at `T = 4` is fast and fine on full-rank `C`, but loses up to `ε‖C‖²` on
 /// rank-deficient `C` (volume-preserving attention with `D < T`: 90× LU's error in `f32` at
-/// `‖C‖ = 10³`), so the default there is Gram–Schmidt.
+/// `‖C‖ = 10³`, `‖ΛᵀΛ − I‖ ≈ 10⁴` at `10⁵`); the quaternion form, as short, stays orthogonal to
+/// rounding on every `C`, so it is the default there (the ns column above predates it:
+/// gram_schmidt was the default at `T = 4`).
 /// (For odd `T`, `C` is singular and the conditioning of `I + C` grows like `‖C‖`: every stable
 /// method loses `ε‖C‖` there, as LU does; pivot-free elimination loses `ε‖C‖²`.) Pivot-free
 /// elimination is the fastest unrolled program from `T = 5` on, and accurate for `‖C‖ ≲ 1`: name

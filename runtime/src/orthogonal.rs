@@ -7,8 +7,8 @@
 //!
 //! | map | function | scalar | method |
 //! |---|---|---|---|
-//! | [`Generated`] (= [`DefaultCayley`]) | Cayley | any [`Field`] | straight-line code from `geomattn-macros` for small `T`, else [`Elimination`] |
-//! | [`GramSchmidt`] | Cayley | any [`Field`] | square-root-free modified Gram–Schmidt on `I + C`, loops over `T`: accurate for every finite `C` |
+//! | [`Generated`] (= [`DefaultCayley`]) | Cayley | any [`Field`] | closed forms for `T ≤ 4` (orthogonal to rounding), else [`GramSchmidt`] (straight-line or loops, whichever is faster) |
+//! | [`GramSchmidt`] | Cayley | any [`Field`] | square-root-free modified Gram–Schmidt on `I + C`, loops over `T`: as accurate as LU, finite while `‖C‖_F²` is |
 //! | [`Elimination`] | Cayley | any [`Field`] | pivot-free Gauss–Jordan on `I + C`, loops over `T` (loses accuracy like `ε‖C‖²`) |
 //! | [`NalgebraInverse`] | Cayley | `RealField` | `(I − C)·(I + C).try_inverse()`: the generic baseline |
 //! | [`LuSolve`] | Cayley | `RealField` | LU with partial pivoting, then a solve |
@@ -21,12 +21,24 @@
 //!
 //! ## Range
 //!
-//! The maps that need `RealField` (nalgebra's inverse, LU, the exponentials) answer while one
-//! rounding of `C` changes the result by less than 1/64, that is `ε‖C‖_F ≤ 1/64`
-//! (`‖C‖_F ≤ 1.3·10⁵` in `f32`, `7·10¹³` in `f64`), and return NaN beyond it, which the checked
-//! forward passes (`SequenceLayer::forward_checked`) report as `Error::NonFinite`: no silent wrong
-//! answer. [`GramSchmidt`] stays finite until `‖C‖²` overflows, with an error that grows like
-//! `ε‖C‖`, as LU's does.
+//! The maps that need `RealField` answer while their result is still an orthogonal matrix to
+//! within 1/4 (`‖ΛᵀΛ − I‖_max`), measured over random and rank-2 `C` (the correlations of
+//! volume-preserving attention), `T = 2 … 12`, both precisions, and return NaN beyond, which
+//! the checked forward passes (`SequenceLayer::forward_checked`) report as
+//! `Error::NonFinite`: no silent wrong answer. Their errors grow with `ε‖C‖_F`, so each range is
+//! a bound on it (`tests/tests/cayley_range.rs` checks both sides of every edge):
+//!
+//! | map | range | worst `‖ΛᵀΛ − I‖` just inside |
+//! |---|---|---|
+//! | [`LuSolve`] | `ε‖C‖_F ≤ 1/4` (`‖C‖_F ≤ 2.1·10⁶` in `f32`, `1.1·10¹⁵` in `f64`); any `C` with `‖C‖_F²` finite at `T ≤ 2` | 0.12 |
+//! | [`NalgebraInverse`] | as LU, but `ε‖C‖_F² ≤ 1` at `T = 4`, where nalgebra inverts by cofactors (`‖C‖_F ≤ 2 900` in `f32`) | 0.13 |
+//! | [`ScalingSquaring`], and [`Exp`] from `T = 4` | `ε‖C‖_F ≤ 1/32` (each squaring doubles the error; beyond, the final Newton–Schulz step no longer restores orthogonality) | 0.09 |
+//!
+//! Each edge is the largest power of two (in `ε‖C‖_F`, or `ε‖C‖_F²`) at which the worst error
+//! measured stayed below 1/4. The Cayley kernels that need only `Field` have no such edge:
+//! [`Generated`] and [`GramSchmidt`] stay finite while `‖C‖_F²` is, with an error that grows
+//! like `ε‖C‖` as LU's does (the closed forms, `T ≤ 4`, stay orthogonal to rounding); the
+//! closed-form exponentials (`T ≤ 3`) are orthogonal for every `C` of finite norm.
 //!
 //! ```
 //! use geomattn::{Elimination, Exp, OrthogonalMap, nalgebra::Matrix2};
@@ -108,9 +120,11 @@ pub(crate) fn skew_from_upper_plus<S: Field, const T: usize>(
     )
 }
 
-/// `ε‖C‖_F ≤ 1/64` (see the [module docs](self)); false for a NaN or infinite `C`.
-pub(crate) fn in_meaningful_range<S: RealField + Copy, const T: usize>(
+/// Whether `C` is in the range of a map that needs `RealField` (see the [module docs](self)):
+/// `‖C‖_F` finite and `ε‖C‖_F ≤ limit`. False for a NaN or infinite `C`.
+pub(crate) fn in_range<S: RealField + Copy, const T: usize>(
     c: &SMatrix<S, T, T>,
+    limit: S,
 ) -> bool {
     let mut upper_squares = S::zero();
     for j in 0..T {
@@ -119,12 +133,11 @@ pub(crate) fn in_meaningful_range<S: RealField + Copy, const T: usize>(
         }
     }
     let norm = (upper_squares + upper_squares).sqrt();
-    let bound = S::one() / (nalgebra::convert::<f64, S>(64.0) * S::default_epsilon());
     // `!(>)` would accept NaN; `≤` rejects it.
-    norm <= bound
+    norm.is_finite() && norm * S::default_epsilon() <= limit
 }
 
-/// The answer outside the meaningful range: a matrix of NaN.
+/// The answer outside a map's range: a matrix of NaN.
 pub(crate) fn not_a_number<S: RealField + Copy, const T: usize>() -> SMatrix<S, T, T> {
     SMatrix::from_element(S::zero() / S::zero())
 }

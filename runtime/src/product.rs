@@ -49,6 +49,23 @@ pub(crate) fn columns_in<S: Field, const R: usize, const C: usize>(
     unsafe { storage.assume_init_mut() }
 }
 
+/// `storage` filled with the columns `f(0), f(1), …`, each written once, without zeroing first
+/// (as [`columns_in`]).
+#[inline(always)]
+pub(crate) fn columns_from<S: Field, const R: usize, const C: usize>(
+    storage: &mut MaybeUninit<[[S; R]; C]>,
+    mut f: impl FnMut(usize) -> [S; R],
+) -> &mut [[S; R]; C] {
+    let first = storage.as_mut_ptr().cast::<[S; R]>();
+    for j in 0..C {
+        // SAFETY: `[[S; R]; C]` is `C` columns `[S; R]` in a row, so the offset is in bounds;
+        // writing does not read or drop the old (uninitialised) value.
+        unsafe { first.add(j).write(f(j)) };
+    }
+    // SAFETY: every one of the `C` columns was written above.
+    unsafe { storage.assume_init_mut() }
+}
+
 /// `Σ_k a[i,k]·b[k,j]` from `k = 0` up (zero if `K = 0`).
 #[inline(always)]
 fn entry<S, const R: usize, const K: usize, const C: usize, SA, SB>(

@@ -44,6 +44,16 @@ pub mod grid;
 pub mod inspect;
 
 mod network;
+
+/// The README's and the guide's Rust examples (`docs/src`), run as this crate's doctests: the
+/// crate has what they use (`geomattn` with its GML loader, and the specs).
+#[cfg(doctest)]
+mod guide {
+    #[doc = include_str!("../../README.md")]
+    struct Readme;
+    #[doc = include_str!("../../docs/src/rust.md")]
+    struct RustApi;
+}
 pub mod rigid_body;
 pub mod structure;
 

@@ -267,5 +267,6 @@ pub static NETWORK: Network = {
         const FILE_LAYERS: usize = 6;
         const LAYER: usize = 0;
     }
-    geomattn::embedded::<Network, File>()
+    use geomattn::embedded;
+    embedded::<Network, File>()
 };

@@ -851,5 +851,6 @@ pub static NETWORK: Network = {
         const FILE_LAYERS: usize = 33;
         const LAYER: usize = 0;
     }
-    geomattn::embedded::<Network, File>()
+    use geomattn::embedded;
+    embedded::<Network, File>()
 };

@@ -7,7 +7,7 @@ use geomattn::{
     Elimination, Exp, Generated, GramSchmidt, LuSolve, NalgebraInverse, OrthogonalMap,
     ScalingSquaring,
 };
-use geomattn_testkit::sweep::{self, orthogonality, skew_of_norm};
+use geomattn_testkit::sweep::{self, orthogonality};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
@@ -65,9 +65,11 @@ fn the_default_kernel_is_as_orthogonal_as_pivoted_lu_everywhere() {
     sweep_sizes!(Generated, "Generated", 8.0, 2 3 4 5 6 7 8 9 10 11 12);
 }
 
+/// nalgebra's inverse at `T = 4` inverts by cofactors and answers only while `ε‖C‖_F² ≤ 1`
+/// (`‖C‖_F ≤ 2 900` in `f32`), short of the sweep's top: its range is tested in `cayley_range.rs`.
 #[test]
 fn baselines_and_exponentials_are_finite_and_orthogonal_over_the_range() {
-    sweep_sizes!(NalgebraInverse, "NalgebraInverse", 64.0, 2 3 4 5 8 12);
+    sweep_sizes!(NalgebraInverse, "NalgebraInverse", 64.0, 2 3 5 8 12);
     sweep_sizes!(Exp, "Exp", 4.0, 2 3 4 5 8 12);
     sweep_sizes!(ScalingSquaring, "ScalingSquaring", 4.0, 2 3 5 8 12);
 }
@@ -109,8 +111,8 @@ fn the_reported_failures_are_fixed() {
     }
 
     // LU and nalgebra's inverse: I + C singular in floating point (odd T, huge ‖C‖) gave NaN, or
-    // finite garbage for other inputs; now NaN beyond the documented range ε‖C‖ ≤ 1/64 for every
-    // input, reported by the checked forward pass.
+    // finite garbage for other inputs; now NaN beyond their measured ranges (ε‖C‖_F ≤ 1/4 for
+    // LU, `cayley_range.rs`) for every input, reported by the checked forward pass.
     let huge = c * 1e30;
     assert!(LuSolve::map(&huge).iter().all(|x| x.is_nan()));
     assert!(NalgebraInverse::map(&huge).iter().all(|x| x.is_nan()));
@@ -122,7 +124,7 @@ fn the_reported_failures_are_fixed() {
     ));
 
     // The exponential returned the zero matrix for huge ‖C‖ (T = 5, input scaled by 10³⁰): now
-    // NaN beyond its meaningful range, reported by the checked forward pass.
+    // NaN beyond its range, reported by the checked forward pass.
     let attention =
         OrthonormalAttention::<f64, 3, Exp>::glorot(&mut SmallRng::seed_from_u64(1), false);
     let z = SMatrix::<f64, 3, 5>::from_fn(|i, t| (i as f64 - t as f64).sin()) * 1e30;
@@ -131,26 +133,6 @@ fn the_reported_failures_are_fixed() {
         attention.forward_checked(&z),
         Err(Error::NonFinite(found)) if found.layer == "OrthonormalAttention"
     ));
-}
-
-/// The range rule of the `RealField` maps, at its edge: `ε‖C‖_F ≤ 1/64` answers, beyond is NaN.
-#[test]
-fn real_field_maps_answer_up_to_the_edge_of_their_range() {
-    let mut rng = SmallRng::seed_from_u64(11);
-    let edge = 1.0 / (64.0 * f64::from(f32::EPSILON));
-    for (norm, inside) in [(edge * 0.99, true), (edge * 1.01, false)] {
-        let c = skew_of_norm::<f32, 5>(&mut rng, norm);
-        for (name, q) in [
-            ("LuSolve", LuSolve::map(&c)),
-            ("NalgebraInverse", NalgebraInverse::map(&c)),
-            ("Exp", Exp::map(&c)),
-        ] {
-            assert_eq!(q.iter().all(|x| x.is_finite()), inside, "{name} at {norm}");
-            assert_eq!(q.iter().all(|x| x.is_nan()), !inside, "{name} at {norm}");
-        }
-        // Gram–Schmidt has no such edge: finite, and as orthogonal as LU inside.
-        assert!(GramSchmidt::map(&c).iter().all(|x| x.is_finite()));
-    }
 }
 
 /// For a volume-preserving attention layer and a sequence scaled so that `‖C‖_F = norm`: the

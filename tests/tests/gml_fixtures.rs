@@ -26,7 +26,6 @@ use geomattn::{
 };
 use geomattn::{
     StandardTransformerIntegrator, VolumePreservingFeedForward, VolumePreservingTransformer,
-    iterate,
 };
 use geomattn_testkit::{fixture, jacobian, rigid_body};
 use num_dual::Dual64;
@@ -85,7 +84,7 @@ fn transformer_errors(net: &impl SequenceLayer<f64, 3, 3>) -> (f64, f64) {
     let next = Matrix3::from_columns(&states[3..6]);
     let error = (net.forward(&window) - next).amax();
     let mut rollout = [Vector3::zeros(); N_POINTS];
-    iterate::<f64, 3, 3, 3, _>(net, &window, &mut rollout);
+    net.rollout(&window, &mut rollout);
     (error, max_error(&rollout, &states))
 }
 
@@ -153,7 +152,7 @@ fn volume_preserving_feedforward_maps_a_state_to_the_next() {
         .map(|w| (net.forward(&SMatrix::<f64, 3, 1>::from(w[0])) - w[1]).amax())
         .fold(0.0, f64::max);
     let mut rollout = [Vector3::zeros(); N_POINTS];
-    iterate::<f64, 3, 1, 1, _>(&net, &SMatrix::from(states[0]), &mut rollout);
+    net.rollout(&states[0], &mut rollout);
     let roll = max_error(&rollout, &states);
     assert!(error < 3e-3, "{error}");
     // 59 one-step predictions: the per-step errors add up.

@@ -1,10 +1,11 @@
 //! GML's rigid-body volume-preserving transformer on a Cortex-M4F: a 60-state `f32` rollout from
-//! z₀ = (0, sin 1.1, cos 1.1), printed over semihosting as exact `f32` bits.
+//! z₀ = (0, sin 1.1, cos 1.1), printed over semihosting.
 //!
-//! Output, one line each: `state <i> <x> <y> <z>` (hex bits of the three `f32`), then
-//! `stack rollout <bytes>` (the stack high-water mark of the whole run, or `overflow` past the
-//! painted 16 KiB), then QEMU exits with status 0. The network is a `static` in flash
-//! (`network.rs`): nothing is built at run time.
+//! Output, one line each: `state <i> <x> <y> <z> <x> <y> <z>`, the state's three `f32` first as
+//! hex bits (exact, what the host test compares), then in decimal (fixed point, 7 decimals,
+//! `decimal.rs`); then `stack rollout <bytes>` (the stack high-water mark of the
+//! whole run, or `overflow` past the painted 16 KiB), then QEMU exits with status 0. The network
+//! is a `static` in flash (`network.rs`): nothing is built at run time.
 //!
 //! Run it with `cargo run --release` (QEMU is the runner, `.cargo/config.toml`); the host test
 //! `tests/tests/cortex_m.rs` checks it.
@@ -12,19 +13,21 @@
 #![no_std]
 #![no_main]
 
+mod decimal;
+mod initial_window;
 mod network;
 mod stack;
 
 use cortex_m_rt::entry;
 use cortex_m_semihosting::{debug, hprintln};
+use decimal::Decimal;
 use geomattn::nalgebra::{Matrix3, SMatrixView, SMatrixViewMut, Vector3};
 use geomattn::{SequenceLayer, iterate};
+use initial_window::INITIAL_WINDOW;
 use panic_semihosting as _;
 
 /// States of the rollout, the initial window included (GML's `n_points`).
 const N_POINTS: usize = 60;
-
-include!(concat!(env!("OUT_DIR"), "/initial_window.rs"));
 
 #[entry]
 fn main() -> ! {
@@ -42,8 +45,19 @@ fn run(net: &network::Vpt, painted: &stack::Painted) -> debug::ExitStatus {
     rollout(net, &mut states);
     let ran = stack::high_water(painted);
     for (i, z) in states.iter().enumerate() {
-        let [x, y, w] = [z[0], z[1], z[2]].map(f32::to_bits);
-        hprintln!("state {} {:08x} {:08x} {:08x}", i, x, y, w);
+        let [x, y, w] = [z[0], z[1], z[2]];
+        let [hx, hy, hw] = [x, y, w].map(f32::to_bits);
+        // Positional arguments: with a format string alone, `hprintln!` prints it verbatim.
+        hprintln!(
+            "state {} {:08x} {:08x} {:08x} {} {} {}",
+            i,
+            hx,
+            hy,
+            hw,
+            Decimal(x),
+            Decimal(y),
+            Decimal(w)
+        );
     }
     print_stack("rollout", ran);
     debug::EXIT_SUCCESS

@@ -7,13 +7,15 @@ use super::GramSchmidt;
 use crate::{Field, OrthogonalMap, product};
 
 /// Unrolled, branch-free Cayley transforms for the sizes marked unrolled in the table below, each
-/// from the strategy [`cayley!`](crate::cayley!) uses by default for that size (whose docs give
-/// the measurements), and the [`GramSchmidt`] loops beyond: the closed forms at `T = 2, 3`,
-/// square-root-free Gram–Schmidt above, both accurate wherever the Cayley transform is defined
-/// (never NaN or ∞ for finite `C`, orthogonal to within a few times what LU with partial pivoting
-/// achieves; `tests/tests/cayley_robust.rs` sweeps `T = 2 … 12`, `f32` and `f64`, `‖C‖_F` up to
-/// `10⁴` and `10⁸`). Pivot-free elimination stays available by name ([`crate::Elimination`],
-/// `cayley!(T, strategy = elimination)`).
+/// from the strategy [`cayley!`](crate::cayley!) uses by default for that size, and the
+/// [`GramSchmidt`] loops for the others: the closed forms at `T = 2, 3` and the quaternion form
+/// at `T = 4`, orthogonal to rounding at every `‖C‖`; Gram–Schmidt beyond, orthogonal to within
+/// a few times what LU with partial pivoting achieves (`tests/tests/cayley_robust.rs` sweeps
+/// `T = 2 … 12`, `f32` and `f64`, `‖C‖_F` up to `10⁴` and `10⁸`; `tests/tests/cayley_range.rs`
+/// compares volume-preserving attention with LU on unnormalised sequences). Finite for every `C`
+/// with `‖C‖_F²` finite (below `1.8·10¹⁹` in `f32`, `1.3·10¹⁵⁴` in `f64`); beyond, NaN (the
+/// closed form at `T = 2` reaches its limit `−I` instead). Pivot-free elimination stays
+/// available by name ([`crate::Elimination`], `cayley!(T, strategy = elimination)`).
 ///
 #[doc = include_str!("sizes.md")]
 ///

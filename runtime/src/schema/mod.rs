@@ -77,7 +77,7 @@ pub use blob::{
 };
 #[cfg(feature = "std")]
 pub use blob::{read_blob_boxed, to_blob};
-pub use embed::{After, EmbedFrom, Embedded, EmbeddedParam, Nth, embedded};
+pub use embed::{After, EmbedFrom, Embedded, EmbeddedParam, Fitted, Mismatch, Nth, embedded};
 pub use layer_type::{LayerType, Setting, SettingValue};
 
 /// The kind of matrix a parameter is, which fixes how many scalars it has and in which order.
