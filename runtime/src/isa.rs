@@ -48,6 +48,16 @@ impl Isa {
     /// Every instruction set, best first.
     pub const ALL: [Isa; 3] = [Isa::Avx512, Isa::Avx2, Isa::Portable];
 
+    /// The one instruction set [`Lanewise::forward_flat_compact`](crate::Lanewise::forward_flat_compact)
+    /// is compiled for: AVX2 on x86-64 (which every AVX-512 processor also has; on GML's
+    /// rigid-body networks with the vector functions, AVX-512 was measured no faster), the
+    /// build's portable vectors elsewhere.
+    pub const COMPACT: Isa = if cfg!(target_arch = "x86_64") {
+        Isa::Avx2
+    } else {
+        Isa::Portable
+    };
+
     /// The best instruction set this processor has.
     pub fn best() -> Isa {
         Isa::ALL

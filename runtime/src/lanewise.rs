@@ -218,6 +218,57 @@ impl<L, F: Functions> Lanewise<L, F> {
         Ok(())
     }
 
+    /// [`forward_flat`](Self::forward_flat) with the batch loop compiled for one instruction set
+    /// only, [`Isa::COMPACT`], instead of all three: a third of the machine code per layer type,
+    /// for a program that compiles the lane path for many of them (`geomattn-spec`'s grid of
+    /// sizes). `None`, with nothing written, if `self` runs on another instruction set: build it
+    /// with [`Lanewise::on`]`(Isa::COMPACT, …)`, which is `None` on a processor without it.
+    ///
+    /// ```
+    /// use geomattn::{Isa, Lanewise, SequenceLayer, SkewSymmetric, SkewVpa};
+    /// let layer = SkewVpa::<f32, 3, 4>::skew_sym(SkewSymmetric::from_packed(&[0.5, -1.0, 0.25])?);
+    /// let batch: Vec<f32> = (0..3 * 4 * 37).map(|i| (i as f32 * 0.37).sin()).collect();
+    /// let (mut lanes, mut scalar) = (vec![0.0; batch.len()], vec![0.0; batch.len()]);
+    /// layer.forward_flat(&batch, &mut scalar)?;
+    /// if let Some(compact) = Lanewise::on(Isa::COMPACT, layer) {
+    ///     compact.forward_flat_compact(&batch, &mut lanes).expect("on Isa::COMPACT")?;
+    ///     assert_eq!(lanes, scalar);
+    /// }
+    /// # Ok::<(), geomattn::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`forward_flat`](Self::forward_flat).
+    pub fn forward_flat_compact<const D: usize, const T: usize>(
+        &self,
+        input: &[L::Scalar],
+        output: &mut [L::Scalar],
+    ) -> Option<Result<(), Error>>
+    where
+        L: LaneTwin<D, T>,
+        L::Scalar: BatchScalar,
+    {
+        if self.isa != Isa::COMPACT {
+            return None;
+        }
+        Some(flat_sequence_count(input, output, D * T).map(|_| {
+            if D * T != 0 {
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: `self.isa`, which is `Isa::COMPACT` = AVX2, is available on this
+                // processor (checked when `self` was built).
+                unsafe {
+                    groups_avx2::<F, L, D, T>(&self.layer, input, output);
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                groups::<F::Vector<<L::Scalar as Vectors>::Portable>, L, D, T>(
+                    &self.layer,
+                    input,
+                    output,
+                );
+            }
+        }))
+    }
+
     /// The sequences of `input` (a whole number of `D·T` sequences, `D·T > 0`) into `output`, on
     /// the instruction set of `self`.
     fn forward_groups<const D: usize, const T: usize>(

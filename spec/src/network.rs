@@ -94,10 +94,10 @@ pub trait Scalar: RealField + Field + Copy + BatchScalar {
     /// Its [`Precision`].
     const PRECISION: Precision;
     /// `net` on every window of a flat column-major `(D, T, B)` buffer on the lane path with the
-    /// vectorised functions ([`crate::batch::Arithmetic::Fast`]), where this scalar has it: `f32`.
-    /// `None` for `f64`, whose batches take the scalar path: compiling the lane path (three
-    /// instruction sets, each with the whole network inlined) for every network type of the grid
-    /// in both scalars more than doubled the build's time and memory.
+    /// vectorised functions ([`crate::batch::Arithmetic::Fast`]), where this scalar has it: `f32`
+    /// on a processor with [`geomattn::Isa::COMPACT`]. `None` for `f64`, whose batches take the
+    /// scalar path: compiling the lane path (the whole network inlined) for every network type of
+    /// the grid in both scalars more than doubled the build's time and memory.
     ///
     /// # Errors
     /// As [`geomattn::Lanewise::forward_flat`].
@@ -125,7 +125,7 @@ impl Scalar for f32 {
     where
         Net: LaneTwin<D, T, Scalar = f32>,
     {
-        Some(crate::batch::vector_lanes::<Net, D, T>(net, input, output))
+        crate::batch::vector_lanes::<Net, D, T>(net, input, output)
     }
     #[allow(clippy::cast_possible_truncation)]
     fn from_double(x: f64) -> Self {

@@ -3,7 +3,7 @@
 //! column-major, which both read.
 
 use geomattn::nalgebra::SMatrix;
-use geomattn::{Error, Field, LaneTwin, Lanewise, MapScalar, Real, SequenceLayer};
+use geomattn::{Error, Field, Isa, LaneTwin, Lanewise, MapScalar, Real, SequenceLayer};
 
 use super::{Arithmetic, Layout};
 use crate::Scalar;
@@ -35,19 +35,21 @@ impl<Net: LaneTwin<D, T>, const D: usize, const T: usize> LaneTwin<D, T> for Bor
 }
 
 /// `net` on every window of a flat column-major `(D, T, B)` buffer of `f32`: on the lane path
-/// with the vectorised functions ([`Arithmetic::Fast`]), on the best instruction set of this
-/// processor.
+/// with the vectorised functions ([`Arithmetic::Fast`]), compiled for one instruction set only,
+/// [`Isa::COMPACT`] (AVX2 on x86-64): compiled for all three, every network type of the grid
+/// tripled the build's time. `None` on a processor without it (the caller takes the scalar
+/// path).
 pub(crate) fn vector_lanes<Net, const D: usize, const T: usize>(
     net: &Net,
     input: &[f32],
     output: &mut [f32],
-) -> Result<(), Error>
+) -> Option<Result<(), Error>>
 where
     Net: LaneTwin<D, T, Scalar = f32>,
 {
-    Lanewise::new(Borrowed(net))
+    Lanewise::on(Isa::COMPACT, Borrowed(net))?
         .vector_functions()
-        .forward_flat::<D, T>(input, output)
+        .forward_flat_compact::<D, T>(input, output)
 }
 
 /// `net` on every window of a flat column-major `(D, T, B)` buffer in `arithmetic`: the lane
