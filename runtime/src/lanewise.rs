@@ -218,21 +218,25 @@ impl<L, F: Functions> Lanewise<L, F> {
         Ok(())
     }
 
-    /// [`forward_flat`](Self::forward_flat) with the batch loop compiled for one instruction set
-    /// only, [`Isa::COMPACT`], instead of all three: a third of the machine code per layer type,
-    /// for a program that compiles the lane path for many of them (`geomattn-spec`'s grid of
-    /// sizes). `None`, with nothing written, if `self` runs on another instruction set: build it
-    /// with [`Lanewise::on`]`(Isa::COMPACT, …)`, which is `None` on a processor without it.
+    /// [`forward_flat`](Self::forward_flat) with the batch loop compiled only for the instruction
+    /// sets that [`Isa::is_compact`]: on x86-64 AVX-512 and AVX2, not the portable vectors, two
+    /// thirds of the machine code per layer type, for a program that compiles the lane path for
+    /// many of them (`geomattn-spec`'s grid of sizes). `None`, with nothing written, if `self`
+    /// runs on another instruction set (a processor without AVX2 on x86-64).
     ///
     /// ```
-    /// use geomattn::{Isa, Lanewise, SequenceLayer, SkewSymmetric, SkewVpa};
+    /// use geomattn::{Lanewise, SequenceLayer, SkewSymmetric, SkewVpa};
     /// let layer = SkewVpa::<f32, 3, 4>::skew_sym(SkewSymmetric::from_packed(&[0.5, -1.0, 0.25])?);
     /// let batch: Vec<f32> = (0..3 * 4 * 37).map(|i| (i as f32 * 0.37).sin()).collect();
     /// let (mut lanes, mut scalar) = (vec![0.0; batch.len()], vec![0.0; batch.len()]);
     /// layer.forward_flat(&batch, &mut scalar)?;
-    /// if let Some(compact) = Lanewise::on(Isa::COMPACT, layer) {
-    ///     compact.forward_flat_compact(&batch, &mut lanes).expect("on Isa::COMPACT")?;
-    ///     assert_eq!(lanes, scalar);
+    /// let fast = Lanewise::new(layer);
+    /// match fast.forward_flat_compact(&batch, &mut lanes) {
+    ///     Some(done) => {
+    ///         done?;
+    ///         assert_eq!(lanes, scalar);
+    ///     }
+    ///     None => assert!(!fast.isa().is_compact()),
     /// }
     /// # Ok::<(), geomattn::Error>(())
     /// ```
@@ -248,23 +252,30 @@ impl<L, F: Functions> Lanewise<L, F> {
         L: LaneTwin<D, T>,
         L::Scalar: BatchScalar,
     {
-        if self.isa != Isa::COMPACT {
+        if !self.isa.is_compact() {
             return None;
         }
         Some(flat_sequence_count(input, output, D * T).map(|_| {
-            if D * T != 0 {
+            if D * T == 0 {
+                return;
+            }
+            match self.isa {
+                // SAFETY: `self.isa` is available on this processor (checked when `self` was
+                // built).
                 #[cfg(target_arch = "x86_64")]
-                // SAFETY: `self.isa`, which is `Isa::COMPACT` = AVX2, is available on this
-                // processor (checked when `self` was built).
-                unsafe {
-                    groups_avx2::<F, L, D, T>(&self.layer, input, output);
-                }
+                Isa::Avx512 => unsafe { groups_avx512::<F, L, D, T>(&self.layer, input, output) },
+                // SAFETY: as above.
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx2 => unsafe { groups_avx2::<F, L, D, T>(&self.layer, input, output) },
+                // Not compact on x86-64 (returned above).
+                #[cfg(target_arch = "x86_64")]
+                Isa::Portable => {}
                 #[cfg(not(target_arch = "x86_64"))]
-                groups::<F::Vector<<L::Scalar as Vectors>::Portable>, L, D, T>(
+                _ => groups::<F::Vector<<L::Scalar as Vectors>::Portable>, L, D, T>(
                     &self.layer,
                     input,
                     output,
-                );
+                ),
             }
         }))
     }

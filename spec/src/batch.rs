@@ -3,9 +3,10 @@
 //! (nothing allocated per window). What the Python bindings hand their numpy arrays to.
 //!
 //! With [`Arithmetic::Fast`] (the default), a network computing in `f32` runs on the lane path
-//! ([`geomattn::Lanewise`] with [`geomattn::VectorFunctions`]) on [`geomattn::Isa::COMPACT`],
-//! the one instruction set the grid's lane path is compiled for: on x86-64 AVX2, eight windows
-//! at a time, one per SIMD lane (a processor without AVX2 takes the scalar path). [`Arithmetic::Exact`], and
+//! ([`geomattn::Lanewise`] with [`geomattn::VectorFunctions`]): [`Isa::lanes`](geomattn::Isa::lanes)
+//! windows at a time, one per SIMD lane, on the best instruction set of the processor among
+//! those the grid's lane path is compiled for ([`geomattn::Isa::is_compact`]: AVX-512 and AVX2
+//! on x86-64; a processor without AVX2 takes the scalar path). [`Arithmetic::Exact`], and
 //! networks computing in `f64`, take the scalar path, one window at a time (see
 //! [`Scalar::vector_lanes`](crate::Scalar::vector_lanes) for why). Either way the windows are staged [`STAGED`] at a time into the network's scalar and
 //! Julia's column-major layout, which both paths read.

@@ -95,7 +95,7 @@ pub trait Scalar: RealField + Field + Copy + BatchScalar {
     const PRECISION: Precision;
     /// `net` on every window of a flat column-major `(D, T, B)` buffer on the lane path with the
     /// vectorised functions ([`crate::batch::Arithmetic::Fast`]), where this scalar has it: `f32`
-    /// on a processor with [`geomattn::Isa::COMPACT`]. `None` for `f64`, whose batches take the
+    /// on a processor with AVX2 or AVX-512 ([`geomattn::Isa::is_compact`]). `None` for `f64`, whose batches take the
     /// scalar path: compiling the lane path (the whole network inlined) for every network type of
     /// the grid in both scalars more than doubled the build's time and memory.
     ///

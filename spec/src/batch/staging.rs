@@ -3,7 +3,7 @@
 //! column-major, which both read.
 
 use geomattn::nalgebra::SMatrix;
-use geomattn::{Error, Field, Isa, LaneTwin, Lanewise, MapScalar, Real, SequenceLayer};
+use geomattn::{Error, Field, LaneTwin, Lanewise, MapScalar, Real, SequenceLayer};
 
 use super::{Arithmetic, Layout};
 use crate::Scalar;
@@ -35,10 +35,10 @@ impl<Net: LaneTwin<D, T>, const D: usize, const T: usize> LaneTwin<D, T> for Bor
 }
 
 /// `net` on every window of a flat column-major `(D, T, B)` buffer of `f32`: on the lane path
-/// with the vectorised functions ([`Arithmetic::Fast`]), compiled for one instruction set only,
-/// [`Isa::COMPACT`] (AVX2 on x86-64): compiled for all three, every network type of the grid
-/// tripled the build's time. `None` on a processor without it (the caller takes the scalar
-/// path).
+/// with the vectorised functions ([`Arithmetic::Fast`]), on the best instruction set of this
+/// processor among those compiled for the grid ([`Isa::is_compact`]: AVX-512 and AVX2 on
+/// x86-64; compiled for the portable vectors too, every network type of the grid cost the build
+/// a third more). `None` on a processor without them (the caller takes the scalar path).
 pub(crate) fn vector_lanes<Net, const D: usize, const T: usize>(
     net: &Net,
     input: &[f32],
@@ -47,7 +47,7 @@ pub(crate) fn vector_lanes<Net, const D: usize, const T: usize>(
 where
     Net: LaneTwin<D, T, Scalar = f32>,
 {
-    Lanewise::on(Isa::COMPACT, Borrowed(net))?
+    Lanewise::new(Borrowed(net))
         .vector_functions()
         .forward_flat_compact::<D, T>(input, output)
 }
