@@ -8,8 +8,9 @@
 //! those the grid's lane path is compiled for ([`geomattn::Isa::is_compact`]: AVX-512 and AVX2
 //! on x86-64; a processor without AVX2 takes the scalar path). [`Arithmetic::Exact`], and
 //! networks computing in `f64`, take the scalar path, one window at a time (see
-//! [`Scalar::vector_lanes`](crate::Scalar::vector_lanes) for why). Either way the windows are staged [`STAGED`] at a time into the network's scalar and
-//! Julia's column-major layout, which both paths read.
+//! [`Scalar::vector_lanes`](crate::Scalar::vector_lanes) for why). Either way the windows are
+//! staged [`STAGED`] at a time into the network's scalar and Julia's column-major layout, which
+//! both paths read.
 //!
 //! A numpy array of shape `(B, D, T)` in C order holds each window **row-major** (state `t` of
 //! window `b` is the strided column `[b, :, t]`): [`Layout::Rows`]. Julia's `(D, T, B)` (the same

@@ -36,9 +36,9 @@ impl<Net: LaneTwin<D, T>, const D: usize, const T: usize> LaneTwin<D, T> for Bor
 
 /// `net` on every window of a flat column-major `(D, T, B)` buffer of `f32`: on the lane path
 /// with the vectorised functions ([`Arithmetic::Fast`]), on the best instruction set of this
-/// processor among those compiled for the grid ([`Isa::is_compact`]: AVX-512 and AVX2 on
-/// x86-64; compiled for the portable vectors too, every network type of the grid cost the build
-/// a third more). `None` on a processor without them (the caller takes the scalar path).
+/// processor among those compiled for the grid ([`geomattn::Isa::is_compact`]: AVX-512 and
+/// AVX2 on x86-64, not the portable vectors, a third less of the lane path's code per network
+/// type). `None` on a processor without them (the caller takes the scalar path).
 pub(crate) fn vector_lanes<Net, const D: usize, const T: usize>(
     net: &Net,
     input: &[f32],
