@@ -200,7 +200,7 @@ fn the_compact_batch_reports_shape_errors() {
     let fast = Lanewise::new(SkewVpa::<f32, 3, 4>::glorot(&mut SmallRng::seed_from_u64(
         52,
     )));
-    let input = vec![0.0; 36];
+    let input = [0.0; 36];
     for (input_len, output_len) in [(36, 35), (35, 35), (13, 13)] {
         let mut output = vec![0.0; output_len];
         let result = fast.forward_flat_compact(&input[..input_len], &mut output);
