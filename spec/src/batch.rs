@@ -2,15 +2,16 @@
 //! flat buffers in the caller's scalar and memory layout, written into the caller's buffer
 //! (nothing allocated per window). What the Python bindings hand their numpy arrays to.
 //!
-//! With [`Arithmetic::Fast`] (the default), a network computing in `f32` runs on the lane path
-//! ([`geomattn::Lanewise`] with [`geomattn::VectorFunctions`]): [`Isa::lanes`](geomattn::Isa::lanes)
-//! windows at a time, one per SIMD lane, on the best instruction set of the processor among
-//! those the grid's lane path is compiled for ([`geomattn::Isa::is_compact`]: AVX-512 and AVX2
-//! on x86-64; a processor without AVX2 takes the scalar path). [`Arithmetic::Exact`], and
-//! networks computing in `f64`, take the scalar path, one window at a time (see
-//! [`Scalar::vector_lanes`](crate::Scalar::vector_lanes) for why). Either way the windows are
-//! staged [`STAGED`] at a time into the network's scalar and Julia's column-major layout, which
-//! both paths read.
+//! With [`Arithmetic::Fast`] (the default) and the feature `lanes`, a network computing in `f32`
+//! runs on the lane path ([`geomattn::Lanewise`] with [`geomattn::VectorFunctions`]):
+//! [`Isa::lanes`](geomattn::Isa::lanes) windows at a time, one per SIMD lane, on the best
+//! instruction set of the processor among those the grid's lane path is compiled for
+//! ([`geomattn::Isa::is_compact`]: AVX-512 and AVX2 on x86-64; a processor without AVX2 takes the
+//! scalar path). [`Arithmetic::Exact`], networks computing in `f64` (see
+//! [`Scalar::vector_lanes`](crate::Scalar::vector_lanes) for why), and every batch of a build
+//! without the feature take the scalar path, one window at a time: [`lanes`] says which. Either
+//! way the windows are staged [`STAGED`] at a time into the network's scalar and Julia's
+//! column-major layout, which both paths read.
 //!
 //! A numpy array of shape `(B, D, T)` in C order holds each window **row-major** (state `t` of
 //! window `b` is the strided column `[b, :, t]`): [`Layout::Rows`]. Julia's `(D, T, B)` (the same
@@ -35,11 +36,36 @@ use geomattn::{Error, FieldPath, LaneTwin, NonFinite, SequenceLayer};
 use crate::network::Loaded;
 use crate::{Arch, Scalar};
 
+#[cfg(feature = "lanes")]
+mod lanes;
 mod staging;
 
+#[cfg(feature = "lanes")]
+pub(crate) use lanes::vector_lanes;
 pub use staging::STAGED;
 use staging::Staged;
-pub(crate) use staging::vector_lanes;
+
+/// Whether [`Arithmetic::Fast`] runs the lane path for networks computing in `f32` here: this
+/// build has the feature `lanes`, and this processor an instruction set it is compiled for
+/// ([`geomattn::Isa::is_compact`]). When it is `false`, `Fast` is the scalar path, bit for bit
+/// [`Arithmetic::Exact`].
+///
+/// ```
+/// use geomattn::{SkewSymmetric, SkewVpa};
+/// use geomattn_spec::batch::{Arithmetic, Layout, forward, lanes};
+/// let layer = SkewVpa::<f32, 3, 3>::skew_sym(SkewSymmetric::from_packed(&[0.5, -1.0, 0.25])?);
+/// let z: Vec<f32> = (0..9 * 40).map(|i| (i as f32 * 0.37).sin()).collect();
+/// let (mut fast, mut exact) = (vec![0.0; z.len()], vec![0.0; z.len()]);
+/// forward(&layer, &z, Layout::Rows, &mut fast, false, Arithmetic::Fast)?;
+/// forward(&layer, &z, Layout::Rows, &mut exact, false, Arithmetic::Exact)?;
+/// if !lanes() {
+///     assert_eq!(fast, exact);
+/// }
+/// # Ok::<(), geomattn::Error>(())
+/// ```
+pub fn lanes() -> bool {
+    cfg!(feature = "lanes") && geomattn::Isa::best().is_compact()
+}
 
 /// How each window of a flat batch is laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,7 +79,8 @@ pub enum Layout {
 
 /// The arithmetic of a batch.
 ///
-/// - [`Fast`](Self::Fast), the default: for a network computing in `f32`, the lane path with
+/// - [`Fast`](Self::Fast), the default: for a network computing in `f32`, where [`lanes`] (the
+///   feature `lanes`, a processor with AVX2 or AVX-512), the lane path with
 ///   `exp` (the softmaxes) and `tanh` (the activations) as polynomials on whole vectors, and the
 ///   matrix products with fused multiply-adds on AVX2 and AVX-512
 ///   ([`geomattn::VectorFunctions`]: `exp` within 1.25 ulp, `tanh` within 3.5 ulp). A network's
@@ -63,8 +90,8 @@ pub enum Layout {
 ///   `16 ε`** (`ε` the machine epsilon of the network's scalar, the distance in units of
 ///   `ε·max(|y|, 1)`). The crate's tests measure it on GML's rigid-body networks
 ///   (`spec/tests/batch_lanes.rs`). A rollout's states then differ as any perturbation of the
-///   state propagates through the network's steps. For a network computing in `f64`, the scalar
-///   path (as `Exact`).
+///   state propagates through the network's steps. For a network computing in `f64`, and
+///   wherever [`lanes`] is `false`, the scalar path (as `Exact`, bit for bit).
 /// - [`Exact`](Self::Exact): the scalar path, one window at a time: every output bit for bit
 ///   that of [`SequenceLayer::forward`] (and of GML's `iterate` for a rollout).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

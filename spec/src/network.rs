@@ -95,20 +95,24 @@ pub trait Scalar: RealField + Field + Copy + BatchScalar {
     const PRECISION: Precision;
     /// `net` on every window of a flat column-major `(D, T, B)` buffer on the lane path with the
     /// vectorised functions ([`crate::batch::Arithmetic::Fast`]), where this scalar has it: `f32`
-    /// on a processor with AVX2 or AVX-512 ([`geomattn::Isa::is_compact`]). `None` for `f64`, whose batches take the
-    /// scalar path: compiling the lane path (the whole network inlined) for every network type of
-    /// the grid in both scalars more than doubled the build's time and memory.
+    /// with the feature `lanes`, on a processor with AVX2 or AVX-512
+    /// ([`geomattn::Isa::is_compact`]). `None` (the scalar path) elsewhere, and always for `f64`:
+    /// compiling the lane path (the whole network inlined) for every network type of the grid in
+    /// both scalars more than doubled the build's time and memory.
     ///
     /// # Errors
     /// As [`geomattn::Lanewise::forward_flat`].
     #[doc(hidden)]
     fn vector_lanes<Net, const D: usize, const T: usize>(
-        net: &Net,
-        input: &[Self],
-        output: &mut [Self],
+        _net: &Net,
+        _input: &[Self],
+        _output: &mut [Self],
     ) -> Option<Result<(), geomattn::Error>>
     where
-        Net: LaneTwin<D, T, Scalar = Self>;
+        Net: LaneTwin<D, T, Scalar = Self>,
+    {
+        None
+    }
     /// `x`, rounded to the nearest value of `Self`.
     fn from_double(x: f64) -> Self;
     /// The value as an `f64` (exact).
@@ -117,6 +121,7 @@ pub trait Scalar: RealField + Field + Copy + BatchScalar {
 
 impl Scalar for f32 {
     const PRECISION: Precision = Precision::F32;
+    #[cfg(feature = "lanes")]
     fn vector_lanes<Net, const D: usize, const T: usize>(
         net: &Net,
         input: &[f32],
@@ -138,16 +143,6 @@ impl Scalar for f32 {
 
 impl Scalar for f64 {
     const PRECISION: Precision = Precision::F64;
-    fn vector_lanes<Net, const D: usize, const T: usize>(
-        _: &Net,
-        _: &[f64],
-        _: &mut [f64],
-    ) -> Option<Result<(), geomattn::Error>>
-    where
-        Net: LaneTwin<D, T, Scalar = f64>,
-    {
-        None
-    }
     fn from_double(x: f64) -> Self {
         x
     }
@@ -165,8 +160,9 @@ where
     Att: SequenceLayer<S, D, T>,
     Ff: SequenceLayer<S, D, T>,
 {
-    // Inlined into the lane path's batch loop, which is compiled for each instruction set.
-    #[inline(always)]
+    // Inlined into the lane path's batch loop (feature `lanes`), compiled for each instruction
+    // set.
+    #[cfg_attr(feature = "lanes", inline(always))]
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
         let mut x = z.into_owned();
         for (attention, feedforward) in &self.0 {

@@ -1,4 +1,5 @@
-//! The batches: with `Arithmetic::Exact` bit for bit the scalar path (one window at a time
+//! The batches of a build with the feature `lanes` (Cargo.toml: `required-features`): with
+//! `Arithmetic::Exact` bit for bit the scalar path (one window at a time
 //! through `Network::forward` and GML's `iterate`); with the default `Arithmetic::Fast` (the lane
 //! path for networks in f32) within its documented bound: no further from the exact result (the
 //! network in f64) than four times the scalar path's own rounding, and at least 16 ε. For GML's
@@ -6,7 +7,7 @@
 //! counts and the staging chunk.
 
 use geomattn::Isa;
-use geomattn_spec::batch::{Arithmetic, Layout, STAGED};
+use geomattn_spec::batch::{Arithmetic, Layout, STAGED, lanes};
 use geomattn_spec::{Arch, Network, Precision, open_file};
 
 const NETWORKS: [(&str, &str); 3] = [
@@ -267,7 +268,13 @@ fn fast_rollouts_stay_close_to_the_exact_ones() {
         largest_difference(&fast, &exact, epsilon),
     );
     println!("61 states, f32: scalar {rounding:.1} ε, fast {error:.1} ε from the f64 rollout");
-    assert_ne!(fast, scalar, "the fast path computed the scalar bits");
+    // The lane path runs wherever the processor has AVX2 or AVX-512 (this suite has the feature).
+    assert_eq!(lanes(), Isa::best().is_compact());
+    if lanes() {
+        assert_ne!(fast, scalar, "the fast path computed the scalar bits");
+    } else {
+        assert_eq!(fast, scalar, "no lane path, yet not the scalar bits");
+    }
     assert!(
         error <= 4.0 * rounding.max(4.0),
         "{error} ε vs {rounding} ε"

@@ -1,9 +1,9 @@
-//! What the batches run on: the lane path over a borrowed network (or the scalar path), and the
-//! staging of the caller's windows (any scalar, either layout) into the network's scalar,
-//! column-major, which both read.
+//! What the batches run on: the lane path (where it is compiled and the scalar has it) or the
+//! scalar path, and the staging of the caller's windows (any scalar, either layout) into the
+//! network's scalar, column-major, which both read.
 
 use geomattn::nalgebra::SMatrix;
-use geomattn::{Error, Field, LaneTwin, Lanewise, MapScalar, Real, SequenceLayer};
+use geomattn::{Error, LaneTwin, SequenceLayer};
 
 use super::{Arithmetic, Layout};
 use crate::Scalar;
@@ -12,45 +12,6 @@ use crate::Scalar;
 /// scalar) stay in the processor's second-level cache for the sizes of the grid (288 KiB at
 /// `d = 4`, `T = 4` in `f64`), and are allocated once per batch call, not per window.
 pub const STAGED: usize = 1024;
-
-/// A borrowed network as a [`LaneTwin`]: [`Lanewise`] owns the layer it runs, and a batch only
-/// borrows the network.
-struct Borrowed<'a, Net>(&'a Net);
-
-impl<Net: MapScalar> MapScalar for Borrowed<'_, Net> {
-    type Scalar = Net::Scalar;
-    type Over<S2: Field> = Net::Over<S2>;
-
-    fn map_scalar<S2: Field>(&self, f: impl FnMut(Self::Scalar) -> S2) -> Self::Over<S2> {
-        self.0.map_scalar(f)
-    }
-}
-
-impl<Net: LaneTwin<D, T>, const D: usize, const T: usize> LaneTwin<D, T> for Borrowed<'_, Net> {
-    type Twin<X: Real> = Net::Twin<X>;
-
-    fn twin<X: Real>(&self, f: impl FnMut(Self::Scalar) -> X) -> Self::Twin<X> {
-        self.0.twin(f)
-    }
-}
-
-/// `net` on every window of a flat column-major `(D, T, B)` buffer of `f32`: on the lane path
-/// with the vectorised functions ([`Arithmetic::Fast`]), on the best instruction set of this
-/// processor among those compiled for the grid ([`geomattn::Isa::is_compact`]: AVX-512 and
-/// AVX2 on x86-64, not the portable vectors, a third less of the lane path's code per network
-/// type). `None` on a processor without them (the caller takes the scalar path).
-pub(crate) fn vector_lanes<Net, const D: usize, const T: usize>(
-    net: &Net,
-    input: &[f32],
-    output: &mut [f32],
-) -> Option<Result<(), Error>>
-where
-    Net: LaneTwin<D, T, Scalar = f32>,
-{
-    Lanewise::new(Borrowed(net))
-        .vector_functions()
-        .forward_flat_compact::<D, T>(input, output)
-}
 
 /// `net` on every window of a flat column-major `(D, T, B)` buffer in `arithmetic`: the lane
 /// path where the scalar has it ([`Scalar::vector_lanes`]), else the scalar path, one window at
