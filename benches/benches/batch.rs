@@ -9,7 +9,8 @@
 //!   `VectorFunctions` and without;
 //! - `spec_rollout_fast`: `Network::rollout_f32` of 10⁴ windows to 61 states (20 passes each).
 //!
-//! `cargo bench -p geomattn-benches --bench batch`; `benches/compare_network_peers.py` runs it
+//! `cargo bench -p geomattn-benches --bench batch --features lanes` (without the feature,
+//! `spec_fast` is the scalar path, as `spec_exact`); `benches/compare_network_peers.py` runs it
 //! beside the Python call and JAX.
 
 use divan::Bencher;

@@ -17,6 +17,7 @@ _DTypeLike = Union[str, type[np.floating[Any]], type[float], np.dtype[Any]]
 __all__ = [
     "ATTENTION_SIZES",
     "Classifier",
+    "LANES",
     "Measurement",
     "Network",
     "SkewAttention",
@@ -33,6 +34,11 @@ __version__: str
 
 ATTENTION_SIZES: list[int]
 """The sizes ``d = T`` compiled for :class:`SkewAttention`."""
+
+LANES: bool
+"""Whether ``exact=False`` runs float32 networks on the lane path here: the module is built with
+it (every wheel is) and the processor has AVX2 or AVX-512. When ``False``, ``exact=False`` gives
+the same bits as ``exact=True``."""
 
 @final
 class Measurement:
@@ -115,10 +121,12 @@ class Network:
             Raise at the first non-finite value of an input or of a layer's output (the checked
             pass); unchecked, NaN and inf propagate.
         exact : bool, default False
-            A float32 network runs several windows at a time, one per SIMD lane, on the best
-            instruction set of the processor, with vectorised ``exp``/``tanh`` and fused products:
-            no further from the exact result than four times the scalar path's own rounding (and
-            16 ε). ``True`` (and any float64 network) gives the scalar path's results bit for bit.
+            Where :data:`LANES` (every wheel, on a processor with AVX2 or AVX-512), a float32
+            network runs several windows at a time, one per SIMD lane, with vectorised
+            ``exp``/``tanh`` and fused products: no further from the exact result than four
+            times the scalar path's own rounding (and 16 ε). ``True``, any float64 network,
+            and any network where :data:`LANES` is ``False`` give the scalar path's results bit
+            for bit.
 
         Returns
         -------
@@ -164,7 +172,8 @@ class Network:
         checked : bool, default False
             Raise at the first non-finite state; unchecked, NaN and inf propagate.
         exact : bool, default False
-            As in :meth:`forward`: the lane path by default, the scalar path's bits if ``True``.
+            As in :meth:`forward`: the lane path by default where :data:`LANES`, the scalar
+            path's bits if ``True``.
 
         Returns
         -------
@@ -298,8 +307,8 @@ class SkewAttention:
         checked : bool, default False
             Raise at the first non-finite value; unchecked, NaN and inf propagate.
         exact : bool, default False
-            As in :meth:`Network.forward`: the lane path by default, the scalar path's bits if
-            ``True``.
+            As in :meth:`Network.forward`: the lane path by default where :data:`LANES`, the
+            scalar path's bits if ``True``.
 
         Returns
         -------

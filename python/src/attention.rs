@@ -136,8 +136,8 @@ impl PySkewAttention {
     /// checked : bool, default False
     ///     Raise at the first non-finite value; unchecked, NaN and inf propagate.
     /// exact : bool, default False
-    ///     As in :meth:`Network.forward`: the lane path by default, the scalar path's bits if
-    ///     ``True``.
+    ///     As in :meth:`Network.forward`: the lane path by default where :data:`LANES`, the
+    ///     scalar path's bits if ``True``.
     ///
     /// Returns
     /// -------

@@ -122,10 +122,12 @@ impl PyNetwork {
     ///     Raise at the first non-finite value of an input or of a layer's output (the checked
     ///     pass); unchecked, NaN and inf propagate.
     /// exact : bool, default False
-    ///     A float32 network runs several windows at a time, one per SIMD lane, on the best
-    ///     instruction set of the processor, with vectorised ``exp``/``tanh`` and fused products:
-    ///     no further from the exact result than four times the scalar path's own rounding (and
-    ///     16 ε). ``True`` (and any float64 network) gives the scalar path's results bit for bit.
+    ///     Where :data:`LANES` (every wheel, on a processor with AVX2 or AVX-512), a float32
+    ///     network runs several windows at a time, one per SIMD lane, with vectorised
+    ///     ``exp``/``tanh`` and fused products: no further from the exact result than four
+    ///     times the scalar path's own rounding (and 16 ε). ``True``, any float64 network,
+    ///     and any network where :data:`LANES` is ``False`` give the scalar path's results bit
+    ///     for bit.
     ///
     /// Returns
     /// -------
@@ -178,7 +180,8 @@ impl PyNetwork {
     /// checked : bool, default False
     ///     Raise at the first non-finite state; unchecked, NaN and inf propagate.
     /// exact : bool, default False
-    ///     As in :meth:`forward`: the lane path by default, the scalar path's bits if ``True``.
+    ///     As in :meth:`forward`: the lane path by default where :data:`LANES`, the scalar
+    ///     path's bits if ``True``.
     ///
     /// Returns
     /// -------
