@@ -16,6 +16,7 @@ converts them. See ``Network`` for the conversions, the copies and the memory la
 from ._geomattn import (
     ATTENTION_SIZES,
     Classifier,
+    LANES,
     Measurement,
     Network,
     SkewAttention,
@@ -30,6 +31,7 @@ from ._geomattn import (
 __all__ = [
     "ATTENTION_SIZES",
     "Classifier",
+    "LANES",
     "Measurement",
     "Network",
     "SkewAttention",

@@ -17,6 +17,7 @@ _DTypeLike = Union[str, type[np.floating[Any]], type[float], np.dtype[Any]]
 __all__ = [
     "ATTENTION_SIZES",
     "Classifier",
+    "LANES",
     "Measurement",
     "Network",
     "SkewAttention",
@@ -33,6 +34,11 @@ __version__: str
 
 ATTENTION_SIZES: list[int]
 """The sizes ``d = T`` compiled for :class:`SkewAttention`."""
+
+LANES: bool
+"""Whether ``exact=False`` runs float32 networks on the lane path here: the module is built with
+it (every wheel is) and the processor has AVX2 or AVX-512. When ``False``, ``exact=False`` gives
+the same bits as ``exact=True``."""
 
 @final
 class Measurement:
@@ -102,7 +108,9 @@ class Network:
     @property
     def path(self) -> str:
         """The file it was loaded from."""
-    def forward(self, z: npt.ArrayLike, *, checked: bool = False) -> _Array:
+    def forward(
+        self, z: npt.ArrayLike, *, checked: bool = False, exact: bool = False
+    ) -> _Array:
         """The forward pass of one window or a batch of windows.
 
         Parameters
@@ -112,6 +120,13 @@ class Network:
         checked : bool, default False
             Raise at the first non-finite value of an input or of a layer's output (the checked
             pass); unchecked, NaN and inf propagate.
+        exact : bool, default False
+            Where :data:`LANES` (every wheel, on a processor with AVX2 or AVX-512), a float32
+            network runs several windows at a time, one per SIMD lane, with vectorised
+            ``exp``/``tanh`` and fused products: no further from the exact result than four
+            times the scalar path's own rounding (and 16 ε). ``True``, any float64 network,
+            and any network where :data:`LANES` is ``False`` give the scalar path's results bit
+            for bit.
 
         Returns
         -------
@@ -136,9 +151,13 @@ class Network:
         >>> bool((net.forward(z[7]) == net.forward(z)[7]).all())
         True
         """
-    def __call__(self, z: npt.ArrayLike, *, checked: bool = False) -> _Array:
-        """``net(z, checked=False)`` is :meth:`forward`."""
-    def rollout(self, z0: npt.ArrayLike, steps: int, *, checked: bool = False) -> _Array:
+    def __call__(
+        self, z: npt.ArrayLike, *, checked: bool = False, exact: bool = False
+    ) -> _Array:
+        """``net(z, checked=False, exact=False)`` is :meth:`forward`."""
+    def rollout(
+        self, z0: npt.ArrayLike, steps: int, *, checked: bool = False, exact: bool = False
+    ) -> _Array:
         """GML's ``iterate``: the trajectory from one initial window or a batch of them.
 
         Each step feeds the last ``seq`` states to the network and appends the new last state
@@ -152,6 +171,9 @@ class Network:
             The number of steps, ``≥ 0``.
         checked : bool, default False
             Raise at the first non-finite state; unchecked, NaN and inf propagate.
+        exact : bool, default False
+            As in :meth:`forward`: the lane path by default where :data:`LANES`, the scalar
+            path's bits if ``True``.
 
         Returns
         -------
@@ -273,7 +295,9 @@ class SkewAttention:
     @property
     def dtype(self) -> Literal["float32", "float64"]:
         """The scalar it computes in, ``"float32"`` or ``"float64"``."""
-    def forward(self, z: npt.ArrayLike, *, checked: bool = False) -> _Array:
+    def forward(
+        self, z: npt.ArrayLike, *, checked: bool = False, exact: bool = False
+    ) -> _Array:
         """The forward pass of one sequence or a batch of sequences.
 
         Parameters
@@ -282,6 +306,9 @@ class SkewAttention:
             The sequences, converted to the layer's dtype as :class:`Network` converts them.
         checked : bool, default False
             Raise at the first non-finite value; unchecked, NaN and inf propagate.
+        exact : bool, default False
+            As in :meth:`Network.forward`: the lane path by default where :data:`LANES`, the
+            scalar path's bits if ``True``.
 
         Returns
         -------
@@ -302,8 +329,10 @@ class SkewAttention:
         >>> layer.forward(np.ones((10, 3, 3))).shape
         (10, 3, 3)
         """
-    def __call__(self, z: npt.ArrayLike, *, checked: bool = False) -> _Array:
-        """``layer(z, checked=False)`` is :meth:`forward`."""
+    def __call__(
+        self, z: npt.ArrayLike, *, checked: bool = False, exact: bool = False
+    ) -> _Array:
+        """``layer(z, checked=False, exact=False)`` is :meth:`forward`."""
 
 def load(
     path: Union[str, PathLike[str]],

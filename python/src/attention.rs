@@ -8,8 +8,9 @@ use pyo3::prelude::*;
 
 use crate::arrays;
 use crate::parallel;
-use crate::spec_api::Element;
 use crate::spec_api::attention::{self, Kernel};
+use crate::spec_api::{self, Element};
+use geomattn_spec::batch::Arithmetic;
 
 enum Layer {
     F32(Box<dyn Kernel<f32>>),
@@ -80,6 +81,7 @@ impl PySkewAttention {
         kernel: &dyn Kernel<X>,
         z: &Bound<'py, PyAny>,
         checked: bool,
+        arithmetic: Arithmetic,
     ) -> PyResult<Bound<'py, PyAny>> {
         let d = self.dim;
         let windows = arrays::copied::<X>(z, "z", d, d)?;
@@ -92,7 +94,7 @@ impl PySkewAttention {
             let (input, layout) = (&windows.values[..], windows.layout);
             py.detach(|| {
                 parallel::run(input, d * d, output, d * d, |i, o| {
-                    kernel.forward(i, layout, o, checked)
+                    kernel.forward(i, layout, o, checked, arithmetic)
                 })
             })
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -133,6 +135,9 @@ impl PySkewAttention {
     ///     The sequences, converted to the layer's dtype as :class:`Network` converts them.
     /// checked : bool, default False
     ///     Raise at the first non-finite value; unchecked, NaN and inf propagate.
+    /// exact : bool, default False
+    ///     As in :meth:`Network.forward`: the lane path by default where :data:`LANES`, the
+    ///     scalar path's bits if ``True``.
     ///
     /// Returns
     /// -------
@@ -152,16 +157,18 @@ impl PySkewAttention {
     /// >>> layer = geomattn.SkewAttention([0.5, -0.2, 0.1])
     /// >>> layer.forward(np.ones((10, 3, 3))).shape
     /// (10, 3, 3)
-    #[pyo3(signature = (z, *, checked = false))]
+    #[pyo3(signature = (z, *, checked = false, exact = false))]
     fn forward<'py>(
         &self,
         py: Python<'py>,
         z: &Bound<'py, PyAny>,
         checked: bool,
+        exact: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let arithmetic = spec_api::arithmetic(exact);
         match &self.layer {
-            Layer::F32(kernel) => self.forward_as(py, &**kernel, z, checked),
-            Layer::F64(kernel) => self.forward_as(py, &**kernel, z, checked),
+            Layer::F32(kernel) => self.forward_as(py, &**kernel, z, checked, arithmetic),
+            Layer::F64(kernel) => self.forward_as(py, &**kernel, z, checked, arithmetic),
         }
     }
 
@@ -180,15 +187,16 @@ impl PySkewAttention {
         }
     }
 
-    /// ``layer(z, checked=False)`` is :meth:`forward`.
+    /// ``layer(z, checked=False, exact=False)`` is :meth:`forward`.
     /// (Python shows a slot's own docstring: the class's docs say it.)
-    #[pyo3(signature = (z, *, checked = false))]
+    #[pyo3(signature = (z, *, checked = false, exact = false))]
     fn __call__<'py>(
         &self,
         py: Python<'py>,
         z: &Bound<'py, PyAny>,
         checked: bool,
+        exact: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        self.forward(py, z, checked)
+        self.forward(py, z, checked, exact)
     }
 }

@@ -9,6 +9,7 @@ use crate::arrays;
 use crate::dtype::DType;
 use crate::parallel;
 use crate::spec_api::{self, Element, Loaded};
+use geomattn_spec::batch::Arithmetic;
 
 /// A network trained in GeometricMachineLearning.jl, loaded for one architecture spec by
 /// :func:`load`.
@@ -56,6 +57,7 @@ impl PyNetwork {
         py: Python<'py>,
         z: &Bound<'py, PyAny>,
         checked: bool,
+        arithmetic: Arithmetic,
     ) -> PyResult<Bound<'py, PyAny>> {
         let (dim, seq) = (self.loaded.dim, self.loaded.seq);
         let windows = arrays::copied::<X>(z, "z", dim, seq)?;
@@ -68,7 +70,7 @@ impl PyNetwork {
             let (input, layout, net) = (&windows.values[..], windows.layout, &*self.loaded.net);
             py.detach(|| {
                 parallel::run(input, dim * seq, output, dim * seq, |i, o| {
-                    X::forward(net, i, layout, o, checked)
+                    X::forward(net, i, layout, o, checked, arithmetic)
                 })
             })
             .map_err(|e| batch_error(&e))?;
@@ -82,6 +84,7 @@ impl PyNetwork {
         z0: &Bound<'py, PyAny>,
         steps: usize,
         checked: bool,
+        arithmetic: Arithmetic,
     ) -> PyResult<Bound<'py, PyAny>> {
         let (dim, seq) = (self.loaded.dim, self.loaded.seq);
         let windows = arrays::copied::<X>(z0, "z0", dim, seq)?;
@@ -98,7 +101,7 @@ impl PyNetwork {
             let (input, layout, net) = (&windows.values[..], windows.layout, &*self.loaded.net);
             py.detach(|| {
                 parallel::run(input, dim * seq, output, dim * states, |i, o| {
-                    X::rollout(net, i, layout, o, checked)
+                    X::rollout(net, i, layout, o, checked, arithmetic)
                 })
             })
             .map_err(|e| batch_error(&e))?;
@@ -118,6 +121,13 @@ impl PyNetwork {
     /// checked : bool, default False
     ///     Raise at the first non-finite value of an input or of a layer's output (the checked
     ///     pass); unchecked, NaN and inf propagate.
+    /// exact : bool, default False
+    ///     Where :data:`LANES` (every wheel, on a processor with AVX2 or AVX-512), a float32
+    ///     network runs several windows at a time, one per SIMD lane, with vectorised
+    ///     ``exp``/``tanh`` and fused products: no further from the exact result than four
+    ///     times the scalar path's own rounding (and 16 ε). ``True``, any float64 network,
+    ///     and any network where :data:`LANES` is ``False`` give the scalar path's results bit
+    ///     for bit.
     ///
     /// Returns
     /// -------
@@ -141,16 +151,18 @@ impl PyNetwork {
     /// (100, 3, 3)
     /// >>> bool((net.forward(z[7]) == net.forward(z)[7]).all())
     /// True
-    #[pyo3(signature = (z, *, checked = false))]
+    #[pyo3(signature = (z, *, checked = false, exact = false))]
     fn forward<'py>(
         &self,
         py: Python<'py>,
         z: &Bound<'py, PyAny>,
         checked: bool,
+        exact: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let arithmetic = spec_api::arithmetic(exact);
         match self.precision {
-            geomattn_spec::Precision::F32 => self.forward_as::<f32>(py, z, checked),
-            geomattn_spec::Precision::F64 => self.forward_as::<f64>(py, z, checked),
+            geomattn_spec::Precision::F32 => self.forward_as::<f32>(py, z, checked, arithmetic),
+            geomattn_spec::Precision::F64 => self.forward_as::<f64>(py, z, checked, arithmetic),
         }
     }
 
@@ -167,6 +179,9 @@ impl PyNetwork {
     ///     The number of steps, ``≥ 0``.
     /// checked : bool, default False
     ///     Raise at the first non-finite state; unchecked, NaN and inf propagate.
+    /// exact : bool, default False
+    ///     As in :meth:`forward`: the lane path by default where :data:`LANES`, the scalar
+    ///     path's bits if ``True``.
     ///
     /// Returns
     /// -------
@@ -194,18 +209,24 @@ impl PyNetwork {
     /// (3, 101)
     /// >>> bool((trajectory[:, :3] == z0).all())
     /// True
-    #[pyo3(signature = (z0, steps, *, checked = false))]
+    #[pyo3(signature = (z0, steps, *, checked = false, exact = false))]
     fn rollout<'py>(
         &self,
         py: Python<'py>,
         z0: &Bound<'py, PyAny>,
         steps: i64,
         checked: bool,
+        exact: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let arithmetic = spec_api::arithmetic(exact);
         let steps = crate::non_negative("steps", steps)?;
         match self.precision {
-            geomattn_spec::Precision::F32 => self.rollout_as::<f32>(py, z0, steps, checked),
-            geomattn_spec::Precision::F64 => self.rollout_as::<f64>(py, z0, steps, checked),
+            geomattn_spec::Precision::F32 => {
+                self.rollout_as::<f32>(py, z0, steps, checked, arithmetic)
+            }
+            geomattn_spec::Precision::F64 => {
+                self.rollout_as::<f64>(py, z0, steps, checked, arithmetic)
+            }
         }
     }
 
@@ -319,16 +340,17 @@ impl PyNetwork {
         ))
     }
 
-    /// ``net(z, checked=False)`` is :meth:`forward`.
+    /// ``net(z, checked=False, exact=False)`` is :meth:`forward`.
     /// (Python shows a slot's own docstring: the class's docs say it.)
-    #[pyo3(signature = (z, *, checked = false))]
+    #[pyo3(signature = (z, *, checked = false, exact = false))]
     fn __call__<'py>(
         &self,
         py: Python<'py>,
         z: &Bound<'py, PyAny>,
         checked: bool,
+        exact: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        self.forward(py, z, checked)
+        self.forward(py, z, checked, exact)
     }
 
     fn __repr__(&self) -> String {

@@ -3,7 +3,7 @@
 //! Python exceptions. When the spec crate's API changes, this file is the one to adapt.
 
 use geomattn::gml::{GmlFile, LoadError, Node, Object};
-use geomattn_spec::batch::{self, Layout};
+use geomattn_spec::batch::{self, Arithmetic, Layout};
 use geomattn_spec::classify::{self, Classifier};
 use geomattn_spec::{Arch, Error, Network, Precision, Scalar};
 use pyo3::exceptions::{PyOSError, PyValueError};
@@ -22,6 +22,7 @@ pub(crate) trait Element: numpy::Element + Scalar + Send + Sync {
         layout: Layout,
         output: &mut [Self],
         checked: bool,
+        arithmetic: Arithmetic,
     ) -> Result<(), geomattn::Error>;
 
     /// The network's rollout of a chunk of initial windows.
@@ -31,6 +32,7 @@ pub(crate) trait Element: numpy::Element + Scalar + Send + Sync {
         layout: Layout,
         output: &mut [Self],
         checked: bool,
+        arithmetic: Arithmetic,
     ) -> Result<(), geomattn::Error>;
 }
 
@@ -42,8 +44,9 @@ impl Element for f32 {
         layout: Layout,
         output: &mut [f32],
         checked: bool,
+        arithmetic: Arithmetic,
     ) -> Result<(), geomattn::Error> {
-        net.forward_f32(input, layout, output, checked)
+        net.forward_f32(input, layout, output, checked, arithmetic)
     }
     fn rollout(
         net: &dyn Network,
@@ -51,8 +54,9 @@ impl Element for f32 {
         layout: Layout,
         output: &mut [f32],
         checked: bool,
+        arithmetic: Arithmetic,
     ) -> Result<(), geomattn::Error> {
-        net.rollout_f32(initial, layout, output, checked)
+        net.rollout_f32(initial, layout, output, checked, arithmetic)
     }
 }
 
@@ -64,8 +68,9 @@ impl Element for f64 {
         layout: Layout,
         output: &mut [f64],
         checked: bool,
+        arithmetic: Arithmetic,
     ) -> Result<(), geomattn::Error> {
-        net.forward_f64(input, layout, output, checked)
+        net.forward_f64(input, layout, output, checked, arithmetic)
     }
     fn rollout(
         net: &dyn Network,
@@ -73,8 +78,18 @@ impl Element for f64 {
         layout: Layout,
         output: &mut [f64],
         checked: bool,
+        arithmetic: Arithmetic,
     ) -> Result<(), geomattn::Error> {
-        net.rollout_f64(initial, layout, output, checked)
+        net.rollout_f64(initial, layout, output, checked, arithmetic)
+    }
+}
+
+/// The arithmetic of Python's ``exact`` keyword: ``exact=True`` gives the scalar path's bits.
+pub(crate) fn arithmetic(exact: bool) -> Arithmetic {
+    if exact {
+        Arithmetic::Exact
+    } else {
+        Arithmetic::Fast
     }
 }
 
@@ -307,9 +322,9 @@ pub(crate) fn grid() -> String {
 /// The skew-weighted volume-preserving attention layer alone (`skew_sym = true`), for the
 /// benchmark against the batched NumPy and JAX peers: sizes `d = T` in [`ATTENTION_SIZES`].
 pub(crate) mod attention {
-    use geomattn::{SequenceLayer, SkewSymmetric, SkewVpa};
+    use geomattn::{LaneTwin, SequenceLayer, SkewSymmetric, SkewVpa};
 
-    use super::{Element, Layout, batch};
+    use super::{Arithmetic, Element, Layout, batch};
 
     /// The sizes `d = T` compiled for the bare attention layer.
     pub(crate) const SIZES: [usize; 4] = [3, 4, 5, 8];
@@ -322,6 +337,7 @@ pub(crate) mod attention {
             layout: Layout,
             output: &mut [X],
             checked: bool,
+            arithmetic: Arithmetic,
         ) -> Result<(), geomattn::Error>;
     }
 
@@ -329,7 +345,7 @@ pub(crate) mod attention {
 
     impl<X: Element, const D: usize> Kernel<X> for Layer<X, D>
     where
-        SkewVpa<X, D, D>: SequenceLayer<X, D, D> + Send + Sync,
+        SkewVpa<X, D, D>: SequenceLayer<X, D, D> + LaneTwin<D, D, Scalar = X> + Send + Sync,
     {
         fn forward(
             &self,
@@ -337,8 +353,9 @@ pub(crate) mod attention {
             layout: Layout,
             output: &mut [X],
             checked: bool,
+            arithmetic: Arithmetic,
         ) -> Result<(), geomattn::Error> {
-            batch::forward::<X, X, _, D, D>(&self.0, input, layout, output, checked)
+            batch::forward::<X, X, _, D, D>(&self.0, input, layout, output, checked, arithmetic)
         }
     }
 
@@ -346,7 +363,7 @@ pub(crate) mod attention {
         packed: &[X],
     ) -> Result<Box<dyn Kernel<X>>, geomattn::Error>
     where
-        SkewVpa<X, D, D>: SequenceLayer<X, D, D> + Send + Sync,
+        SkewVpa<X, D, D>: SequenceLayer<X, D, D> + LaneTwin<D, D, Scalar = X> + Send + Sync,
     {
         let a = SkewSymmetric::<X, D>::from_packed(packed)?;
         Ok(Box::new(Layer(SkewVpa::<X, D, D>::skew_sym(a))))

@@ -52,6 +52,22 @@ impl Isa {
     /// Every instruction set, best first.
     pub const ALL: [Isa; 3] = [Isa::Avx512, Isa::Avx2, Isa::Portable];
 
+    /// Whether [`Lanewise::forward_flat_compact`](crate::Lanewise::forward_flat_compact) is
+    /// compiled for this instruction set: AVX-512 and AVX2 on x86-64, not its portable SSE2
+    /// vectors (which every x86-64 processor since 2013 surpasses with AVX2); the portable
+    /// vectors elsewhere.
+    ///
+    /// ```
+    /// use geomattn::Isa;
+    /// assert_eq!(Isa::Portable.is_compact(), !cfg!(target_arch = "x86_64"));
+    /// ```
+    pub const fn is_compact(self) -> bool {
+        match self {
+            Isa::Avx512 | Isa::Avx2 => true,
+            Isa::Portable => !cfg!(target_arch = "x86_64"),
+        }
+    }
+
     /// The best instruction set this processor has.
     pub fn best() -> Isa {
         Isa::ALL

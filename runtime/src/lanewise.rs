@@ -218,6 +218,68 @@ impl<L, F: Functions> Lanewise<L, F> {
         Ok(())
     }
 
+    /// [`forward_flat`](Self::forward_flat) with the batch loop compiled only for the instruction
+    /// sets that [`Isa::is_compact`]: on x86-64 AVX-512 and AVX2, not the portable vectors, two
+    /// thirds of the machine code per layer type, for a program that compiles the lane path for
+    /// many of them (`geomattn-spec`'s grid of sizes). `None`, with nothing written, if `self`
+    /// runs on another instruction set (a processor without AVX2 on x86-64).
+    ///
+    /// ```
+    /// use geomattn::{Lanewise, SequenceLayer, SkewSymmetric, SkewVpa};
+    /// let layer = SkewVpa::<f32, 3, 4>::skew_sym(SkewSymmetric::from_packed(&[0.5, -1.0, 0.25])?);
+    /// let batch: Vec<f32> = (0..3 * 4 * 37).map(|i| (i as f32 * 0.37).sin()).collect();
+    /// let (mut lanes, mut scalar) = (vec![0.0; batch.len()], vec![0.0; batch.len()]);
+    /// layer.forward_flat(&batch, &mut scalar)?;
+    /// let fast = Lanewise::new(layer);
+    /// match fast.forward_flat_compact(&batch, &mut lanes) {
+    ///     Some(done) => {
+    ///         done?;
+    ///         assert_eq!(lanes, scalar);
+    ///     }
+    ///     None => assert!(!fast.isa().is_compact()),
+    /// }
+    /// # Ok::<(), geomattn::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`forward_flat`](Self::forward_flat).
+    pub fn forward_flat_compact<const D: usize, const T: usize>(
+        &self,
+        input: &[L::Scalar],
+        output: &mut [L::Scalar],
+    ) -> Option<Result<(), Error>>
+    where
+        L: LaneTwin<D, T>,
+        L::Scalar: BatchScalar,
+    {
+        if !self.isa.is_compact() {
+            return None;
+        }
+        Some(flat_sequence_count(input, output, D * T).map(|_| {
+            if D * T == 0 {
+                return;
+            }
+            match self.isa {
+                // SAFETY: `self.isa` is available on this processor (checked when `self` was
+                // built).
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx512 => unsafe { groups_avx512::<F, L, D, T>(&self.layer, input, output) },
+                // SAFETY: as above.
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx2 => unsafe { groups_avx2::<F, L, D, T>(&self.layer, input, output) },
+                // Not compact on x86-64 (returned above).
+                #[cfg(target_arch = "x86_64")]
+                Isa::Portable => {}
+                #[cfg(not(target_arch = "x86_64"))]
+                _ => groups::<F::Vector<<L::Scalar as Vectors>::Portable>, L, D, T>(
+                    &self.layer,
+                    input,
+                    output,
+                ),
+            }
+        }))
+    }
+
     /// The sequences of `input` (a whole number of `D·T` sequences, `D·T > 0`) into `output`, on
     /// the instruction set of `self`.
     fn forward_groups<const D: usize, const T: usize>(

@@ -2,6 +2,17 @@
 //! flat buffers in the caller's scalar and memory layout, written into the caller's buffer
 //! (nothing allocated per window). What the Python bindings hand their numpy arrays to.
 //!
+//! With [`Arithmetic::Fast`] (the default) and the feature `lanes`, a network computing in `f32`
+//! runs on the lane path ([`geomattn::Lanewise`] with [`geomattn::VectorFunctions`]):
+//! [`Isa::lanes`](geomattn::Isa::lanes) windows at a time, one per SIMD lane, on the best
+//! instruction set of the processor among those the grid's lane path is compiled for
+//! ([`geomattn::Isa::is_compact`]: AVX-512 and AVX2 on x86-64; a processor without AVX2 takes the
+//! scalar path). [`Arithmetic::Exact`], networks computing in `f64` (see
+//! [`Scalar::vector_lanes`](crate::Scalar::vector_lanes) for why), and every batch of a build
+//! without the feature take the scalar path, one window at a time: [`lanes`] says which. Either
+//! way the windows are staged [`STAGED`] at a time into the network's scalar and Julia's
+//! column-major layout, which both paths read.
+//!
 //! A numpy array of shape `(B, D, T)` in C order holds each window **row-major** (state `t` of
 //! window `b` is the strided column `[b, :, t]`): [`Layout::Rows`]. Julia's `(D, T, B)` (the same
 //! bytes as a C-order `(B, T, D)`) holds each window column-major, as nalgebra does:
@@ -9,22 +20,52 @@
 //!
 //! ```
 //! use geomattn::{SequenceLayer, SkewSymmetric, SkewVpa, nalgebra::Matrix2x3};
-//! use geomattn_spec::batch::{Layout, forward};
+//! use geomattn_spec::batch::{Arithmetic, Layout, forward};
 //! let layer = SkewVpa::<f64, 2, 3>::skew_sym(SkewSymmetric::from_packed(&[0.5])?);
 //! let z = Matrix2x3::new(1.0, 0.0, 1.0,
 //!                        0.0, 1.0, 1.0);
 //! let rows = [1.0, 0.0, 1.0, 0.0, 1.0, 1.0]; // numpy's z in C order
 //! let mut out = [0.0; 6];
-//! forward(&layer, &rows, Layout::Rows, &mut out, false)?;
+//! forward(&layer, &rows, Layout::Rows, &mut out, false, Arithmetic::Exact)?;
 //! assert_eq!(out.to_vec(), layer.forward(&z).transpose().as_slice().to_vec());
 //! # Ok::<(), geomattn::Error>(())
 //! ```
 
-use geomattn::nalgebra::{SMatrix, SVector};
-use geomattn::{Error, FieldPath, NonFinite, SequenceLayer, iterate};
+use geomattn::{Error, FieldPath, LaneTwin, NonFinite, SequenceLayer};
 
 use crate::network::Loaded;
 use crate::{Arch, Scalar};
+
+#[cfg(feature = "lanes")]
+mod lanes;
+mod staging;
+
+#[cfg(feature = "lanes")]
+pub(crate) use lanes::vector_lanes;
+pub use staging::STAGED;
+use staging::Staged;
+
+/// Whether [`Arithmetic::Fast`] runs the lane path for networks computing in `f32` here: this
+/// build has the feature `lanes`, and this processor an instruction set it is compiled for
+/// ([`geomattn::Isa::is_compact`]). When it is `false`, `Fast` is the scalar path, bit for bit
+/// [`Arithmetic::Exact`].
+///
+/// ```
+/// use geomattn::{SkewSymmetric, SkewVpa};
+/// use geomattn_spec::batch::{Arithmetic, Layout, forward, lanes};
+/// let layer = SkewVpa::<f32, 3, 3>::skew_sym(SkewSymmetric::from_packed(&[0.5, -1.0, 0.25])?);
+/// let z: Vec<f32> = (0..9 * 40).map(|i| (i as f32 * 0.37).sin()).collect();
+/// let (mut fast, mut exact) = (vec![0.0; z.len()], vec![0.0; z.len()]);
+/// forward(&layer, &z, Layout::Rows, &mut fast, false, Arithmetic::Fast)?;
+/// forward(&layer, &z, Layout::Rows, &mut exact, false, Arithmetic::Exact)?;
+/// if !lanes() {
+///     assert_eq!(fast, exact);
+/// }
+/// # Ok::<(), geomattn::Error>(())
+/// ```
+pub fn lanes() -> bool {
+    cfg!(feature = "lanes") && geomattn::Isa::best().is_compact()
+}
 
 /// How each window of a flat batch is laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +75,33 @@ pub enum Layout {
     /// Column-major `D×T` per window (state after state): Julia's `(D, T, B)`, numpy's C-order
     /// `(B, T, D)`.
     Columns,
+}
+
+/// The arithmetic of a batch.
+///
+/// - [`Fast`](Self::Fast), the default: for a network computing in `f32`, where [`lanes`] (the
+///   feature `lanes`, a processor with AVX2 or AVX-512), the lane path with
+///   `exp` (the softmaxes) and `tanh` (the activations) as polynomials on whole vectors, and the
+///   matrix products with fused multiply-adds on AVX2 and AVX-512
+///   ([`geomattn::VectorFunctions`]: `exp` within 1.25 ulp, `tanh` within 3.5 ulp). A network's
+///   output then differs from the scalar path's by these errors, propagated through the network
+///   like its own rounding: **each forward pass is no further from the exact result (the network
+///   computed in `f64`) than four times the scalar path's own rounding error, and at least
+///   `16 ε`** (`ε` the machine epsilon of the network's scalar, the distance in units of
+///   `ε·max(|y|, 1)`). The crate's tests measure it on GML's rigid-body networks
+///   (`spec/tests/batch_lanes.rs`). A rollout's states then differ as any perturbation of the
+///   state propagates through the network's steps. For a network computing in `f64`, and
+///   wherever [`lanes`] is `false`, the scalar path (as `Exact`, bit for bit).
+/// - [`Exact`](Self::Exact): the scalar path, one window at a time: every output bit for bit
+///   that of [`SequenceLayer::forward`] (and of GML's `iterate` for a rollout).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Arithmetic {
+    /// The lane path with the vectorised functions and fused products (within the bound
+    /// above) in `f32`: for throughput.
+    #[default]
+    Fast,
+    /// Bit for bit the scalar path.
+    Exact,
 }
 
 /// Batches of a network, in both buffer scalars (the network converts to its own: no conversion
@@ -49,6 +117,7 @@ pub trait Batch {
         layout: Layout,
         output: &mut [f32],
         checked: bool,
+        arithmetic: Arithmetic,
     ) -> Result<(), Error>;
     /// [`forward`] on `f64` buffers.
     ///
@@ -60,6 +129,7 @@ pub trait Batch {
         layout: Layout,
         output: &mut [f64],
         checked: bool,
+        arithmetic: Arithmetic,
     ) -> Result<(), Error>;
     /// [`rollout`] on `f32` buffers.
     ///
@@ -71,6 +141,7 @@ pub trait Batch {
         layout: Layout,
         output: &mut [f32],
         checked: bool,
+        arithmetic: Arithmetic,
     ) -> Result<(), Error>;
     /// [`rollout`] on `f64` buffers.
     ///
@@ -82,6 +153,7 @@ pub trait Batch {
         layout: Layout,
         output: &mut [f64],
         checked: bool,
+        arithmetic: Arithmetic,
     ) -> Result<(), Error>;
 }
 
@@ -99,14 +171,14 @@ fn network_name(arch: &Arch) -> &'static str {
 
 macro_rules! batch_methods {
     ($($forward:ident, $rollout:ident, $X:ty;)*) => {$(
-        fn $forward(&self, input: &[$X], layout: Layout, output: &mut [$X], checked: bool)
-            -> Result<(), Error> {
-            forward::<S, $X, Net, D, T>(&self.net, input, layout, output, checked)
+        fn $forward(&self, input: &[$X], layout: Layout, output: &mut [$X], checked: bool,
+                    arithmetic: Arithmetic) -> Result<(), Error> {
+            forward::<S, $X, Net, D, T>(&self.net, input, layout, output, checked, arithmetic)
         }
-        fn $rollout(&self, initial: &[$X], layout: Layout, output: &mut [$X], checked: bool)
-            -> Result<(), Error> {
+        fn $rollout(&self, initial: &[$X], layout: Layout, output: &mut [$X], checked: bool,
+                    arithmetic: Arithmetic) -> Result<(), Error> {
             rollout::<S, $X, Net, D, T>(&self.net, network_name(&self.arch), initial, layout,
-                                         output, checked)
+                                         output, checked, arithmetic)
         }
     )*};
 }
@@ -114,32 +186,12 @@ macro_rules! batch_methods {
 impl<S, Net, const D: usize, const T: usize> Batch for Loaded<S, Net, D, T>
 where
     S: Scalar,
-    Net: SequenceLayer<S, D, T>,
+    Net: SequenceLayer<S, D, T> + LaneTwin<D, T, Scalar = S>,
 {
     batch_methods! {
         forward_f32, rollout_f32, f32;
         forward_f64, rollout_f64, f64;
     }
-}
-
-/// Reads window `index` of `input` (`D·T` values in `layout`) into the network's scalar.
-fn window<S: Scalar, X: Scalar, const D: usize, const T: usize>(
-    values: &[X],
-    layout: Layout,
-) -> SMatrix<S, D, T> {
-    let convert = |x: &X| S::from_double(x.to_double());
-    match layout {
-        Layout::Columns => SMatrix::from_iterator(values.iter().map(convert)),
-        Layout::Rows => SMatrix::from_row_iterator(values.iter().map(convert)),
-    }
-}
-
-/// The first time step (column) of `z` with a NaN or an infinity.
-fn first_non_finite<S: Scalar, const D: usize, const T: usize>(
-    z: &SMatrix<S, D, T>,
-) -> Option<usize> {
-    z.column_iter()
-        .position(|c| c.iter().any(|x| !x.is_finite()))
 }
 
 /// `error`, naming window `k` of the batch if it is a non-finite value.
@@ -190,10 +242,12 @@ fn items(
 }
 
 /// The forward pass of `net` on every window of `input` (`D·T` values each, in `layout`), written
-/// row-major into `output`. Unchecked (`checked = false`), NaN and ∞ propagate as in the
-/// layers; checked, each window runs the network's checked pass, and the first non-finite value
-/// (of the input, or of a layer's output) is an error naming the window, the time step and the
-/// layer (the windows before it are written).
+/// row-major into `output`, in `arithmetic`. Unchecked (`checked = false`), NaN
+/// and ∞ propagate as in the layers; checked, a window whose input or output is not finite is
+/// run again through the network's checked scalar pass, whose error names the window, the time
+/// step and the layer where the first non-finite value appears (the windows before it are
+/// written). (Should the checked pass find every value finite, which [`Arithmetic::Fast`] can
+/// only cause at the edge of overflow, its output is the window's.)
 ///
 /// # Errors
 /// [`Error::BatchShape`] if the buffers are not a whole number of windows each, or differ in
@@ -204,38 +258,47 @@ pub fn forward<S, X, Net, const D: usize, const T: usize>(
     layout: Layout,
     output: &mut [X],
     checked: bool,
+    arithmetic: Arithmetic,
 ) -> Result<(), Error>
 where
     S: Scalar,
     X: Scalar,
-    Net: SequenceLayer<S, D, T> + ?Sized,
+    Net: SequenceLayer<S, D, T> + LaneTwin<D, T, Scalar = S>,
 {
-    items(input.len(), D * T, output.len(), D * T)?;
-    for (k, (z, out)) in input
-        .chunks_exact(D * T)
-        .zip(output.chunks_exact_mut(D * T))
-        .enumerate()
-    {
-        let z = window::<S, X, D, T>(z, layout);
-        // Checked: the network's own checked pass, which names the layer (and block, and field
-        // of a derived network) where the first non-finite value appears; here the window too.
-        let y = if checked {
-            net.forward_checked(&z).map_err(|e| in_window(e, k))?
-        } else {
-            net.forward(&z)
-        };
-        // `y` is column-major; row-major out is its transpose's column-major order.
-        for (slot, x) in out.iter_mut().zip(y.transpose().iter()) {
-            *slot = X::from_double(x.to_double());
+    let count = items(input.len(), D * T, output.len(), D * T)?;
+    let mut staged = Staged::<S, D, T>::new(count);
+    for (first, (z, out)) in staging::chunks(input, D * T, output, D * T) {
+        let results = staged.forward(net, arithmetic, z, layout)?;
+        for (k, ((z, y), out)) in z
+            .chunks_exact(D * T)
+            .zip(results.chunks_exact_mut(D * T))
+            .zip(out.chunks_exact_mut(D * T))
+            .enumerate()
+        {
+            if checked && !(finite(z) && finite(y)) {
+                let window = staging::window::<S, X, D, T>(z, layout);
+                let exact = net
+                    .forward_checked(&window)
+                    .map_err(|e| in_window(e, first + k))?;
+                y.copy_from_slice(exact.as_slice());
+            }
+            staging::rows::<S, X, D, T>(y, out);
         }
     }
     Ok(())
 }
 
+/// Whether every value is finite.
+fn finite<X: Scalar>(values: &[X]) -> bool {
+    values.iter().all(|x| x.is_finite())
+}
+
 /// GML's `iterate` (prediction window `T`) from every initial window of `initial` (`D·T` values
 /// each, in `layout`): each trajectory of `N = output.len() / (B·D)` states `z₀ … z_{N−1}` (the
-/// initial window's first; fewer than `T` cuts the initial window short) is written row-major `D×N` into `output`. Checked, the first
-/// non-finite state is an error naming the trajectory and the state.
+/// initial window's first; fewer than `T` cuts the initial window short) is written row-major
+/// `D×N` into `output`. The windows are advanced together, one batch forward pass per step, in
+/// `arithmetic`. Checked, the first non-finite state (or input) is an error naming the
+/// trajectory and the state.
 ///
 /// # Errors
 /// [`Error::BatchShape`] if `initial` is not a whole number of windows, `output` not the same
@@ -247,11 +310,12 @@ pub fn rollout<S, X, Net, const D: usize, const T: usize>(
     layout: Layout,
     output: &mut [X],
     checked: bool,
+    arithmetic: Arithmetic,
 ) -> Result<(), Error>
 where
     S: Scalar,
     X: Scalar,
-    Net: SequenceLayer<S, D, T> + ?Sized,
+    Net: SequenceLayer<S, D, T> + LaneTwin<D, T, Scalar = S>,
 {
     let count = initial.len().checked_div(D * T).unwrap_or(0);
     let states = output.len().checked_div(count * D).unwrap_or(0);
@@ -267,29 +331,41 @@ where
         });
     }
     items(initial.len(), D * T, output.len(), D * states)?;
-    let mut trajectory = vec![SVector::<S, D>::zeros(); states.max(T)];
-    for (k, (z, out)) in initial
-        .chunks_exact(D * T)
-        .zip(output.chunks_exact_mut(D * states))
-        .enumerate()
-    {
-        let z = window::<S, X, D, T>(z, layout);
-        if checked && let Some(step) = first_non_finite(&z) {
-            return Err(non_finite(k, "input", step));
-        }
-        iterate::<S, D, T, T, Net>(net, &z, &mut trajectory);
-        if checked
-            && let Some(step) = trajectory[..states]
-                .iter()
-                .position(|s| s.iter().any(|x| !x.is_finite()))
-        {
-            return Err(non_finite(k, name, step));
-        }
-        for (i, row) in out.chunks_exact_mut(states).enumerate() {
-            for (slot, state) in row.iter_mut().zip(&trajectory) {
-                *slot = X::from_double(state[i].to_double());
+    let mut staged = Staged::<S, D, T>::new(count);
+    for (first, (z, out)) in staging::chunks(initial, D * T, output, D * states) {
+        staged.rollout(net, arithmetic, z, layout, out, states)?;
+        if checked {
+            for (k, (z, trajectory)) in z
+                .chunks_exact(D * T)
+                .zip(out.chunks_exact(D * states))
+                .enumerate()
+            {
+                if let Some(step) = first_non_finite::<X, D, T>(z, layout) {
+                    return Err(non_finite(first + k, "input", step));
+                }
+                if let Some(step) = first_non_finite_state(trajectory, states) {
+                    return Err(non_finite(first + k, name, step));
+                }
             }
         }
     }
     Ok(())
+}
+
+/// The first time step of a window (`D·T` values in `layout`) with a NaN or an infinity.
+fn first_non_finite<X: Scalar, const D: usize, const T: usize>(
+    z: &[X],
+    layout: Layout,
+) -> Option<usize> {
+    staging::window::<X, X, D, T>(z, layout)
+        .column_iter()
+        .position(|c| c.iter().any(|x| !x.is_finite()))
+}
+
+/// The first state (column) of a row-major `D×states` trajectory with a NaN or an infinity.
+fn first_non_finite_state<X: Scalar>(trajectory: &[X], states: usize) -> Option<usize> {
+    trajectory
+        .chunks_exact(states)
+        .filter_map(|row| row.iter().position(|x| !x.is_finite()))
+        .min()
 }

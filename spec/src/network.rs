@@ -4,7 +4,7 @@
 use core::marker::PhantomData;
 
 use geomattn::nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut, SVector};
-use geomattn::{Field, SequenceLayer, iterate};
+use geomattn::{BatchScalar, Field, LaneTwin, MapScalar, Real, SequenceLayer, iterate};
 
 use crate::batch::Batch;
 use crate::{Arch, Error};
@@ -89,10 +89,30 @@ pub trait Network: Batch + Send + Sync {
 }
 
 /// The scalars a network computes in and a batch buffer holds: `f32` and `f64`, converted
-/// through `f64` (exactly, and not at all when the two agree).
-pub trait Scalar: RealField + Field + Copy {
+/// through `f64` (exactly, and not at all when the two agree); the scalars of the lane path.
+pub trait Scalar: RealField + Field + Copy + BatchScalar {
     /// Its [`Precision`].
     const PRECISION: Precision;
+    /// `net` on every window of a flat column-major `(D, T, B)` buffer on the lane path with the
+    /// vectorised functions ([`crate::batch::Arithmetic::Fast`]), where this scalar has it: `f32`
+    /// with the feature `lanes`, on a processor with AVX2 or AVX-512
+    /// ([`geomattn::Isa::is_compact`]). `None` (the scalar path) elsewhere, and always for `f64`:
+    /// compiling the lane path (the whole network inlined) for every network type of the grid in
+    /// both scalars more than doubled the build's time and memory.
+    ///
+    /// # Errors
+    /// As [`geomattn::Lanewise::forward_flat`].
+    #[doc(hidden)]
+    fn vector_lanes<Net, const D: usize, const T: usize>(
+        _net: &Net,
+        _input: &[Self],
+        _output: &mut [Self],
+    ) -> Option<Result<(), geomattn::Error>>
+    where
+        Net: LaneTwin<D, T, Scalar = Self>,
+    {
+        None
+    }
     /// `x`, rounded to the nearest value of `Self`.
     fn from_double(x: f64) -> Self;
     /// The value as an `f64` (exact).
@@ -101,6 +121,17 @@ pub trait Scalar: RealField + Field + Copy {
 
 impl Scalar for f32 {
     const PRECISION: Precision = Precision::F32;
+    #[cfg(feature = "lanes")]
+    fn vector_lanes<Net, const D: usize, const T: usize>(
+        net: &Net,
+        input: &[f32],
+        output: &mut [f32],
+    ) -> Option<Result<(), geomattn::Error>>
+    where
+        Net: LaneTwin<D, T, Scalar = f32>,
+    {
+        crate::batch::vector_lanes::<Net, D, T>(net, input, output)
+    }
     #[allow(clippy::cast_possible_truncation)]
     fn from_double(x: f64) -> Self {
         x as f32
@@ -129,6 +160,9 @@ where
     Att: SequenceLayer<S, D, T>,
     Ff: SequenceLayer<S, D, T>,
 {
+    // Inlined into the lane path's batch loop (feature `lanes`), compiled for each instruction
+    // set.
+    #[cfg_attr(feature = "lanes", inline(always))]
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
         let mut x = z.into_owned();
         for (attention, feedforward) in &self.0 {
@@ -147,6 +181,46 @@ where
         S: RealField,
     {
         geomattn::forward_blocks_checked(&self.0, z, out)
+    }
+}
+
+/// The same units over another scalar, weight by weight.
+impl<Att, Ff> MapScalar for Units<Att, Ff>
+where
+    Att: MapScalar,
+    Ff: MapScalar<Scalar = Att::Scalar>,
+{
+    type Scalar = Att::Scalar;
+    type Over<S2: Field> = Units<Att::Over<S2>, Ff::Over<S2>>;
+
+    fn map_scalar<S2: Field>(&self, mut f: impl FnMut(Self::Scalar) -> S2) -> Self::Over<S2> {
+        Units(
+            self.0
+                .iter()
+                .map(|(attention, feedforward)| {
+                    (attention.map_scalar(&mut f), feedforward.map_scalar(&mut f))
+                })
+                .collect(),
+        )
+    }
+}
+
+/// The lane twin of every unit (what [`crate::batch`] runs on the lane path): built once per
+/// batch call, on the heap, as the units are.
+impl<Att, Ff, const D: usize, const T: usize> LaneTwin<D, T> for Units<Att, Ff>
+where
+    Att: LaneTwin<D, T>,
+    Ff: LaneTwin<D, T, Scalar = Att::Scalar>,
+{
+    type Twin<X: Real> = Units<Att::Twin<X>, Ff::Twin<X>>;
+
+    fn twin<X: Real>(&self, mut f: impl FnMut(Self::Scalar) -> X) -> Self::Twin<X> {
+        Units(
+            self.0
+                .iter()
+                .map(|(attention, feedforward)| (attention.twin(&mut f), feedforward.twin(&mut f)))
+                .collect(),
+        )
     }
 }
 
@@ -212,7 +286,7 @@ where
 impl<S, Net, const D: usize, const T: usize> Network for Loaded<S, Net, D, T>
 where
     S: Scalar,
-    Net: SequenceLayer<S, D, T> + Send + Sync,
+    Net: SequenceLayer<S, D, T> + LaneTwin<D, T, Scalar = S> + Send + Sync,
 {
     fn arch(&self) -> &Arch {
         &self.arch

@@ -1,7 +1,7 @@
-//! The batch kernels agree with the one-window methods of `Network`, in both layouts and both
-//! buffer scalars, and refuse what does not fit with the library's errors.
+//! The batch kernels (exact arithmetic) agree with the one-window methods of `Network`, in both
+//! layouts and both buffer scalars, and refuse what does not fit with the library's errors.
 
-use geomattn_spec::batch::Layout;
+use geomattn_spec::batch::{Arithmetic, Layout};
 use geomattn_spec::{Arch, Network, Precision, open_file};
 
 const VPT: &str = "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)";
@@ -41,12 +41,18 @@ fn forward_equals_one_window_at_a_time_in_both_layouts() {
         .flat_map(|w| rows(&net.forward(w).unwrap()))
         .collect();
     let mut out = vec![0.0; 45];
-    net.forward_f64(&columns, Layout::Columns, &mut out, true)
+    net.forward_f64(&columns, Layout::Columns, &mut out, true, Arithmetic::Exact)
         .unwrap();
     assert_eq!(out, expected);
     out.fill(0.0);
-    net.forward_f64(&rows(&columns), Layout::Rows, &mut out, false)
-        .unwrap();
+    net.forward_f64(
+        &rows(&columns),
+        Layout::Rows,
+        &mut out,
+        false,
+        Arithmetic::Exact,
+    )
+    .unwrap();
     assert_eq!(out, expected);
 }
 
@@ -61,10 +67,40 @@ fn f32_buffers_on_an_f32_network_round_once() {
         .collect();
     let input: Vec<f32> = columns.iter().map(|&x| x as f32).collect();
     let mut out = vec![0.0_f32; 27];
-    net.forward_f32(&input, Layout::Columns, &mut out, false)
+    net.forward_f32(&input, Layout::Columns, &mut out, false, Arithmetic::Exact)
         .unwrap();
     // `forward` computes in f32 from the f64 window rounded to f32: the same inputs.
     assert_eq!(out, expected);
+}
+
+/// Without the feature `lanes`, the default arithmetic is the scalar path: `Fast` gives `Exact`'s
+/// bits in `f32` (where the lane path's would differ: spec/tests/batch_lanes.rs), forward and
+/// rollout, over more than one staging chunk.
+#[cfg(not(feature = "lanes"))]
+#[test]
+fn without_the_lane_path_fast_is_exact_bit_for_bit() {
+    assert!(!geomattn_spec::batch::lanes());
+    let net = vpt(Precision::F32);
+    let input: Vec<f32> = windows(2 * geomattn_spec::batch::STAGED + 17)
+        .iter()
+        .map(|&x| x as f32)
+        .collect();
+    let bits = |values: &[f32]| values.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let [fast, exact] = [Arithmetic::Fast, Arithmetic::Exact].map(|arithmetic| {
+        let mut out = vec![0.0_f32; input.len()];
+        net.forward_f32(&input, Layout::Rows, &mut out, false, arithmetic)
+            .unwrap();
+        out
+    });
+    assert_eq!(bits(&fast), bits(&exact));
+    let [fast, exact] = [Arithmetic::Fast, Arithmetic::Exact].map(|arithmetic| {
+        // 3 states per window, 10 per trajectory.
+        let mut out = vec![0.0_f32; input.len() / 9 * 30];
+        net.rollout_f32(&input, Layout::Rows, &mut out, false, arithmetic)
+            .unwrap();
+        out
+    });
+    assert_eq!(bits(&fast), bits(&exact));
 }
 
 #[test]
@@ -77,7 +113,7 @@ fn rollout_equals_the_one_window_rollout() {
         let initial: Vec<f64> = windows(2)[..2 * 3 * seq].iter().map(|x| x * 0.5).collect();
         let steps = 10;
         let mut out = vec![0.0; 2 * 3 * (steps + 1)];
-        net.rollout_f64(&initial, Layout::Columns, &mut out, true)
+        net.rollout_f64(&initial, Layout::Columns, &mut out, true, Arithmetic::Exact)
             .unwrap();
         for (k, window) in initial.chunks_exact(3 * seq).enumerate() {
             let states = net.rollout(window, steps, &mut |_| {}).unwrap();
@@ -97,8 +133,14 @@ fn short_rollouts_keep_the_first_states_of_the_window() {
     let net = vpt(Precision::F64);
     let initial = windows(1);
     let mut out = vec![0.0; 3 * 2];
-    net.rollout_f64(&initial, Layout::Columns, &mut out, false)
-        .unwrap();
+    net.rollout_f64(
+        &initial,
+        Layout::Columns,
+        &mut out,
+        false,
+        Arithmetic::Exact,
+    )
+    .unwrap();
     assert_eq!(
         out,
         [
@@ -113,21 +155,30 @@ fn shapes_that_do_not_fit_are_errors() {
     let input = windows(2);
     let mut out = vec![0.0; 17];
     let message = net
-        .forward_f64(&input, Layout::Rows, &mut out, false)
+        .forward_f64(&input, Layout::Rows, &mut out, false, Arithmetic::Exact)
         .unwrap_err()
         .to_string();
     assert!(message.contains("one result per input window"), "{message}");
     let message = net
-        .forward_f64(&input[..10], Layout::Rows, &mut out[..10], false)
+        .forward_f64(
+            &input[..10],
+            Layout::Rows,
+            &mut out[..10],
+            false,
+            Arithmetic::Exact,
+        )
         .unwrap_err()
         .to_string();
     assert!(message.contains("not a multiple of d·T"), "{message}");
     let message = net
-        .rollout_f64(&input, Layout::Rows, &mut [], false)
+        .rollout_f64(&input, Layout::Rows, &mut [], false, Arithmetic::Exact)
         .unwrap_err()
         .to_string();
     assert!(message.contains("at least one state"), "{message}");
-    assert!(net.rollout_f64(&[], Layout::Rows, &mut [], false).is_ok());
+    assert!(
+        net.rollout_f64(&[], Layout::Rows, &mut [], false, Arithmetic::Exact)
+            .is_ok()
+    );
 }
 
 #[test]
@@ -137,7 +188,7 @@ fn checked_batches_name_the_window_and_the_step() {
     input[2 * 9 + 3 * 2 + 1] = f64::NAN; // window 2, state 2
     let mut out = vec![0.0; 36];
     let message = net
-        .forward_f64(&input, Layout::Columns, &mut out, true)
+        .forward_f64(&input, Layout::Columns, &mut out, true, Arithmetic::Exact)
         .unwrap_err()
         .to_string();
     assert_eq!(
@@ -145,13 +196,19 @@ fn checked_batches_name_the_window_and_the_step() {
         "non-finite value at time step 2 of sequence 2 in the input"
     );
     // Unchecked, the NaN stays in its window.
-    net.forward_f64(&input, Layout::Columns, &mut out, false)
+    net.forward_f64(&input, Layout::Columns, &mut out, false, Arithmetic::Exact)
         .unwrap();
     assert!(out[18..27].iter().any(|x| x.is_nan()));
     assert!(out[..18].iter().chain(&out[27..]).all(|x| x.is_finite()));
     let mut trajectories = vec![0.0; 4 * 3 * 7];
     let message = net
-        .rollout_f64(&input, Layout::Columns, &mut trajectories, true)
+        .rollout_f64(
+            &input,
+            Layout::Columns,
+            &mut trajectories,
+            true,
+            Arithmetic::Exact,
+        )
         .unwrap_err()
         .to_string();
     assert_eq!(
@@ -165,7 +222,7 @@ fn diverging_output_is_named_by_the_network() {
     let net = network(VPFF, "transformer_rigid_body_nn_vpff.h5", Precision::F32);
     let mut out = [0.0_f32; 3];
     let message = net
-        .forward_f32(&[3e38; 3], Layout::Rows, &mut out, true)
+        .forward_f32(&[3e38; 3], Layout::Rows, &mut out, true, Arithmetic::Exact)
         .unwrap_err()
         .to_string();
     assert_eq!(

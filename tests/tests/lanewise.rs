@@ -151,3 +151,62 @@ fn shape_errors_are_reported_not_panicked() {
         }
     }
 }
+
+#[test]
+fn the_compact_batch_is_the_full_one_where_compiled_and_refuses_the_others() {
+    let mut rng = SmallRng::seed_from_u64(51);
+    let layer = ArbitraryVpa::<f64, 3, 4>::glorot(&mut rng).map_scalar(|w| w as f32);
+    for isa in Isa::ALL {
+        let Some(fast) = Lanewise::on(isa, layer) else {
+            eprintln!("{isa:?}: not on this machine, skipped");
+            continue;
+        };
+        for count in COUNTS {
+            let input = batch::<f32>(&mut rng, count, 12, 1.0);
+            let mut full = vec![0.0; input.len()];
+            let mut compact = vec![7.0; input.len()];
+            fast.forward_flat(&input, &mut full).unwrap();
+            let Some(done) = fast.forward_flat_compact(&input, &mut compact) else {
+                assert!(!isa.is_compact(), "{isa:?}");
+                assert!(compact.iter().all(|&x| x == 7.0), "{isa:?} wrote");
+                continue;
+            };
+            done.unwrap();
+            assert!(isa.is_compact(), "{isa:?}");
+            assert_eq!(
+                first_difference(&bits(&compact), &bits(&full)),
+                None,
+                "{isa:?} {count}"
+            );
+            let (vector, mut fused) = (fast.vector_functions(), vec![f32::NAN; input.len()]);
+            vector.forward_flat(&input, &mut full).unwrap();
+            vector
+                .forward_flat_compact(&input, &mut fused)
+                .unwrap()
+                .unwrap();
+            assert_eq!(
+                first_difference(&bits(&fused), &bits(&full)),
+                None,
+                "{isa:?} {count}"
+            );
+        }
+    }
+    // AVX-512 and AVX2 on x86-64; the portable vectors only where they are all there is.
+    assert_eq!(Isa::Portable.is_compact(), !cfg!(target_arch = "x86_64"));
+}
+
+#[test]
+fn the_compact_batch_reports_shape_errors() {
+    let fast = Lanewise::new(SkewVpa::<f32, 3, 4>::glorot(&mut SmallRng::seed_from_u64(
+        52,
+    )));
+    let input = [0.0; 36];
+    for (input_len, output_len) in [(36, 35), (35, 35), (13, 13)] {
+        let mut output = vec![0.0; output_len];
+        let result = fast.forward_flat_compact(&input[..input_len], &mut output);
+        assert!(
+            result.is_none() || matches!(result, Some(Err(Error::BatchShape { per_item: 12, .. }))),
+            "{input_len}/{output_len}: {result:?}"
+        );
+    }
+}

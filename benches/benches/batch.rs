@@ -1,0 +1,103 @@
+//! The batch Python's `Network.forward` and `rollout` hand their arrays to
+//! (`geomattn_spec::batch`, through the object-safe `Network`), against the Rust lane path called
+//! directly (`Lanewise` on the network type), on GML's trained rigid-body volume-preserving
+//! transformer in f32, B = 10⁵ windows, one thread:
+//!
+//! - `spec_fast`, `spec_exact`: `Network::forward_f32` on numpy's layout (row-major windows),
+//!   `Arithmetic::Fast` (the default) and `Arithmetic::Exact`;
+//! - `lanewise_vector`, `lanewise_exact`: `Lanewise::forward_flat` on Julia's layout, with
+//!   `VectorFunctions` and without;
+//! - `spec_rollout_fast`: `Network::rollout_f32` of 10⁴ windows to 61 states (20 passes each).
+//!
+//! `cargo bench -p geomattn-benches --bench batch --features lanes` (without the feature,
+//! `spec_fast` is the scalar path, as `spec_exact`); `benches/compare_network_peers.py` runs it
+//! beside the Python call and JAX.
+
+use divan::Bencher;
+use divan::counter::ItemsCount;
+use geomattn::{Lanewise, Tanh, VolumePreservingTransformer};
+use geomattn_spec::batch::{Arithmetic, Layout};
+use geomattn_spec::{Arch, Network, Precision};
+
+fn main() {
+    divan::main();
+}
+
+/// Windows per batch: 10⁵, or 10³ in the unoptimised smoke run (`cargo test --benches`).
+const B: usize = if cfg!(debug_assertions) {
+    1_000
+} else {
+    100_000
+};
+
+const SPEC: &str =
+    "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)";
+const FILE: &str = "transformer_rigid_body_nn_vpt.h5";
+
+/// `count` windows of 3×3 values of order one.
+fn windows(count: usize) -> Vec<f32> {
+    (0..count * 9).map(|i| (i as f32 * 0.618).sin()).collect()
+}
+
+fn network() -> Box<dyn Network> {
+    let arch: Arch = SPEC.parse().unwrap();
+    geomattn_spec::open_file(geomattn_testkit::fixture(FILE), &arch, Precision::F32).unwrap()
+}
+
+fn spec(bencher: Bencher, arithmetic: Arithmetic) {
+    let net = network();
+    let input = windows(B);
+    let mut output = input.clone();
+    bencher.counter(ItemsCount::new(B)).bench_local(|| {
+        net.forward_f32(&input, Layout::Rows, &mut output, false, arithmetic)
+            .unwrap();
+    });
+}
+
+#[divan::bench]
+fn spec_fast(bencher: Bencher) {
+    spec(bencher, Arithmetic::Fast);
+}
+
+#[divan::bench]
+fn spec_exact(bencher: Bencher) {
+    spec(bencher, Arithmetic::Exact);
+}
+
+type Vpt = VolumePreservingTransformer<f32, 3, 3, 2, 1, 3, Tanh>;
+
+fn vpt() -> Vpt {
+    geomattn::gml::load_file(geomattn_testkit::fixture(FILE)).unwrap()
+}
+
+#[divan::bench]
+fn lanewise_vector(bencher: Bencher) {
+    let fast = Lanewise::new(vpt()).vector_functions();
+    let input = windows(B);
+    let mut output = input.clone();
+    bencher
+        .counter(ItemsCount::new(B))
+        .bench_local(|| fast.forward_flat::<3, 3>(&input, &mut output).unwrap());
+}
+
+#[divan::bench]
+fn lanewise_exact(bencher: Bencher) {
+    let exact = Lanewise::new(vpt());
+    let input = windows(B);
+    let mut output = input.clone();
+    bencher
+        .counter(ItemsCount::new(B))
+        .bench_local(|| exact.forward_flat::<3, 3>(&input, &mut output).unwrap());
+}
+
+#[divan::bench]
+fn spec_rollout_fast(bencher: Bencher) {
+    let net = network();
+    let count = B / 10;
+    let input = windows(count);
+    let mut output = vec![0.0_f32; count * 3 * 61];
+    bencher.counter(ItemsCount::new(count)).bench_local(|| {
+        net.rollout_f32(&input, Layout::Rows, &mut output, false, Arithmetic::Fast)
+            .unwrap();
+    });
+}
