@@ -19,6 +19,7 @@ mod baselines;
 mod elimination;
 mod generated;
 mod gram_schmidt;
+mod polish;
 
 pub use baselines::{LuSolve, NalgebraInverse};
 pub use elimination::Elimination;
