@@ -1,9 +1,12 @@
 //! The kernel [`Generated`]: straight-line code emitted by `geomattn-macros` for the sizes its
 //! table unrolls, the [`GramSchmidt`] loops for other `T`.
 
-use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut};
+use core::mem::MaybeUninit;
+
+use nalgebra::{ArrayStorage, SMatrix, SMatrixView, SMatrixViewMut};
 
 use super::GramSchmidt;
+use super::gram_schmidt::cayley_columns;
 use super::polish::{polished, rounds_as_coarsely_as_f32};
 use crate::{Field, OrthogonalMap, product};
 
@@ -73,21 +76,22 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for Generated {
 }
 
 /// `out = z·Λ` for `Λ` the [`GramSchmidt`] kernel's map, [`polished`]: from the kernel's columns
-/// where nothing is polished, else through the `T×T` matrix.
+/// where nothing is polished, else through the polished `T×T` matrix (the same bits as
+/// `z·`[`Generated::map`]). One copy of the kernel for both branches: unoptimised, each inlined
+/// copy of its unrolled steps takes about a megabyte of stack at `T = 8` over AVX-512 lanes.
 #[inline(always)]
 fn polished_multiply_to<S: Field, const D: usize, const T: usize>(
     z: &SMatrixView<'_, S, D, T>,
     c: &SMatrix<S, T, T>,
     out: &mut SMatrixViewMut<'_, S, D, T>,
 ) {
+    let mut storage = MaybeUninit::uninit();
+    let columns = cayley_columns(c, &mut storage);
     if rounds_as_coarsely_as_f32::<S>() {
-        product::mul_to(
-            z,
-            &polished(<GramSchmidt as OrthogonalMap<S, T>>::map(c)),
-            out,
-        );
+        let q = SMatrix::from_array_storage(ArrayStorage(*columns));
+        product::mul_to(z, &polished(q), out);
     } else {
-        <GramSchmidt as OrthogonalMap<S, T>>::multiply_to(z, c, out);
+        product::mul_columns_to(z, columns, out);
     }
 }
 

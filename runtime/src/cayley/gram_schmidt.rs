@@ -100,7 +100,7 @@ macro_rules! for_each_k {
 
 /// `storage` filled with the columns of `Cay(C) = Y·W − I`, `W` the rows `w_k = 2 q_k / d_k`.
 #[inline(always)]
-fn cayley_columns<'a, S: Field, const T: usize>(
+pub(super) fn cayley_columns<'a, S: Field, const T: usize>(
     c: &SMatrix<S, T, T>,
     storage: &'a mut MaybeUninit<[[S; T]; T]>,
 ) -> &'a mut [[S; T]; T] {

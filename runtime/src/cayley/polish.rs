@@ -18,12 +18,15 @@ use crate::{Field, product, scalar::ratio};
 /// test below folds to a constant in both precisions, and is the same for a scalar and its lanes,
 /// so the lane path stays bit-identical to the scalar one.
 #[inline(always)]
-pub(crate) fn polished<S: Field, const T: usize>(q: SMatrix<S, T, T>) -> SMatrix<S, T, T> {
+pub(crate) fn polished<S: Field, const T: usize>(mut q: SMatrix<S, T, T>) -> SMatrix<S, T, T> {
     if rounds_as_coarsely_as_f32::<S>() {
-        newton_schulz_step(&newton_schulz_step(&newton_schulz_step(&q)))
-    } else {
-        q
+        // A loop, not three nested calls: unoptimised, each inlined copy of the step keeps its
+        // own `T×T` temporaries on the stack (at T = 8 over AVX-512 lanes, 4 KiB each).
+        for _ in 0..3 {
+            newton_schulz_step(&mut q);
+        }
     }
+    q
 }
 
 /// Whether `1 + 2⁻³⁰` rounds to 1 in `S`: true in `f32` (`ε = 2⁻²³`) and its lanes and dual
@@ -33,23 +36,28 @@ pub(crate) fn rounds_as_coarsely_as_f32<S: Field>() -> bool {
     S::one() + ratio::<S>(1, 1 << 30) == S::one()
 }
 
-/// `Λ + Λ·H`, `H = (I − ΛᵀΛ)/2`.
+/// `Λ + Λ·H`, `H = (I − ΛᵀΛ)/2`, in place; `H` overwrites `ΛᵀΛ` (unoptimised, every `T×T`
+/// temporary is a frame slot of its own: the lane path at `T = 8` is near a thread's 2 MiB).
 #[inline(always)]
-fn newton_schulz_step<S: Field, const T: usize>(q: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
-    let gram = product::tr_mul(q, q);
+fn newton_schulz_step<S: Field, const T: usize>(q: &mut SMatrix<S, T, T>) {
+    let mut h = product::tr_mul(q, q);
     let half = S::one() / (S::one() + S::one());
-    let h = product::matrix::<S, T, T>(
-        #[inline(always)]
-        |i, j| {
+    for j in 0..T {
+        for i in 0..T {
             let identity = if i == j { S::one() } else { S::zero() };
-            (identity - gram[(i, j)]) * half
-        },
-    );
-    let correction = product::mul(q, &h);
-    product::matrix(
-        #[inline(always)]
-        |i, j| q[(i, j)] + correction[(i, j)],
-    )
+            h[(i, j)] = (identity - h[(i, j)]) * half;
+        }
+    }
+    for i in 0..T {
+        // Row i of Λ, read before it is overwritten.
+        let row: [S; T] = core::array::from_fn(|k| q[(i, k)]);
+        for j in 0..T {
+            q[(i, j)] += product::sum_of_products::<S, T>(
+                #[inline(always)]
+                |k| (row[k], h[(k, j)]),
+            );
+        }
+    }
 }
 
 #[cfg(test)]
@@ -71,7 +79,9 @@ mod tests {
     #[test]
     fn an_exactly_orthogonal_matrix_is_unchanged() {
         let q = Matrix2::new(0.6_f32, 0.8, -0.8, 0.6);
-        assert_eq!(newton_schulz_step(&q), q);
+        let mut stepped = q;
+        newton_schulz_step(&mut stepped);
+        assert_eq!(stepped, q);
         let r = |n, d| Ratio::<i64>::new(n, d);
         let q = Matrix3::new(
             r(1, 3),
@@ -84,7 +94,9 @@ mod tests {
             r(-2, 3),
             r(1, 3),
         );
-        assert_eq!(newton_schulz_step(&q), q);
+        let mut stepped = q;
+        newton_schulz_step(&mut stepped);
+        assert_eq!(stepped, q);
     }
 
     #[test]
@@ -94,7 +106,8 @@ mod tests {
         for delta in [1e-2, 1e-3] {
             let q = Matrix2::new(c * (1.0 + delta), -s, s * (1.0 + delta), c);
             let error = |q: &Matrix2<f64>| (q.transpose() * q - Matrix2::identity()).amax();
-            let once = newton_schulz_step(&q);
+            let mut once = q;
+            newton_schulz_step(&mut once);
             assert!(error(&q) > delta, "{}", error(&q));
             // −¾F² with F = 2δ: 3δ².
             assert!(error(&once) < 4.0 * delta * delta, "{}", error(&once));
