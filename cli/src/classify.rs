@@ -1,5 +1,6 @@
 //! `geomattn classify FILE --arch SPEC --images IMAGES --labels LABELS`: a classifier on labelled
-//! images (IDX files, the MNIST format): accuracy, per-class accuracy and the confusion matrix.
+//! images (IDX files, the MNIST format): accuracy, per-class accuracy and the confusion matrix,
+//! computed by the batched path on every core the process may use (`classify::evaluate`).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -52,13 +53,14 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
         args.file.display()
     );
     #[allow(clippy::cast_precision_loss)]
-    let per_image = 1e3 * seconds / evaluation.total().max(1) as f64;
+    let per_image = 1e6 * seconds / evaluation.total().max(1) as f64;
     let _ = writeln!(
         text,
-        "accuracy {:.4} ({} of {} images; {per_image:.2} ms per image)\n",
+        "accuracy {:.4} ({} of {} images; {per_image:.1} µs per image on {} threads)\n",
         evaluation.accuracy(),
         evaluation.correct(),
-        evaluation.total()
+        evaluation.total(),
+        classify::all_threads()
     );
     let _ = writeln!(text, "{}", per_class(&evaluation));
     let _ = writeln!(text, "{}", confusion(&evaluation));

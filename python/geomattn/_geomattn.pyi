@@ -451,6 +451,42 @@ class Classifier:
         >>> bool((labels == probabilities.argmax(axis=1)).all())
         True
         """
+    def sequence_probabilities(self, sequences: npt.ArrayLike) -> _Probabilities:
+        """The class probabilities of sequences: the network's inputs themselves, not images.
+
+        A sequence is what GML's network reads: ``dim`` features (the 49 pixels of a 7×7 patch,
+        divided by 255, for MNIST) at each of ``seq`` steps (its 16 patches). The batched path of
+        :meth:`probabilities` computes them: an image and its sequence give the same numbers.
+
+        Parameters
+        ----------
+        sequences : array_like, shape (dim, seq) or (N, dim, seq)
+            The sequences, converted to the classifier's dtype as :class:`Network` converts
+            windows; C order or column-major (Julia's) are read as they are.
+
+        Returns
+        -------
+        numpy.ndarray of float64
+            ``(classes,)`` for one sequence, ``(N, classes)`` for ``N``, whatever the classifier's
+            dtype.
+
+        Raises
+        ------
+        ValueError
+            Another shape, numpy cannot convert it, or a value is NaN or infinite: the message names
+            its place ``[sequence, feature, step]``.
+        TypeError
+            Its dtype does not cast to the classifier's (complex numbers, strings, objects).
+
+        Examples
+        --------
+        >>> mnist = geomattn.load_classifier("fixtures/gml/mnist_nn2.h5",
+        ...     "classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, "
+        ...     "Stiefel=true, add_connection=false)")
+        >>> p = mnist.sequence_probabilities(np.zeros((4, 49, 16)))
+        >>> p.shape, bool((p == mnist.probabilities(np.zeros((4, 784), dtype=np.uint8))).all())
+        ((4, 10), True)
+        """
     def __call__(self, images: npt.ArrayLike) -> tuple[_Labels, _Probabilities]:
         """``mnist(images)`` is :meth:`predict`."""
 

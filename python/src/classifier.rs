@@ -2,7 +2,8 @@
 //! in, labels and class probabilities out, over every thread with the GIL released.
 
 use geomattn_spec::Precision;
-use geomattn_spec::classify::Classifier;
+use geomattn_spec::batch::Layout;
+use geomattn_spec::classify::{CHUNK, Classifier};
 use numpy::{
     PyArray1, PyArray2, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
     PyUntypedArrayMethods,
@@ -12,8 +13,10 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
+use crate::arrays::{self, Windows};
 use crate::dtype::DType;
-use crate::{arrays, parallel, spec_api};
+use crate::parallel;
+use crate::spec_api::{self, Element};
 
 /// Pixels of one MNIST image.
 const PIXELS: usize = 784;
@@ -45,6 +48,9 @@ pub(crate) struct PyClassifier {
     arch: String,
     precision: Precision,
     classes: usize,
+    /// The size of one input sequence, `dim × seq`.
+    dim: usize,
+    seq: usize,
 }
 
 /// The images of `images` (pixels 0 … 255: `(28, 28)`, `(N, 28, 28)` or `(N, 784)`), copied,
@@ -105,20 +111,68 @@ fn pixels<'py>(
 }
 
 impl PyClassifier {
-    /// The probabilities of every image, in order, computed with the GIL released.
+    /// The probabilities of every image, in order, computed with the GIL released by the
+    /// batched path, [`CHUNK`] images per task over the pool's threads.
     fn all_probabilities(&self, py: Python<'_>, images: &[[u8; PIXELS]]) -> PyResult<Array2<f64>> {
         let net = &*self.net;
-        let rows: Vec<Vec<f64>> = py.detach(|| {
-            parallel::install(|| {
-                images
-                    .par_iter()
-                    .map(|image| spec_api::image_probabilities(net, image))
-                    .collect::<PyResult<_>>()
-            })
-        })?;
-        let flat: Vec<f64> = rows.into_iter().flatten().collect();
-        Ok(Array2::from_shape_vec((images.len(), self.classes), flat)
-            .expect("one row of probabilities per image"))
+        self.rows(py, images.len(), || {
+            images
+                .par_chunks(CHUNK)
+                .map(|chunk| net.batch_image_probabilities(chunk))
+                .collect()
+        })
+    }
+
+    /// The probabilities of the sequences `windows` (the network's `dim × seq` windows, in
+    /// either layout), as [`Self::all_probabilities`] computes them.
+    fn sequence_rows<X: Element>(
+        &self,
+        py: Python<'_>,
+        windows: &Windows<X>,
+    ) -> PyResult<Array2<f64>> {
+        let (net, size) = (&*self.net, self.dim * self.seq);
+        // Column-major (Julia's) windows of f64: exact from either float.
+        let columns: Vec<f64> = match windows.layout {
+            Layout::Columns => windows.values.iter().map(|x| x.to_double()).collect(),
+            Layout::Rows => windows
+                .values
+                .chunks_exact(size)
+                .flat_map(|w| (0..size).map(|k| w[(k % self.dim) * self.seq + k / self.dim]))
+                .map(|x| x.to_double())
+                .collect(),
+        };
+        // A NaN or ∞ is named by its place in the caller's array, `[window, row, column]`.
+        if let Some(index) = columns.iter().position(|x| !x.is_finite()) {
+            let (window, k) = (index / size, index % size);
+            return Err(PyValueError::new_err(format!(
+                "sequences has a non-finite value at [{window}, {}, {}]",
+                k % self.dim,
+                k / self.dim
+            )));
+        }
+        self.rows(py, windows.count(), || {
+            columns
+                .par_chunks(CHUNK * size)
+                .map(|chunk| net.batch_probabilities(chunk))
+                .collect()
+        })
+    }
+
+    /// `count` rows of probabilities from `chunks` (run on the pool with the GIL released), or
+    /// the first chunk's error as a `ValueError`.
+    fn rows(
+        &self,
+        py: Python<'_>,
+        count: usize,
+        chunks: impl FnOnce() -> Result<Vec<Vec<f64>>, geomattn_spec::Error> + Send,
+    ) -> PyResult<Array2<f64>> {
+        let chunks = py
+            .detach(|| parallel::install(chunks))
+            .map_err(|e| spec_api::exception(&e))?;
+        Ok(
+            Array2::from_shape_vec((count, self.classes), chunks.concat())
+                .expect("one row of probabilities per input"),
+        )
     }
 }
 
@@ -225,6 +279,63 @@ impl PyClassifier {
         }
     }
 
+    /// The class probabilities of sequences: the network's inputs themselves, not images.
+    ///
+    /// A sequence is what GML's network reads: ``dim`` features (the 49 pixels of a 7×7 patch,
+    /// divided by 255, for MNIST) at each of ``seq`` steps (its 16 patches). The batched path of
+    /// :meth:`probabilities` computes them: an image and its sequence give the same numbers.
+    ///
+    /// Parameters
+    /// ----------
+    /// sequences : array_like, shape (dim, seq) or (N, dim, seq)
+    ///     The sequences, converted to the classifier's dtype as :class:`Network` converts
+    ///     windows; C order or column-major (Julia's) are read as they are.
+    ///
+    /// Returns
+    /// -------
+    /// numpy.ndarray of float64
+    ///     ``(classes,)`` for one sequence, ``(N, classes)`` for ``N``, whatever the classifier's
+    ///     dtype.
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     Another shape, numpy cannot convert it, or a value is NaN or infinite: the message names
+    ///     its place ``[sequence, feature, step]``.
+    /// TypeError
+    ///     Its dtype does not cast to the classifier's (complex numbers, strings, objects).
+    ///
+    /// Examples
+    /// --------
+    /// >>> mnist = geomattn.load_classifier("fixtures/gml/mnist_nn2.h5",
+    /// ...     "classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, "
+    /// ...     "Stiefel=true, add_connection=false)")
+    /// >>> p = mnist.sequence_probabilities(np.zeros((4, 49, 16)))
+    /// >>> p.shape, bool((p == mnist.probabilities(np.zeros((4, 784), dtype=np.uint8))).all())
+    /// ((4, 10), True)
+    fn sequence_probabilities<'py>(
+        &self,
+        py: Python<'py>,
+        sequences: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (rows, single) = match self.precision {
+            Precision::F32 => {
+                let windows = arrays::copied::<f32>(sequences, "sequences", self.dim, self.seq)?;
+                (self.sequence_rows(py, &windows)?, windows.batch.is_none())
+            }
+            Precision::F64 => {
+                let windows = arrays::copied::<f64>(sequences, "sequences", self.dim, self.seq)?;
+                (self.sequence_rows(py, &windows)?, windows.batch.is_none())
+            }
+        };
+        let array = PyArray2::from_owned_array(py, rows);
+        if single {
+            Ok(array.reshape(vec![self.classes])?.into_any())
+        } else {
+            Ok(array.into_any())
+        }
+    }
+
     /// ``mnist(images)`` is :meth:`predict`.
     /// (Python shows a slot's own docstring: the class's docs say it.)
     fn __call__<'py>(
@@ -316,11 +427,17 @@ pub(crate) fn load_classifier(
     let DType(precision) = dtype;
     let path = path.display().to_string();
     let (net, classes) = py.detach(|| spec_api::load_classifier(&path, arch, precision))?;
+    let (dim, seq) = match net.arch() {
+        geomattn_spec::Arch::Ct(ct) => (ct.dim, ct.seq),
+        _ => unreachable!("classify::open_file loads classifiers only"),
+    };
     Ok(PyClassifier {
         arch: net.arch().to_string(),
         net,
         path,
         precision,
         classes,
+        dim,
+        seq,
     })
 }

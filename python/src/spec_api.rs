@@ -209,15 +209,6 @@ pub(crate) fn load_classifier(
     Ok((net, classes))
 }
 
-/// The class probabilities of one 28×28 image (MNIST's bytes), as a `ValueError` if the
-/// classifier does not read MNIST's 16 patches of 7×7.
-pub(crate) fn image_probabilities(
-    net: &dyn Classifier,
-    image: &[u8; 784],
-) -> Result<Vec<f64>, PyErr> {
-    net.image_probabilities(image).map_err(|e| exception(&e))
-}
-
 /// Every dataset under the file's layer groups, by path, as GML wrote it.
 fn parameters(file: &GmlFile) -> Result<Vec<Parameter>, LoadError> {
     let mut out = Vec::new();

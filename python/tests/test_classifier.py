@@ -77,3 +77,58 @@ def test_bad_images_and_specs_are_clear_errors(nn2):
         geomattn.load_classifier(FIXTURES / "mnist_nn2.h5", CT.replace("L=16", "L=15"))
     with pytest.raises(FileNotFoundError, match="nope.h5"):
         geomattn.load_classifier(FIXTURES / "nope.h5", CT)
+
+
+def patches(images):
+    """GML's 16 patches of 7×7 of each image as (N, 49, 16) float32 sequences: patch t = 4·rb + cb,
+    feature f = 7·ri + ci is pixel (7·rb + ri, 7·cb + ci), divided by 255."""
+    blocks = (images / 255.0).reshape(-1, 4, 7, 4, 7).transpose(0, 2, 4, 1, 3)
+    return blocks.reshape(-1, 49, 16).astype(np.float32)
+
+
+def test_sequence_probabilities_are_the_images_in_every_layout(nn2):
+    images, _ = images_and_labels()
+    sequences = patches(images[:70])
+    batch = nn2.sequence_probabilities(sequences)
+    assert batch.shape == (70, 10) and batch.dtype == np.float64
+    # The same batched path as for the images: the same numbers, bit for bit.
+    np.testing.assert_array_equal(batch, nn2.probabilities(images[:70]))
+    # Column-major windows (read in place), strided ones (copied), one window.
+    columns = np.ascontiguousarray(sequences.transpose(0, 2, 1)).transpose(0, 2, 1)
+    np.testing.assert_array_equal(nn2.sequence_probabilities(columns), batch)
+    np.testing.assert_array_equal(nn2.sequence_probabilities(sequences[::-1])[::-1], batch)
+    np.testing.assert_array_equal(nn2.sequence_probabilities(sequences[3]), batch[3])
+    assert nn2.sequence_probabilities(sequences[:0]).shape == (0, 10)
+    assert nn2.probabilities(np.zeros((0, 784), np.uint8)).shape == (0, 10)
+
+
+def test_batched_predictions_are_one_at_a_time_ones(nn2):
+    # Each image alone (a batch of one) and within 300 (five chunks, over the threads) agree.
+    images, _ = images_and_labels()
+    together = nn2.probabilities(images[:130])
+    alone = np.stack([nn2.probabilities(image) for image in images[:130]])
+    np.testing.assert_array_equal(together, alone)
+
+
+def test_sequences_convert_as_network_windows_do(nn2):
+    sequences = patches(images_and_labels()[0][:2])
+    expected = nn2.sequence_probabilities(sequences)
+    # float64 and lists are converted to the classifier's float32 (numpy's "same_kind").
+    np.testing.assert_array_equal(nn2.sequence_probabilities(sequences.astype(np.float64)), expected)
+    np.testing.assert_array_equal(nn2.sequence_probabilities(sequences[1].tolist()), expected[1])
+
+
+def test_bad_sequences_are_clear_errors(nn2):
+    sequences = patches(images_and_labels()[0][:2])
+    with pytest.raises(ValueError, match=r"\(B, 49, 16\)"):
+        nn2.sequence_probabilities(sequences[:, :, :15])
+    with pytest.raises(ValueError, match=r"\(B, 49, 16\), got shape \[2, 16, 49\]"):
+        nn2.sequence_probabilities(sequences.transpose(0, 2, 1).copy())
+    with pytest.raises(TypeError, match="complex"):
+        nn2.sequence_probabilities(sequences.astype(np.complex64))
+    with pytest.raises(ValueError, match="numpy cannot convert"):
+        nn2.sequence_probabilities([[0.0] * 16, [0.0]])
+    hostile = sequences.copy()
+    hostile[1, 2, 3] = np.nan
+    with pytest.raises(ValueError, match=r"non-finite value at \[1, 2, 3\]"):
+        nn2.sequence_probabilities(hostile)

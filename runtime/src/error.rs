@@ -80,6 +80,10 @@ pub enum Error {
         /// What it has that the architecture does not.
         what: &'static str,
     },
+    /// A training loss is not defined for the minibatch it was given (no windows, or targets of
+    /// norm zero, by which GML's transformer loss divides).
+    #[error("the loss is undefined: {0}")]
+    UndefinedLoss(&'static str),
 }
 
 /// Where a checked forward pass first met a NaN or an infinity: in the input, or in the output of

@@ -26,9 +26,13 @@
 //! println!("the lane path runs on {isa:?}: {} sequences of f32 at a time", isa.lanes::<f32>());
 //! ```
 
+pub use products::LaneMatrix;
+
 use crate::{Lanes, Real};
 
 pub(crate) mod polynomial;
+mod products;
+mod slices;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
 

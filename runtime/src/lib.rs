@@ -7,6 +7,7 @@ extern crate std;
 
 pub mod activation;
 pub mod architectures;
+pub mod backward;
 pub mod cayley;
 pub mod correlation;
 mod error;
@@ -31,6 +32,7 @@ pub mod schema;
 pub mod self_attention;
 pub mod softmax;
 pub mod symplectic;
+pub mod train;
 pub mod vpa;
 
 // The public face: every public item of the layers is re-exported here, so `geomattn::Name`
@@ -45,6 +47,11 @@ pub use architectures::{
     LinearSymplecticTransformer, ResNetStack, StandardTransformerIntegrator, SympNetStack,
     SymplecticTransformer, Transformer, VolumePreservingFeedForward, VolumePreservingTransformer,
     VpffBlock, forward_blocks_checked, iterate, mnist_patches,
+};
+#[doc(inline)]
+pub use backward::{
+    ActivationDerivative, Backward, CayleyDifferentiable, ColumnBackward, CorrelationBackward,
+    cayley_vjp,
 };
 #[doc(inline)]
 pub use cayley::{Elimination, Generated, GramSchmidt, LuSolve, NalgebraInverse};
@@ -69,7 +76,7 @@ pub use geomattn_macros::Network;
 #[doc(inline)]
 pub use init::{glorot_bound, glorot_dense, uniform};
 #[doc(inline)]
-pub use isa::{BatchScalar, Isa};
+pub use isa::{BatchScalar, Isa, LaneMatrix};
 #[doc(inline)]
 pub use lanes::{LaneScalar, Lanes};
 #[doc(inline)]
@@ -102,7 +109,7 @@ pub use schema::{After, EmbedFrom, Embedded, EmbeddedParam, Fitted, Mismatch, Nt
 pub use schema::{
     BLOB_HEADER_LEN, BLOB_MAGIC, BLOB_VERSION, BlobError, BlobScalar, Difference, Kind, LayerType,
     Name, Param, Schema, Setting, SettingValue, ShortText, Sink, Source, TypeMismatch, Visit,
-    blob_len, fill, read_blob, read_blob_into, write_blob,
+    blob_len, fill, from_flat, read_blob, read_blob_into, to_flat, write_blob,
 };
 #[cfg(feature = "std")]
 #[doc(inline)]
@@ -122,6 +129,14 @@ pub use symplectic::linear::{
 };
 #[doc(inline)]
 pub use symplectic::{PhaseSide, UpdateP, UpdateQ};
+#[doc(inline)]
+pub use train::{
+    AdamOptimizer, AdamOptimizerWithDecay, GradientOptimizer, MomentumOptimizer, Optimizer,
+    loss_and_gradient, loss_gradient, train_step, transformer_loss,
+};
+#[cfg(feature = "std")]
+#[doc(inline)]
+pub use train::{MinibatchWindows, Trajectories, train_epoch, window_order};
 #[doc(inline)]
 pub use vpa::{ArbitraryVpa, SkewVpa, VolumePreservingAttention};
 

@@ -183,22 +183,41 @@ impl<S: Field, const SIZE: usize, Layout: PackedLayout> Packed<S, SIZE, Layout> 
         }
     }
 
+    /// The zero matrix: every packed entry 0 (the start of a gradient that is summed over a
+    /// batch, see [`crate::backward`]).
+    pub fn zeros() -> Self {
+        Self::from_fn(S::zero)
+    }
+
+    /// Adds `m[(i, j)]` to the packed entry at each packed position `(i, j)`, mirrored as the
+    /// layout mirrors: the packed gradient, when `m` holds the derivative with respect to each
+    /// packed entry at that entry's position.
+    pub(crate) fn add_packed_from(&mut self, m: &SMatrix<S, SIZE, SIZE>) {
+        for (i, j) in Layout::positions(SIZE) {
+            self.set(i, j, self.matrix[(i, j)] + m[(i, j)]);
+        }
+    }
+
+    /// Sets the packed entry at `(i, j)` and its mirror.
+    fn set(&mut self, i: usize, j: usize, value: S) {
+        self.matrix[(i, j)] = value;
+        match Layout::MIRROR {
+            Mirror::Symmetric => self.matrix[(j, i)] = value,
+            Mirror::Antisymmetric => self.matrix[(j, i)] = -value,
+            Mirror::Zero => {}
+        }
+    }
+
     /// Builds the matrix from its packed entries, produced in packed order by `next`.
     fn from_fn(mut next: impl FnMut() -> S) -> Self {
-        let mut matrix = SMatrix::<S, SIZE, SIZE>::zeros();
-        for (i, j) in Layout::positions(SIZE) {
-            let value = next();
-            matrix[(i, j)] = value;
-            match Layout::MIRROR {
-                Mirror::Symmetric => matrix[(j, i)] = value,
-                Mirror::Antisymmetric => matrix[(j, i)] = -value,
-                Mirror::Zero => {}
-            }
-        }
-        Self {
-            matrix,
+        let mut packed = Self {
+            matrix: SMatrix::zeros(),
             layout: PhantomData,
+        };
+        for (i, j) in Layout::positions(SIZE) {
+            packed.set(i, j, next());
         }
+        packed
     }
 
     fn check_len(found: usize) -> Result<(), Error> {

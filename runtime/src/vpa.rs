@@ -80,6 +80,11 @@ impl<S: Field, const D: usize, const T: usize, Corr: SkewCorrelation<S, D>, Map>
         &self.weight
     }
 
+    /// The weighting, to accumulate a gradient in (see [`crate::backward`]).
+    pub(crate) fn weight_mut(&mut self) -> &mut Corr {
+        &mut self.weight
+    }
+
     /// The same weights with another orthogonal map (e.g. a baseline kernel, for comparison).
     pub fn with_map<Map2>(self) -> VolumePreservingAttention<S, D, T, Corr, Map2> {
         VolumePreservingAttention::new(self.weight)

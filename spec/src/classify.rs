@@ -15,18 +15,25 @@
 //! # Ok::<(), geomattn_spec::Error>(())
 //! ```
 
+use std::num::NonZeroUsize;
 use std::path::Path;
+use std::sync::Mutex;
 
 use geomattn::gml::{GmlFile, Layers, LoadError};
 use geomattn::nalgebra::SMatrix;
 use geomattn::{
-    AddConnection, ClassificationLayer, Euclidean, MultiHeadAttention, NoConnection, ResNetLayer,
-    Schema, SequenceLayer, Stiefel, Tanh, mnist_patches,
+    AddConnection, ClassificationLayer, Euclidean, Isa, MultiHeadAttention, NoConnection,
+    ResNetLayer, Schema, SequenceLayer, Stiefel, Tanh, mnist_patches,
 };
 
 use crate::dispatch::{load_error, read};
 use crate::network::{Scalar, Units};
 use crate::{Arch, Ct, Error, Precision};
+
+mod batched;
+
+pub use batched::CHUNK;
+use batched::{Body, Element, Unit};
 
 /// A loaded classifier, behind one object-safe face.
 pub trait Classifier: Send + Sync {
@@ -48,13 +55,35 @@ pub trait Classifier: Send + Sync {
     /// # Errors
     /// [`Error::Unsupported`] if the network does not read 49×16 sequences.
     fn image_probabilities(&self, image: &[u8; 784]) -> Result<Vec<f64>, Error>;
+
+    /// The class probabilities of many inputs at once, on this thread, through the batched
+    /// path (each layer one matrix product over [`CHUNK`] inputs at a time; within rounding of
+    /// [`Classifier::probabilities`]). `sequences` holds the
+    /// inputs one after another, each `seq` columns of `dim` values, column-major (Julia's
+    /// `(dim, seq, N)` array); the result holds `classes` probabilities per input, in order.
+    ///
+    /// # Errors
+    /// [`Error::Length`] if `sequences` is not a whole number of inputs, [`Error::NonFinite`]
+    /// for NaN or ∞ in it.
+    fn batch_probabilities(&self, sequences: &[f64]) -> Result<Vec<f64>, Error>;
+
+    /// [`Classifier::batch_probabilities`] of 28×28 MNIST images, each cut as
+    /// [`Classifier::image_probabilities`] cuts it.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] if the network does not read 49×16 sequences.
+    fn batch_image_probabilities(&self, images: &[[u8; 784]]) -> Result<Vec<f64>, Error>;
 }
 
-/// The `L` blocks and the classification layer, computing in `S`.
+/// The `L` blocks and the classification layer, computing in `S`: as loaded (the
+/// image-by-image path) and laid out for the batched path.
 struct Loaded<S, Att, Ff, const D: usize, const T: usize, const CLASSES: usize> {
     arch: Arch,
     body: Units<Att, Ff>,
     head: ClassificationLayer<S, D, CLASSES>,
+    batched: Body<S>,
+    /// The instruction set of the batched path's kernels: the best of this processor.
+    isa: Isa,
 }
 
 impl<S, Att, Ff, const D: usize, const T: usize, const CLASSES: usize>
@@ -69,10 +98,57 @@ where
     }
 }
 
+impl<S, Att, Ff, const D: usize, const T: usize, const CLASSES: usize>
+    Loaded<S, Att, Ff, D, T, CLASSES>
+where
+    S: Element,
+{
+    /// The probabilities of `count` inputs through the batched path, [`CHUNK`] at a time;
+    /// `input(b)` is input `b` as a `D×T` matrix.
+    fn run_batched(&self, count: usize, input: impl Fn(usize) -> SMatrix<S, D, T>) -> Vec<f64> {
+        let mut probabilities = Vec::with_capacity(count * CLASSES);
+        for start in (0..count).step_by(CHUNK) {
+            let inputs = start..count.min(start + CHUNK);
+            let mut work = self.batched.workspace(inputs.len());
+            for (b, index) in inputs.clone().enumerate() {
+                let z = input(index);
+                for ((i, t), &value) in (0..T)
+                    .flat_map(|t| (0..D).map(move |i| (i, t)))
+                    .zip(z.iter())
+                {
+                    let at = self.batched.index(&work, i, t, b);
+                    work.x[at] = value;
+                }
+            }
+            self.batched.forward(&mut work, self.isa);
+            for b in 0..inputs.len() {
+                let last = SMatrix::<S, D, 1>::from_fn(|i, _| {
+                    work.x[self.batched.index(&work, i, T - 1, b)]
+                });
+                let p = self.head.probabilities(&last);
+                probabilities.extend(p.iter().map(|x| x.to_double()));
+            }
+        }
+        probabilities
+    }
+
+    /// [`Error::Unsupported`] unless the network reads MNIST images (`D = 49`, `T = 16`).
+    fn reads_images(&self) -> Result<(), Error> {
+        if D * T == 784 && D == 49 {
+            Ok(())
+        } else {
+            Err(Error::Unsupported {
+                arch: self.arch.to_string(),
+                reason: "does not read MNIST images (16 patches of 7×7: dim = 49, seq = 16)".into(),
+            })
+        }
+    }
+}
+
 impl<S, Att, Ff, const D: usize, const T: usize, const CLASSES: usize> Classifier
     for Loaded<S, Att, Ff, D, T, CLASSES>
 where
-    S: Scalar,
+    S: Element,
     Att: Send + Sync,
     Ff: Send + Sync,
     Units<Att, Ff>: SequenceLayer<S, D, T>,
@@ -94,26 +170,52 @@ where
                 found: sequence.len(),
             });
         }
-        if let Some(index) = sequence.iter().position(|x| !x.is_finite()) {
-            return Err(Error::NonFinite {
-                what: "the input",
-                index,
-            });
-        }
+        finite("the input", sequence)?;
         let z = SMatrix::<S, D, T>::from_iterator(sequence.iter().map(|&x| S::from_double(x)));
         Ok(self.run(&z))
     }
 
     fn image_probabilities(&self, image: &[u8; 784]) -> Result<Vec<f64>, Error> {
-        let patches = mnist_patches::<S>(image);
-        let z = (patches.as_slice().len() == D * T)
-            .then(|| SMatrix::<S, D, T>::from_column_slice(patches.as_slice()))
-            .ok_or_else(|| Error::Unsupported {
-                arch: self.arch.to_string(),
-                reason: "does not read MNIST images (16 patches of 7×7: dim = 49, seq = 16)".into(),
-            })?;
-        Ok(self.run(&z))
+        self.reads_images()?;
+        Ok(self.run(&patches(image)))
     }
+
+    fn batch_probabilities(&self, sequences: &[f64]) -> Result<Vec<f64>, Error> {
+        if !sequences.len().is_multiple_of(D * T) {
+            return Err(Error::Length {
+                what: "the inputs",
+                arch: self.arch.to_string(),
+                expected: format!("a multiple of dim·seq = {}", D * T),
+                found: sequences.len(),
+            });
+        }
+        finite("the inputs", sequences)?;
+        let input = |b: usize| {
+            let values = &sequences[b * D * T..(b + 1) * D * T];
+            SMatrix::from_iterator(values.iter().map(|&x| S::from_double(x)))
+        };
+        Ok(self.run_batched(sequences.len() / (D * T), input))
+    }
+
+    fn batch_image_probabilities(&self, images: &[[u8; 784]]) -> Result<Vec<f64>, Error> {
+        self.reads_images()?;
+        Ok(self.run_batched(images.len(), |b| patches(&images[b])))
+    }
+}
+
+/// [`Error::NonFinite`] for the first NaN or ∞ of `values`.
+fn finite(what: &'static str, values: &[f64]) -> Result<(), Error> {
+    match values.iter().position(|x| !x.is_finite()) {
+        Some(index) => Err(Error::NonFinite { what, index }),
+        None => Ok(()),
+    }
+}
+
+/// The image's 16 patches of 7×7 as a `D×T` matrix (`D·T = 784`: checked by the caller;
+/// zeros otherwise).
+fn patches<S: Scalar, const D: usize, const T: usize>(image: &[u8; 784]) -> SMatrix<S, D, T> {
+    let patches = mnist_patches::<S>(image);
+    SMatrix::from_iterator(patches.iter().copied().chain(std::iter::repeat(S::zero())))
 }
 
 /// Reads `L` units of attention and ResNet layer, then the classification layer.
@@ -123,8 +225,8 @@ fn load<S, Att, Ff, const D: usize, const T: usize, const CLASSES: usize>(
     l: usize,
 ) -> Result<Box<dyn Classifier>, Error>
 where
-    S: Scalar,
-    (Att, Ff): Schema<Scalar = S>,
+    S: Element,
+    (Att, Ff): Schema<Scalar = S> + Unit<S>,
     Units<Att, Ff>: SequenceLayer<S, D, T>,
     Att: Send + Sync + 'static,
     Ff: Send + Sync + 'static,
@@ -148,14 +250,16 @@ where
     let (body, head) = read().map_err(|source| load_error(file, arch, source))?;
     Ok(Box::new(Loaded::<S, Att, Ff, D, T, CLASSES> {
         arch: *arch,
+        batched: Body::new(D, T, &body.0),
         body,
         head,
+        isa: Isa::best(),
     }))
 }
 
 /// The grid of classifiers: GML's MNIST sizes (`dim = 49`, `seq = 16`, `classes = 10`,
 /// `n_heads = 7`), any `L`, `Stiefel` and `add_connection` either.
-fn on_grid<S: Scalar>(file: &GmlFile, arch: &Arch, ct: &Ct) -> Result<Box<dyn Classifier>, Error> {
+fn on_grid<S: Element>(file: &GmlFile, arch: &Arch, ct: &Ct) -> Result<Box<dyn Classifier>, Error> {
     let off = |what: String| Error::OffGrid {
         arch: arch.to_string(),
         what,
@@ -355,11 +459,66 @@ pub fn predicted(probabilities: &[f64]) -> usize {
     )
 }
 
-/// Classifies every image and counts the outcomes against `labels`.
+/// The class probabilities of `images` (`classes` per image, in order) through the batched path,
+/// [`CHUNK`] images at a time, over `threads` threads that take the next chunk as they finish
+/// one.
 ///
 /// # Errors
-/// [`Error::Length`] if there are not as many labels as images, [`Error::Unsupported`] if a label is not a class of the network or the network does not read
-/// MNIST images.
+/// [`Error::Unsupported`] if the network does not read MNIST images.
+pub fn image_probabilities(
+    net: &dyn Classifier,
+    images: &[[u8; 784]],
+    threads: NonZeroUsize,
+) -> Result<Vec<f64>, Error> {
+    let classes = match net.arch() {
+        Arch::Ct(ct) => ct.classes,
+        _ => 0,
+    };
+    let mut probabilities = vec![0.0; images.len() * classes];
+    let chunks = Mutex::new(
+        images
+            .chunks(CHUNK)
+            .zip(probabilities.chunks_mut(CHUNK * classes.max(1))),
+    );
+    let work = || -> Result<(), Error> {
+        loop {
+            let next = chunks.lock().map_err(|_| poisoned())?.next();
+            let Some((images, out)) = next else {
+                return Ok(());
+            };
+            out.copy_from_slice(&net.batch_image_probabilities(images)?);
+        }
+    };
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (1..threads.get()).map(|_| scope.spawn(work)).collect();
+        let mine = work();
+        workers
+            .into_iter()
+            .map(|worker| worker.join().map_err(|_| poisoned())?)
+            .fold(mine, Result::and)
+    })?;
+    Ok(probabilities)
+}
+
+/// A worker panicked (a bug: the batched path does not panic on any input).
+fn poisoned() -> Error {
+    Error::Unsupported {
+        arch: "the batched classifier".into(),
+        reason: "stopped: one of its threads panicked".into(),
+    }
+}
+
+/// The threads of this process: as many as the cores it may run on (1 if unknown).
+pub fn all_threads() -> NonZeroUsize {
+    std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN)
+}
+
+/// Classifies every image through the batched path on every core ([`image_probabilities`]) and
+/// counts the outcomes against `labels`.
+///
+/// # Errors
+/// [`Error::Length`] if there are not as many labels as images, [`Error::Unsupported`] if a
+/// label is not a class of the network or the network does not read MNIST images.
 pub fn evaluate(net: &dyn Classifier, images: &Images, labels: &[u8]) -> Result<Evaluation, Error> {
     let classes = match net.arch() {
         Arch::Ct(ct) => ct.classes,
@@ -373,15 +532,16 @@ pub fn evaluate(net: &dyn Classifier, images: &Images, labels: &[u8]) -> Result<
             found: labels.len(),
         });
     }
+    if let Some(&label) = labels.iter().find(|&&l| usize::from(l) >= classes) {
+        return Err(Error::Unsupported {
+            arch: net.arch().to_string(),
+            reason: format!("has {classes} classes, a label is {label}"),
+        });
+    }
+    let probabilities = image_probabilities(net, images.images(), all_threads())?;
     let mut confusion = vec![vec![0; classes]; classes];
-    for (image, &label) in images.images().iter().zip(labels) {
-        let row = confusion
-            .get_mut(usize::from(label))
-            .ok_or_else(|| Error::Unsupported {
-                arch: net.arch().to_string(),
-                reason: format!("has {classes} classes, a label is {label}"),
-            })?;
-        row[predicted(&net.image_probabilities(image)?)] += 1;
+    for (p, &label) in probabilities.chunks_exact(classes.max(1)).zip(labels) {
+        confusion[usize::from(label)][predicted(p)] += 1;
     }
     Ok(Evaluation { confusion })
 }

@@ -29,6 +29,7 @@
 
 pub mod conventions;
 pub mod exact;
+pub mod exact_dual;
 pub mod gml_layout;
 pub mod gml_reference;
 pub mod lanes;

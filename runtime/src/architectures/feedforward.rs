@@ -52,8 +52,8 @@ pub struct VpffBlock<S, const D: usize, const NL: usize, Act> {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct VolumePreservingFeedForward<S, const D: usize, const NB: usize, const NL: usize, Act> {
-    blocks: [VpffBlock<S, D, NL, Act>; NB],
-    last: LinearPair<S, D>,
+    pub(crate) blocks: [VpffBlock<S, D, NL, Act>; NB],
+    pub(crate) last: LinearPair<S, D>,
 }
 
 impl<S, const D: usize, const NB: usize, const NL: usize, Act>
@@ -92,12 +92,21 @@ impl<S: Field, const D: usize, const NB: usize, const NL: usize, Act: Activation
     fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
         let mut x = *x;
         for block in &self.blocks {
-            for linear in &block.linear {
-                x = pair(linear, &x);
-            }
-            x = block.upper.apply(&block.lower.apply(&x));
+            x = block.apply(&x);
         }
         pair(&self.last, &x)
+    }
+}
+
+impl<S: Field, const D: usize, const NL: usize, Act: Activation<S>> VpffBlock<S, D, NL, Act> {
+    /// The block on one state: its linear pairs, then its nonlinear lower and upper layers.
+    #[inline(always)]
+    pub(crate) fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
+        let mut x = *x;
+        for linear in &self.linear {
+            x = pair(linear, &x);
+        }
+        self.upper.apply(&self.lower.apply(&x))
     }
 }
 

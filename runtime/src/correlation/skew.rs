@@ -30,6 +30,12 @@ impl<S: Field, const D: usize> SkewWeight<S, D> {
     pub fn a(&self) -> &SkewSymmetric<S, D> {
         &self.a
     }
+
+    /// Adds `m` at `A`'s packed positions: the weighting as a gradient accumulator (see
+    /// [`crate::backward`]).
+    pub(crate) fn accumulate(&mut self, m: &SMatrix<S, D, D>) {
+        self.a.add_packed_from(m);
+    }
 }
 
 impl<S: RealField + Copy, const D: usize> SkewWeight<S, D> {
@@ -54,6 +60,11 @@ impl<S: Field, const D: usize> ArbitraryWeight<S, D> {
     /// The factor applied to `L`; GML's is `1/√D`.
     pub fn scale(&self) -> S {
         self.scale
+    }
+
+    /// Adds `m` to `A`: the weighting as a gradient accumulator (see [`crate::backward`]).
+    pub(crate) fn accumulate(&mut self, m: &SMatrix<S, D, D>) {
+        self.a += m;
     }
 }
 

@@ -57,6 +57,15 @@ impl<S: Field, const D: usize, Act> ResNetLayer<S, D, Act> {
     pub fn bias(&self) -> Option<&SVector<S, D>> {
         self.bias.as_ref()
     }
+
+    /// Adds `w_bar` to the weight and `b_bar` to the bias (if any): the layer as a gradient
+    /// accumulator (see [`crate::backward`]).
+    pub(crate) fn accumulate(&mut self, w_bar: &SMatrix<S, D, D>, b_bar: &SVector<S, D>) {
+        self.weight += w_bar;
+        if let Some(bias) = self.bias.as_mut() {
+            *bias += b_bar;
+        }
+    }
 }
 
 impl<S: RealField + Copy, const D: usize, Act> ResNetLayer<S, D, Act> {

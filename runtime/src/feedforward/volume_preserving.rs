@@ -6,7 +6,7 @@
 
 use core::marker::PhantomData;
 
-use nalgebra::{RealField, SVector};
+use nalgebra::{RealField, SMatrix, SVector};
 use rand::Rng;
 
 use super::{bias_from_slice, glorot_vector, residual};
@@ -90,6 +90,15 @@ impl<S: Field, const D: usize, Layout: StrictlyTriangular, Act>
     /// The bias `b`, if the layer has one.
     pub fn bias(&self) -> Option<&SVector<S, D>> {
         self.bias.as_ref()
+    }
+
+    /// Adds `w_bar` at the weight's packed positions and `b_bar` to the bias (if any): the
+    /// layer as a gradient accumulator (see [`crate::backward`]).
+    pub(crate) fn accumulate(&mut self, w_bar: &SMatrix<S, D, D>, b_bar: &SVector<S, D>) {
+        self.weight.add_packed_from(w_bar);
+        if let Some(bias) = self.bias.as_mut() {
+            *bias += b_bar;
+        }
     }
 }
 

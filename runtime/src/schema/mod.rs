@@ -51,6 +51,7 @@ mod blob;
 mod classification;
 mod containers;
 mod embed;
+mod flat;
 mod layer_type;
 mod layers;
 mod symplectic;
@@ -78,6 +79,7 @@ pub use blob::{
 #[cfg(feature = "std")]
 pub use blob::{read_blob_boxed, to_blob};
 pub use embed::{After, EmbedFrom, Embedded, EmbeddedParam, Fitted, Mismatch, Nth, embedded};
+pub use flat::{from_flat, to_flat};
 pub use layer_type::{LayerType, Setting, SettingValue};
 
 /// The kind of matrix a parameter is, which fixes how many scalars it has and in which order.

@@ -1,4 +1,4 @@
-//! No forward pass allocates, nor does reading or writing a blob: a counting global allocator, and
+//! No forward pass allocates, nor does reading or writing a blob, nor a training step: a counting global allocator, and
 //! every layer run under it.
 //!
 //! The counter is per thread, so the test harness's own allocations on other threads do not
@@ -15,6 +15,7 @@ mod blob;
 mod cayley;
 mod lanewise;
 mod supporting;
+mod train;
 mod vpa;
 
 struct CountingAllocator;
@@ -92,5 +93,6 @@ fn no_forward_pass_allocates() {
     lanewise::check(&mut probe);
     attention::check(&mut probe);
     blob::check(&mut probe);
+    train::check(&mut probe);
     assert!(!probe.checked.is_empty());
 }
