@@ -5,7 +5,9 @@ use core::mem::MaybeUninit;
 
 use nalgebra::{ArrayStorage, SMatrix, SMatrixView, SMatrixViewMut};
 
+#[cfg(doc)]
 use super::GramSchmidt;
+use super::by_norm::f32_kernel;
 use super::gram_schmidt::cayley_columns;
 use super::polish::{polished, rounds_as_coarsely_as_f32};
 use crate::{Field, OrthogonalMap, product};
@@ -55,7 +57,12 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for Generated {
             T,
             via,
             c,
-            polished(<GramSchmidt as OrthogonalMap<S, T>>::map(c))
+            match from_five(c, &mut MaybeUninit::uninit()) {
+                FromFive::Matrix(q) => q,
+                FromFive::Columns(columns) => {
+                    SMatrix::from_array_storage(ArrayStorage(*columns))
+                }
+            }
         )
     }
 
@@ -70,28 +77,39 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for Generated {
             T,
             via_product,
             (z, c, out),
-            polished_multiply_to(z, c, out)
+            match from_five(c, &mut MaybeUninit::uninit()) {
+                FromFive::Matrix(q) => product::mul_to(z, &q, out),
+                FromFive::Columns(columns) => product::mul_columns_to(z, columns, out),
+            }
         )
     }
 }
 
-/// `out = z·Λ` for `Λ` the [`GramSchmidt`] kernel's map, [`polished`]: from the kernel's columns
-/// where nothing is polished, else through the polished `T×T` matrix (the same bits as
-/// `z·`[`Generated::map`]). One copy of the kernel for both branches: unoptimised, each inlined
-/// copy of its unrolled steps takes about a megabyte of stack at `T = 8` over AVX-512 lanes.
+/// The kernel from `T = 5`: a `T×T` matrix, or the [`GramSchmidt`] kernel's columns.
+enum FromFive<'a, S, const T: usize> {
+    Matrix(SMatrix<S, T, T>),
+    Columns(&'a [[S; T]; T]),
+}
+
+/// `Cay(C)` from `T = 5`: in `f32` and its lanes, [`f32_kernel`] (elimination while
+/// `‖C‖_F < 16`, else Gram–Schmidt in `f64`); in any other scalar of `f32`'s precision (dual
+/// numbers over `f32`), Gram–Schmidt [`polished`]; in `f64` and exact scalars, the columns of
+/// Gram–Schmidt (multiplied from directly, without a `T×T` result). One copy of Gram–Schmidt for
+/// every branch: unoptimised, each inlined copy of its unrolled steps takes about a megabyte of
+/// stack at `T = 8` over AVX-512 lanes.
 #[inline(always)]
-fn polished_multiply_to<S: Field, const D: usize, const T: usize>(
-    z: &SMatrixView<'_, S, D, T>,
+fn from_five<'a, S: Field, const T: usize>(
     c: &SMatrix<S, T, T>,
-    out: &mut SMatrixViewMut<'_, S, D, T>,
-) {
-    let mut storage = MaybeUninit::uninit();
-    let columns = cayley_columns(c, &mut storage);
+    storage: &'a mut MaybeUninit<[[S; T]; T]>,
+) -> FromFive<'a, S, T> {
+    if let Some(q) = f32_kernel(c) {
+        return FromFive::Matrix(q);
+    }
+    let columns = cayley_columns(c, storage);
     if rounds_as_coarsely_as_f32::<S>() {
-        let q = SMatrix::from_array_storage(ArrayStorage(*columns));
-        product::mul_to(z, &polished(q), out);
+        FromFive::Matrix(polished(SMatrix::from_array_storage(ArrayStorage(*columns))))
     } else {
-        product::mul_columns_to(z, columns, out);
+        FromFive::Columns(columns)
     }
 }
 

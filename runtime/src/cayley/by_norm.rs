@@ -1,0 +1,128 @@
+//! The default `f32` kernel from `T = 5`: pivot-free elimination while `‖C‖_F < 16`, where it is
+//! as accurate as LU with partial pivoting; beyond, Gram–Schmidt computed in `f64` and rounded
+//! ("wide"), within LU's error up to the overflow of `C`. Chosen lane by lane over `f32` lanes.
+
+use core::any::Any;
+
+use nalgebra::SMatrix;
+
+use super::{Elimination, GramSchmidt};
+use crate::isa::{LaneVector, MAX_LANES, polynomial::Polynomial};
+use crate::{Field, Lanes, OrthogonalMap, product};
+
+/// `‖C‖_F` from which [`f32_kernel`] leaves elimination for the wide kernel: `2⁴`.
+///
+/// Elimination's error grows like `ε‖C‖²`, LU's like `ε‖C‖`. On the outputs of
+/// volume-preserving attention (`T = 5 … 8`, `D = 3`) its worst ratio to LU's `|‖ZΛ‖/‖Z‖ − 1|`
+/// is below 0.6 for `‖C‖_F < 8`, 1.9 for `‖C‖_F < 16`, and reaches 12 for `‖C‖_F < 32`
+/// (`docs/src/numerics.md`; `tests/tests/cayley_range.rs` checks both sides).
+pub const ELIMINATION_BELOW: f32 = 16.0;
+
+/// `Cay(C)` by the default `f32` kernel if `S` is `f32` or one of the crate's vectors of `f32`
+/// lanes (each lane then bit-identical to the `f32` kernel on that lane); `None` for every other
+/// scalar.
+///
+/// The kernels are generic over [`Field`], which every type with `+ − × ÷` has through one
+/// blanket implementation, so the comparison with the bound cannot be a method only some
+/// scalars have: the type is compared instead (as `crate::isa::polynomial::fused_accumulate`
+/// does), decided at compile time where the kernel is monomorphised.
+#[inline(always)]
+pub(super) fn f32_kernel<S: Field, const T: usize>(
+    c: &SMatrix<S, T, T>,
+) -> Option<SMatrix<S, T, T>> {
+    let found = downcast_ref::<SMatrix<f32, T, T>, _>(c)
+        .map(scalar_kernel)
+        .and_then(|q| downcast(q))
+        .or_else(|| over_lanes::<Lanes<f32, 4>, S, T>(c))
+        .or_else(|| over_lanes::<Lanes<f32, 8>, S, T>(c))
+        .or_else(|| over_lanes::<Lanes<f32, 16>, S, T>(c))
+        .or_else(|| over_lanes::<Polynomial<Lanes<f32, 4>>, S, T>(c));
+    #[cfg(target_arch = "x86_64")]
+    let found = {
+        use crate::isa::x86::{F32x8, F32x16};
+        found
+            .or_else(|| over_lanes::<F32x8, S, T>(c))
+            .or_else(|| over_lanes::<F32x16, S, T>(c))
+            .or_else(|| over_lanes::<Polynomial<F32x8>, S, T>(c))
+            .or_else(|| over_lanes::<Polynomial<F32x16>, S, T>(c))
+    };
+    found
+}
+
+/// The `f32` kernel: elimination while `‖C‖_F < 16`, else [`wide`] (NaN in `C` included).
+#[inline(always)]
+fn scalar_kernel<const T: usize>(c: &SMatrix<f32, T, T>) -> SMatrix<f32, T, T> {
+    if half_squared_norm(c) < half_squared_bound() {
+        <Elimination as OrthogonalMap<f32, T>>::map(c)
+    } else {
+        wide(c)
+    }
+}
+
+/// [`scalar_kernel`] over the lanes of `P`, if `S` is `P`: elimination over whole vectors when
+/// every lane is below the bound (the same operations, lane by lane, as the scalar kernel), else
+/// the scalar kernel lane by lane.
+#[inline(always)]
+fn over_lanes<P, S, const T: usize>(c: &SMatrix<S, T, T>) -> Option<SMatrix<S, T, T>>
+where
+    P: LaneVector<Scalar = f32> + 'static,
+    S: Field,
+{
+    let c = downcast_ref::<SMatrix<P, T, T>, _>(c)?;
+    let mut every_lane_below = true;
+    half_squared_norm(c).for_each_lane(|_, x| every_lane_below &= x < half_squared_bound());
+    let q = if every_lane_below {
+        <Elimination as OrthogonalMap<P, T>>::map(c)
+    } else {
+        let mut lanes = [SMatrix::<f32, T, T>::zeros(); MAX_LANES];
+        for (entry, &vector) in c.iter().enumerate() {
+            vector.for_each_lane(|k, x| lanes[k][entry] = x);
+        }
+        for lane in &mut lanes[..P::LANES] {
+            *lane = scalar_kernel(lane);
+        }
+        product::matrix(
+            #[inline(always)]
+            |i, j| P::from_fn(|k| lanes[k][(i, j)]),
+        )
+    };
+    downcast(q)
+}
+
+/// `Cay(C)` by [`GramSchmidt`] in `f64`, rounded to `f32`: orthogonal to `f32` rounding for every
+/// finite `C` (its squares cannot overflow in `f64`), and within LU's error on the outputs of
+/// attention at every norm (`tests/tests/cayley_range.rs`).
+#[inline(always)]
+fn wide<const T: usize>(c: &SMatrix<f32, T, T>) -> SMatrix<f32, T, T> {
+    <GramSchmidt as OrthogonalMap<f64, T>>::map(&c.map(f64::from)).map(|x| x as f32)
+}
+
+/// `‖C‖_F² / 2`: the sum of the squares of the strict upper triangle of `c`, column by column.
+#[inline(always)]
+fn half_squared_norm<S: Field, const T: usize>(c: &SMatrix<S, T, T>) -> S {
+    let mut sum = S::zero();
+    for j in 1..T {
+        for i in 0..j {
+            sum = product::accumulate(sum, c[(i, j)], c[(i, j)]);
+        }
+    }
+    sum
+}
+
+/// [`ELIMINATION_BELOW`]`² / 2`, exact.
+#[inline(always)]
+fn half_squared_bound() -> f32 {
+    ELIMINATION_BELOW * ELIMINATION_BELOW / 2.0
+}
+
+/// `x` as a `U`, if it is one.
+#[inline(always)]
+fn downcast_ref<U: 'static, V: 'static>(x: &V) -> Option<&U> {
+    (x as &dyn Any).downcast_ref::<U>()
+}
+
+/// `x` as a `U`, if it is one.
+#[inline(always)]
+fn downcast<U: Copy + 'static, V: 'static>(x: V) -> Option<U> {
+    downcast_ref::<U, V>(&x).copied()
+}
