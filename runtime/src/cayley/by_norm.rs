@@ -6,6 +6,7 @@ use core::any::Any;
 
 use nalgebra::SMatrix;
 
+use super::polish::polished;
 use super::{Elimination, GramSchmidt};
 use crate::isa::{LaneVector, MAX_LANES, polynomial::Polynomial};
 use crate::{Field, Lanes, OrthogonalMap, product};
@@ -17,6 +18,11 @@ use crate::{Field, Lanes, OrthogonalMap, product};
 /// is below 0.6 for `‖C‖_F < 8`, 1.9 for `‖C‖_F < 16`, and reaches 12 for `‖C‖_F < 32`
 /// (`docs/src/numerics.md`; `tests/tests/cayley_range.rs` checks both sides).
 pub const ELIMINATION_BELOW: f32 = 16.0;
+
+/// `‖C‖_F` from which [`f32_kernel`] polishes the wide kernel's result by Newton–Schulz steps:
+/// `2³²`. The wide kernel's error grows like `2⁻⁵³‖C‖`; for odd `T` LU's falls back to rounding
+/// from `‖C‖_F ≈ 2³⁶` (see [`scalar_kernel`]).
+pub const WIDE_BELOW: f32 = 4_294_967_296.0;
 
 /// `Cay(C)` by the default `f32` kernel if `S` is `f32` or one of the crate's vectors of `f32`
 /// lanes (each lane then bit-identical to the `f32` kernel on that lane); `None` for every other
@@ -49,14 +55,39 @@ pub(super) fn f32_kernel<S: Field, const T: usize>(
     found
 }
 
-/// The `f32` kernel: elimination while `‖C‖_F < 16`, else [`wide`] (NaN in `C` included).
-#[inline(always)]
+/// The `f32` kernel, by `‖C‖_F` (NaN in `C` taking the last row):
+///
+/// | `‖C‖_F` | kernel |
+/// |---|---|
+/// | below `2⁴` | [`Elimination`] |
+/// | `2⁴ … 2³²` | [`wide`] |
+/// | `2³² … 2⁴⁸` | [`wide`], [`polished`] |
+/// | `2⁴⁸ … 2⁶³` | [`GramSchmidt`] in `f32`, [`polished`] |
+/// | from `2⁶³` | [`wide`], [`polished`] |
+///
+/// Each kernel's error peaks where the `1`s of `I + C` are lost to rounding against `C` in its
+/// precision (`‖C‖ ≈ 1/ε`); there LU's own error on the outputs of attention is large, but past
+/// it, for odd `T` (where `C` is singular), LU returns to rounding (it solves for the limit
+/// `Cay(C) → I` on the kernel of `C`, `−I` on its range). Each row switches before its kernel
+/// leaves 3× LU's error (`docs/src/numerics.md`): the wide kernel alone reaches `7·10⁴`× LU's
+/// near `‖C‖_F = 2⁶⁰`; polished, `4·10⁵`× between `2⁵¹` and `2⁶²`, where its error is of order
+/// 1 (`2⁻⁵³‖C‖`) and the Newton–Schulz steps do not converge, and where `f32` Gram–Schmidt is
+/// past its own peak. Not inlined: unoptimised, every copy of the lane path's dispatch would hold
+/// its own copies of the three kernels (the lane path at `T = 8` overflowed a test thread's stack).
+#[inline(never)]
 fn scalar_kernel<const T: usize>(c: &SMatrix<f32, T, T>) -> SMatrix<f32, T, T> {
-    if half_squared_norm(c) < half_squared_bound() {
-        <Elimination as OrthogonalMap<f32, T>>::map(c)
+    let half_squared = half_squared_norm(c);
+    let below = |norm: f32| half_squared < norm * norm / 2.0;
+    if below(ELIMINATION_BELOW) {
+        return <Elimination as OrthogonalMap<f32, T>>::map(c);
+    }
+    let in_f32_window = !below(2.0_f32.powi(48)) && below(2.0_f32.powi(63));
+    let q = if in_f32_window {
+        gram_schmidt_f32(c)
     } else {
         wide(c)
-    }
+    };
+    if below(WIDE_BELOW) { q } else { polished(q) }
 }
 
 /// [`scalar_kernel`] over the lanes of `P`, if `S` is `P`: elimination over whole vectors when
@@ -69,30 +100,47 @@ where
     S: Field,
 {
     let c = downcast_ref::<SMatrix<P, T, T>, _>(c)?;
+    let bound = ELIMINATION_BELOW * ELIMINATION_BELOW / 2.0;
     let mut every_lane_below = true;
-    half_squared_norm(c).for_each_lane(|_, x| every_lane_below &= x < half_squared_bound());
+    half_squared_norm(c).for_each_lane(|_, x| every_lane_below &= x < bound);
     let q = if every_lane_below {
         <Elimination as OrthogonalMap<P, T>>::map(c)
     } else {
-        let mut lanes = [SMatrix::<f32, T, T>::zeros(); MAX_LANES];
-        for (entry, &vector) in c.iter().enumerate() {
-            vector.for_each_lane(|k, x| lanes[k][entry] = x);
-        }
-        for lane in &mut lanes[..P::LANES] {
-            *lane = scalar_kernel(lane);
-        }
-        product::matrix(
-            #[inline(always)]
-            |i, j| P::from_fn(|k| lanes[k][(i, j)]),
-        )
+        lane_by_lane(c)
     };
     downcast(q)
 }
 
-/// `Cay(C)` by [`GramSchmidt`] in `f64`, rounded to `f32`: orthogonal to `f32` rounding for every
-/// finite `C` (its squares cannot overflow in `f64`), and within LU's error on the outputs of
-/// attention at every norm (`tests/tests/cayley_range.rs`).
-#[inline(always)]
+/// [`scalar_kernel`] on each lane of `c`. Not inlined: the rare path (a lane at `‖C‖_F ≥ 16`),
+/// whose copies, unoptimised, would each take their own stack in the lane path's dispatch.
+#[inline(never)]
+fn lane_by_lane<P: LaneVector<Scalar = f32>, const T: usize>(
+    c: &SMatrix<P, T, T>,
+) -> SMatrix<P, T, T> {
+    let mut lanes = [SMatrix::<f32, T, T>::zeros(); MAX_LANES];
+    for (entry, &vector) in c.iter().enumerate() {
+        vector.for_each_lane(|k, x| lanes[k][entry] = x);
+    }
+    for lane in &mut lanes[..P::LANES] {
+        *lane = scalar_kernel(lane);
+    }
+    product::matrix(
+        #[inline(always)]
+        |i, j| P::from_fn(|k| lanes[k][(i, j)]),
+    )
+}
+
+/// `Cay(C)` by [`GramSchmidt`] in `f32`. Not inlined, as [`wide`].
+#[inline(never)]
+fn gram_schmidt_f32<const T: usize>(c: &SMatrix<f32, T, T>) -> SMatrix<f32, T, T> {
+    <GramSchmidt as OrthogonalMap<f32, T>>::map(c)
+}
+
+/// `Cay(C)` by [`GramSchmidt`] in `f64`, rounded to `f32`: finite for every finite `C` (its
+/// squares cannot overflow in `f64`), and within LU's error on the outputs of attention while
+/// `‖C‖_F < 2³²` (`tests/tests/cayley_range.rs`). Not inlined: unoptimised, each inlined copy of
+/// Gram–Schmidt's unrolled steps takes its own stack, and the lane path's own frame is large.
+#[inline(never)]
 fn wide<const T: usize>(c: &SMatrix<f32, T, T>) -> SMatrix<f32, T, T> {
     <GramSchmidt as OrthogonalMap<f64, T>>::map(&c.map(f64::from)).map(|x| x as f32)
 }
@@ -107,12 +155,6 @@ fn half_squared_norm<S: Field, const T: usize>(c: &SMatrix<S, T, T>) -> S {
         }
     }
     sum
-}
-
-/// [`ELIMINATION_BELOW`]`² / 2`, exact.
-#[inline(always)]
-fn half_squared_bound() -> f32 {
-    ELIMINATION_BELOW * ELIMINATION_BELOW / 2.0
 }
 
 /// `x` as a `U`, if it is one.
