@@ -1,7 +1,9 @@
 //! Instruction counts (callgrind) of one Cayley transform, in f64 and in f32: the generated kernel
 //! (the default) against nalgebra's generic inverse (called directly, without the range check of
 //! `geomattn::NalgebraInverse`), LU and the Gram–Schmidt and elimination loops: one benchmark per
-//! size `T`, one id per kernel, all in one run.
+//! size `T`, one id per kernel, all in one run. The generated kernel and nalgebra's inverse also
+//! on a large-norm input (`‖C‖_F` in the hundreds), where the default `f32` kernel from `T = 5`
+//! computes in `f64`.
 //!
 //! Needs valgrind and the runner of the same version as the `gungraun` library:
 //!
@@ -24,6 +26,12 @@ fn skew<S: RealField + Copy, const T: usize>() -> SMatrix<S, T, T> {
             S::zero()
         }
     })
+}
+
+/// [`skew`] times 128 (exact): `‖C‖_F` from 320 at `T = 5`, past the bound (16) where the
+/// default `f32` kernel leaves elimination for Gram–Schmidt in `f64`.
+fn large_skew<S: RealField + Copy, const T: usize>() -> SMatrix<S, T, T> {
+    skew::<S, T>() * convert::<f64, S>(128.0)
 }
 
 /// The kernels compared; the match costs a compare and a jump, the same for every kernel.
@@ -71,7 +79,9 @@ macro_rules! size_bench {
     ($name:ident, $scalar:ty, $t:literal) => {
         #[library_benchmark]
         #[bench::generated(args = (Kernel::Generated, skew::<$scalar, $t>()))]
+        #[bench::generated_large(args = (Kernel::Generated, large_skew::<$scalar, $t>()))]
         #[bench::nalgebra_inverse(args = (Kernel::NalgebraInverse, skew::<$scalar, $t>()))]
+        #[bench::nalgebra_inverse_large(args = (Kernel::NalgebraInverse, large_skew::<$scalar, $t>()))]
         #[bench::lu_solve(args = (Kernel::LuSolve, skew::<$scalar, $t>()))]
         #[bench::gram_schmidt_loops(args = (Kernel::GramSchmidtLoops, skew::<$scalar, $t>()))]
         #[bench::elimination_loops(args = (Kernel::EliminationLoops, skew::<$scalar, $t>()))]

@@ -602,7 +602,7 @@ fn the_f32_kernel_is_elimination_below_its_bound_and_wide_above() {
     check::<12>();
 }
 
-/// The worst ratio, over `samples` inputs, of the default kernel's `|‖ZΛ‖/‖Z‖ − 1|` to
+/// The worst ratio, over 50 inputs, of the default kernel's `|‖ZΛ‖/‖Z‖ − 1|` to
 /// `max(LU's, 4ε)`, for sequences rescaled so that `‖C‖_F = norm` (`C` is quadratic in `Z`), on
 /// the inputs where LU is finite. Returns the ratio and the number of inputs compared.
 fn worst_ratio_at_norm<Corr, const T: usize>(
@@ -617,7 +617,7 @@ where
 {
     let mut rng = SmallRng::seed_from_u64(seed);
     let (mut worst, mut compared) = (0.0_f64, 0);
-    for _ in 0..100 {
+    for _ in 0..50 {
         let layer = layer(&mut rng);
         let z = random_matrix::<3, T>(&mut rng);
         let c = layer.correlation(&z.map(|x| x as f32)).map(f64::from);
@@ -638,7 +638,7 @@ macro_rules! norm_cells {
         let skew = worst_ratio_at_norm::<_, $t>(seed, $norm, |rng| SkewVpa::<f32, 3, $t>::glorot(rng));
         let arbitrary = worst_ratio_at_norm::<_, $t>(seed, $norm, |rng| ArbitraryVpa::<f32, 3, $t>::glorot(rng));
         for (weighting, (ratio, compared)) in [("skew", skew), ("arbitrary", arbitrary)] {
-            assert!(compared >= 50, "LU finite on {compared} of 100 inputs at ‖C‖_F = {:e}", $norm);
+            assert!(compared >= 25, "LU finite on {compared} of 50 inputs at ‖C‖_F = {:e}", $norm);
             if ratio > $worst.0 {
                 $worst = (ratio, format!("{weighting}, ‖C‖_F = {:e}, T = {}", $norm, $t));
             }

@@ -17,14 +17,18 @@ use crate::{Field, OrthogonalMap, product};
 /// [`GramSchmidt`] loops for the others: the closed forms at `T = 2, 3` and the quaternion form
 /// at `T = 4`, orthogonal to rounding at every `‖C‖`; Gram–Schmidt beyond, orthogonal to within
 /// a few times what LU with partial pivoting achieves (`tests/tests/cayley_robust.rs` sweeps
-/// `T = 2 … 12`, `f32` and `f64`, `‖C‖_F` up to `10⁴` and `10⁸`). In `f32` (and its lanes)
-/// Gram–Schmidt's result is then polished by three Newton–Schulz steps, exact on an orthogonal
-/// matrix: volume-preserving attention on unnormalised sequences (`tests/tests/cayley_range.rs`:
-/// amplitudes up to 300, `‖C‖` up to `2·10⁶`) keeps `‖ZΛ‖/‖Z‖` within 10× of LU's error on every
-/// input (0.84× at worst), where Gram–Schmidt alone was up to 6 900×. `f64` and exact scalars are
-/// not polished (the polish is chosen at compile time, the same for a scalar and its lanes). Finite for every `C`
-/// with `‖C‖_F²` finite (below `1.8·10¹⁹` in `f32`, `1.3·10¹⁵⁴` in `f64`); beyond, NaN (the
-/// closed form at `T = 2` reaches its limit `−I` instead). Pivot-free elimination stays
+/// `T = 2 … 12`, `f32` and `f64`, `‖C‖_F` up to `10⁴` and `10⁸`). In `f32` (and its lanes) from
+/// `T = 5`, the kernel is chosen by `‖C‖_F`, lane by lane: pivot-free elimination below
+/// [`crate::cayley::ELIMINATION_BELOW`] (16), where it is within 3× of LU's error and takes the
+/// fewest operations, else Gram–Schmidt computed in `f64` and rounded, polished by Newton–Schulz
+/// steps from [`crate::cayley::WIDE_BELOW`] (`2³²`): volume-preserving attention keeps
+/// `‖ZΛ‖/‖Z‖` within 3× of LU's error on every input tested, from `‖C‖_F = 2⁻²⁰` to the overflow
+/// of `C` (`tests/tests/cayley_range.rs`, `docs/src/numerics.md`), and the result stays
+/// orthogonal for every finite `C`. Other scalars of `f32`'s precision (dual numbers) take
+/// Gram–Schmidt polished by three Newton–Schulz steps; `f64` and exact scalars Gram–Schmidt.
+/// Finite for every `C` with `‖C‖_F²` finite (below `1.8·10¹⁹` in `f32`, `1.3·10¹⁵⁴` in `f64`);
+/// beyond, NaN but for the `f32` kernel from `T = 5` (the closed form at `T = 2` reaches its limit
+/// `−I` instead). Pivot-free elimination stays
 /// available by name ([`crate::Elimination`], `cayley!(T, strategy = elimination)`).
 ///
 #[doc = include_str!("sizes.md")]
