@@ -5,14 +5,13 @@
 //!
 //! `cargo test -p geomattn-tests --test cayley_range -- --nocapture` prints the tables.
 
+use geomattn::cayley::{ELIMINATION_BELOW, WIDE_BELOW};
 use geomattn::nalgebra::{Const, DimMin, RealField, SMatrix};
 use geomattn::{
     ArbitraryVpa, DefaultCayley, Elimination, Error, Exp, Generated, GramSchmidt, LuSolve,
-    NalgebraInverse,
-    OrthogonalMap, ScalingSquaring, SequenceLayer, SkewCorrelation, SkewVpa,
+    NalgebraInverse, OrthogonalMap, ScalingSquaring, SequenceLayer, SkewCorrelation, SkewVpa,
     VolumePreservingAttention,
 };
-use geomattn::cayley::{ELIMINATION_BELOW, WIDE_BELOW};
 use geomattn_testkit::sweep::{orthogonality, skew_of_norm};
 use geomattn_testkit::{random_matrix, random_skew, unit};
 use rand::SeedableRng;
@@ -657,9 +656,11 @@ macro_rules! norm_cells {
 fn volume_preserving_attention_is_within_ten_times_lu_up_to_the_overflow_of_c() {
     let mut worst = (0.0, String::new());
     let bounds = [4, 32, 48, 63].map(|k| 2.0_f64.powi(k));
-    let norms = (-10..=63)
-        .map(|k| 2.0_f64.powi(2 * k))
-        .chain(bounds.iter().flat_map(|&bound| [0.99 * bound, 1.01 * bound]));
+    let norms = (-10..=63).map(|k| 2.0_f64.powi(2 * k)).chain(
+        bounds
+            .iter()
+            .flat_map(|&bound| [0.99 * bound, 1.01 * bound]),
+    );
     for norm in norms {
         norm_cells!(worst, norm, 5 6 7 8);
     }

@@ -111,7 +111,9 @@ fn from_five<'a, S: Field, const T: usize>(
     }
     let columns = cayley_columns(c, storage);
     if rounds_as_coarsely_as_f32::<S>() {
-        FromFive::Matrix(polished(SMatrix::from_array_storage(ArrayStorage(*columns))))
+        FromFive::Matrix(polished(SMatrix::from_array_storage(ArrayStorage(
+            *columns,
+        ))))
     } else {
         FromFive::Columns(columns)
     }
