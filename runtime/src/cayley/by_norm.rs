@@ -24,6 +24,10 @@ pub const ELIMINATION_BELOW: f32 = 16.0;
 /// from `‖C‖_F ≈ 2³⁶` (see [`scalar_kernel`]).
 pub const WIDE_BELOW: f32 = 4_294_967_296.0;
 
+/// `‖C‖_F` from which, and below which, [`scalar_kernel`] takes Gram–Schmidt in `f32`, polished:
+/// `2⁴⁸` and `2⁶³`.
+const F32_WINDOW: (f32, f32) = (281_474_976_710_656.0, 9_223_372_036_854_775_808.0);
+
 /// `Cay(C)` by the default `f32` kernel if `S` is `f32` or one of the crate's vectors of `f32`
 /// lanes (each lane then bit-identical to the `f32` kernel on that lane); `None` for every other
 /// scalar.
@@ -38,7 +42,7 @@ pub(super) fn f32_kernel<S: Field, const T: usize>(
 ) -> Option<SMatrix<S, T, T>> {
     let found = downcast_ref::<SMatrix<f32, T, T>, _>(c)
         .map(scalar_kernel)
-        .and_then(|q| downcast(q))
+        .and_then(downcast)
         .or_else(|| over_lanes::<Lanes<f32, 4>, S, T>(c))
         .or_else(|| over_lanes::<Lanes<f32, 8>, S, T>(c))
         .or_else(|| over_lanes::<Lanes<f32, 16>, S, T>(c))
@@ -81,7 +85,7 @@ fn scalar_kernel<const T: usize>(c: &SMatrix<f32, T, T>) -> SMatrix<f32, T, T> {
     if below(ELIMINATION_BELOW) {
         return <Elimination as OrthogonalMap<f32, T>>::map(c);
     }
-    let in_f32_window = !below(2.0_f32.powi(48)) && below(2.0_f32.powi(63));
+    let in_f32_window = !below(F32_WINDOW.0) && below(F32_WINDOW.1);
     let q = if in_f32_window {
         gram_schmidt_f32(c)
     } else {
