@@ -5,11 +5,11 @@
 //!
 //! `cargo test -p geomattn-tests --test cayley_range -- --nocapture` prints the tables.
 
-use geomattn::cayley::{ELIMINATION_BELOW, WIDE_BELOW};
+use geomattn::cayley::{NARROW_BELOW, WIDE_BELOW};
 use geomattn::nalgebra::{Const, DimMin, RealField, SMatrix};
 use geomattn::{
-    ArbitraryVpa, DefaultCayley, Elimination, Error, Exp, Generated, GramSchmidt, LuSolve,
-    NalgebraInverse, OrthogonalMap, ScalingSquaring, SequenceLayer, SkewCorrelation, SkewVpa,
+    ArbitraryVpa, DefaultCayley, Error, Exp, Generated, GramSchmidt, LuSolve, NalgebraInverse,
+    OrthogonalMap, ScalingSquaring, SequenceLayer, SkewCorrelation, SkewVpa,
     VolumePreservingAttention,
 };
 use geomattn_testkit::sweep::{orthogonality, skew_of_norm};
@@ -573,20 +573,20 @@ fn the_closed_forms_are_orthogonal_to_rounding_at_every_norm() {
     check::<f64, 4>();
 }
 
-/// The `f32` kernel from `T = 5` is elimination, bit for bit, just below `‖C‖_F = 16`
-/// ([`ELIMINATION_BELOW`]), and Gram–Schmidt computed in `f64` and rounded just above it (up to
-/// [`WIDE_BELOW`]), random and rank-2 `C`.
+/// The `f32` kernel from `T = 5` is Gram–Schmidt in `f32`, bit for bit, just below
+/// `‖C‖_F = 16` ([`NARROW_BELOW`]), and Gram–Schmidt computed in `f64` and rounded just above it
+/// (up to [`WIDE_BELOW`]), random and rank-2 `C`.
 #[test]
-fn the_f32_kernel_is_elimination_below_its_bound_and_wide_above() {
+fn the_f32_kernel_is_narrow_below_its_bound_and_wide_above() {
     fn check<const T: usize>()
     where
         Generated: OrthogonalMap<f32, T>,
     {
         let mut rng = SmallRng::seed_from_u64(T as u64 + 200);
-        let bound = f64::from(ELIMINATION_BELOW);
+        let bound = f64::from(NARROW_BELOW);
         for index in 0..32 {
             let below = skew_at::<f32, T>(&mut rng, 0.99 * bound, index);
-            assert_eq!(Generated::map(&below), Elimination::map(&below), "T = {T}");
+            assert_eq!(Generated::map(&below), GramSchmidt::map(&below), "T = {T}");
             for norm in [1.01 * bound, 0.99 * f64::from(WIDE_BELOW)] {
                 let above = skew_at::<f32, T>(&mut rng, norm, index);
                 let wide = <GramSchmidt as OrthogonalMap<f64, T>>::map(&above.map(f64::from));

@@ -1,4 +1,4 @@
-//! The default `f32` kernel from `T = 5`: pivot-free elimination while `‖C‖_F < 16`, where it is
+//! The default `f32` kernel from `T = 5`: Gram–Schmidt in `f32` while `‖C‖_F < 16`, where it is
 //! as accurate as LU with partial pivoting; beyond, Gram–Schmidt computed in `f64` and rounded
 //! ("wide"), within LU's error up to the overflow of `C`. Chosen lane by lane over `f32` lanes.
 
@@ -6,18 +6,21 @@ use core::any::Any;
 
 use nalgebra::SMatrix;
 
+use super::GramSchmidt;
 use super::polish::polished;
-use super::{Elimination, GramSchmidt};
 use crate::isa::{LaneVector, MAX_LANES, polynomial::Polynomial};
 use crate::{Field, Lanes, OrthogonalMap, product};
 
-/// `‖C‖_F` from which [`f32_kernel`] leaves elimination for the wide kernel: `2⁴`.
+/// `‖C‖_F` from which [`f32_kernel`] leaves Gram–Schmidt in `f32` for the wide kernel: `2⁴`.
 ///
-/// Elimination's error grows like `ε‖C‖²`, LU's like `ε‖C‖`. On the outputs of
+/// Gram–Schmidt's error in `f32` grows with `‖C‖` faster than LU's: on the outputs of
 /// volume-preserving attention (`T = 5 … 8`, `D = 3`) its worst ratio to LU's `|‖ZΛ‖/‖Z‖ − 1|`
-/// is below 0.6 for `‖C‖_F < 8`, 1.9 for `‖C‖_F < 16`, and reaches 12 for `‖C‖_F < 32`
+/// stays within 2.3 for `‖C‖_F < 32` and reaches `10³`s by `‖C‖ ≈ 10⁵` (the user's report of
+/// issue 23). Below the bound it is the fastest accurate kernel: about 2× fewer instructions
+/// than nalgebra's `f32` inverse (`docs/src/performance.md`); pivot-free elimination, fewer
+/// operations on paper, takes 2.3 – 2.6× more instructions than its loops.
 /// (`docs/src/numerics.md`; `tests/tests/cayley_range.rs` checks both sides).
-pub const ELIMINATION_BELOW: f32 = 16.0;
+pub const NARROW_BELOW: f32 = 16.0;
 
 /// `‖C‖_F` from which [`f32_kernel`] polishes the wide kernel's result by Newton–Schulz steps:
 /// `2³²`. The wide kernel's error grows like `2⁻⁵³‖C‖`; for odd `T` LU's falls back to rounding
@@ -63,7 +66,7 @@ pub(super) fn f32_kernel<S: Field, const T: usize>(
 ///
 /// | `‖C‖_F` | kernel |
 /// |---|---|
-/// | below `2⁴` | [`Elimination`] |
+/// | below `2⁴` | [`GramSchmidt`] in `f32` |
 /// | `2⁴ … 2³²` | [`wide`] |
 /// | `2³² … 2⁴⁸` | [`wide`], [`polished`] |
 /// | `2⁴⁸ … 2⁶³` | [`GramSchmidt`] in `f32`, [`polished`] |
@@ -82,8 +85,8 @@ pub(super) fn f32_kernel<S: Field, const T: usize>(
 fn scalar_kernel<const T: usize>(c: &SMatrix<f32, T, T>) -> SMatrix<f32, T, T> {
     let half_squared = half_squared_norm(c);
     let below = |norm: f32| half_squared < norm * norm / 2.0;
-    if below(ELIMINATION_BELOW) {
-        return <Elimination as OrthogonalMap<f32, T>>::map(c);
+    if below(NARROW_BELOW) {
+        return <GramSchmidt as OrthogonalMap<f32, T>>::map(c);
     }
     let in_f32_window = !below(F32_WINDOW.0) && below(F32_WINDOW.1);
     let q = if in_f32_window {
@@ -94,7 +97,7 @@ fn scalar_kernel<const T: usize>(c: &SMatrix<f32, T, T>) -> SMatrix<f32, T, T> {
     if below(WIDE_BELOW) { q } else { polished(q) }
 }
 
-/// [`scalar_kernel`] over the lanes of `P`, if `S` is `P`: elimination over whole vectors when
+/// [`scalar_kernel`] over the lanes of `P`, if `S` is `P`: Gram–Schmidt over whole vectors when
 /// every lane is below the bound (the same operations, lane by lane, as the scalar kernel), else
 /// the scalar kernel lane by lane.
 #[inline(always)]
@@ -104,11 +107,11 @@ where
     S: Field,
 {
     let c = downcast_ref::<SMatrix<P, T, T>, _>(c)?;
-    let bound = ELIMINATION_BELOW * ELIMINATION_BELOW / 2.0;
+    let bound = NARROW_BELOW * NARROW_BELOW / 2.0;
     let mut every_lane_below = true;
     half_squared_norm(c).for_each_lane(|_, x| every_lane_below &= x < bound);
     let q = if every_lane_below {
-        <Elimination as OrthogonalMap<P, T>>::map(c)
+        <GramSchmidt as OrthogonalMap<P, T>>::map(c)
     } else {
         lane_by_lane(c)
     };

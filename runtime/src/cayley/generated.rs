@@ -18,9 +18,9 @@ use crate::{Field, OrthogonalMap, product};
 /// at `T = 4`, orthogonal to rounding at every `‖C‖`; Gram–Schmidt beyond, orthogonal to within
 /// a few times what LU with partial pivoting achieves (`tests/tests/cayley_robust.rs` sweeps
 /// `T = 2 … 12`, `f32` and `f64`, `‖C‖_F` up to `10⁴` and `10⁸`). In `f32` (and its lanes) from
-/// `T = 5`, the kernel is chosen by `‖C‖_F`, lane by lane: pivot-free elimination below
-/// [`crate::cayley::ELIMINATION_BELOW`] (16), where it is within 3× of LU's error and takes the
-/// fewest operations, else Gram–Schmidt computed in `f64` and rounded, polished by Newton–Schulz
+/// `T = 5`, the kernel is chosen by `‖C‖_F`, lane by lane: Gram–Schmidt in `f32` below
+/// [`crate::cayley::NARROW_BELOW`] (16), where it is within 3× of LU's error and takes the
+/// fewest instructions, else Gram–Schmidt computed in `f64` and rounded, polished by Newton–Schulz
 /// steps from [`crate::cayley::WIDE_BELOW`] (`2³²`): volume-preserving attention keeps
 /// `‖ZΛ‖/‖Z‖` within 3× of LU's error on every input tested, from `‖C‖_F = 2⁻²⁰` to the overflow
 /// of `C` (`tests/tests/cayley_range.rs`, `docs/src/numerics.md`), and the result stays

@@ -23,7 +23,7 @@ mod gram_schmidt;
 mod polish;
 
 pub use baselines::{LuSolve, NalgebraInverse};
-pub use by_norm::{ELIMINATION_BELOW, WIDE_BELOW};
+pub use by_norm::{NARROW_BELOW, WIDE_BELOW};
 pub use elimination::Elimination;
 pub(crate) use elimination::solve_without_pivoting;
 pub use generated::Generated;
