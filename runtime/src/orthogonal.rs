@@ -7,7 +7,7 @@
 //!
 //! | map | function | scalar | method |
 //! |---|---|---|---|
-//! | [`Generated`] (= [`DefaultCayley`]) | Cayley | any [`Field`] | closed forms for `T ≤ 4` (orthogonal to rounding), else [`GramSchmidt`] (straight-line or loops, whichever is faster) |
+//! | [`Generated`] (= [`DefaultCayley`]) | Cayley | any [`Field`] | closed forms for `T ≤ 4` (orthogonal to rounding), else [`GramSchmidt`]; in `f32` and its lanes from `T = 5`, [`Elimination`] while `‖C‖_F < 16` and Gram–Schmidt in `f64` beyond (within 3× of LU's error on every input tested, up to the overflow of `C`) |
 //! | [`GramSchmidt`] | Cayley | any [`Field`] | square-root-free modified Gram–Schmidt on `I + C`, loops over `T`: as accurate as LU, finite while `‖C‖_F²` is |
 //! | [`Elimination`] | Cayley | any [`Field`] | pivot-free Gauss–Jordan on `I + C`, loops over `T` (loses accuracy like `ε‖C‖²`) |
 //! | [`NalgebraInverse`] | Cayley | `RealField` | `(I − C)·(I + C).try_inverse()`: the generic baseline |
@@ -37,7 +37,9 @@
 //! Each edge is the largest power of two (in `ε‖C‖_F`, or `ε‖C‖_F²`) at which the worst error
 //! measured stayed below 1/4. The Cayley kernels that need only `Field` have no such edge:
 //! [`Generated`] and [`GramSchmidt`] stay finite while `‖C‖_F²` is, with an error that grows
-//! like `ε‖C‖` as LU's does (the closed forms, `T ≤ 4`, stay orthogonal to rounding); the
+//! like `ε‖C‖` as LU's does (the closed forms, `T ≤ 4`, stay orthogonal to rounding, and so
+//! does [`Generated`] in `f32` from `T = 5`, which computes in `f64` from `‖C‖_F = 16` and stays
+//! orthogonal even past the overflow of `‖C‖_F²`); the
 //! closed-form exponentials (`T ≤ 3`) are orthogonal for every `C` of finite norm.
 //!
 //! ```

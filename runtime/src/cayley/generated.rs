@@ -1,9 +1,15 @@
 //! The kernel [`Generated`]: straight-line code emitted by `geomattn-macros` for the sizes its
 //! table unrolls, the [`GramSchmidt`] loops for other `T`.
 
-use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut};
+use core::mem::MaybeUninit;
 
+use nalgebra::{ArrayStorage, SMatrix, SMatrixView, SMatrixViewMut};
+
+#[cfg(doc)]
 use super::GramSchmidt;
+use super::by_norm::f32_kernel;
+use super::gram_schmidt::cayley_columns;
+use super::polish::{polished, rounds_as_coarsely_as_f32};
 use crate::{Field, OrthogonalMap, product};
 
 /// Unrolled, branch-free Cayley transforms for the sizes marked unrolled in the table below, each
@@ -11,10 +17,18 @@ use crate::{Field, OrthogonalMap, product};
 /// [`GramSchmidt`] loops for the others: the closed forms at `T = 2, 3` and the quaternion form
 /// at `T = 4`, orthogonal to rounding at every `‖C‖`; Gram–Schmidt beyond, orthogonal to within
 /// a few times what LU with partial pivoting achieves (`tests/tests/cayley_robust.rs` sweeps
-/// `T = 2 … 12`, `f32` and `f64`, `‖C‖_F` up to `10⁴` and `10⁸`; `tests/tests/cayley_range.rs`
-/// compares volume-preserving attention with LU on unnormalised sequences). Finite for every `C`
-/// with `‖C‖_F²` finite (below `1.8·10¹⁹` in `f32`, `1.3·10¹⁵⁴` in `f64`); beyond, NaN (the
-/// closed form at `T = 2` reaches its limit `−I` instead). Pivot-free elimination stays
+/// `T = 2 … 12`, `f32` and `f64`, `‖C‖_F` up to `10⁴` and `10⁸`). In `f32` (and its lanes) from
+/// `T = 5`, the kernel is chosen by `‖C‖_F`, lane by lane: Gram–Schmidt in `f32` below
+/// [`crate::cayley::NARROW_BELOW`] (16), where it is within 3× of LU's error and takes the
+/// fewest instructions, else Gram–Schmidt computed in `f64` and rounded, polished by Newton–Schulz
+/// steps from [`crate::cayley::WIDE_BELOW`] (`2³²`): volume-preserving attention keeps
+/// `‖ZΛ‖/‖Z‖` within 3× of LU's error on every input tested, from `‖C‖_F = 2⁻²⁰` to the overflow
+/// of `C` (`tests/tests/cayley_range.rs`, `docs/src/numerics.md`), and the result stays
+/// orthogonal for every finite `C`. Other scalars of `f32`'s precision (dual numbers) take
+/// Gram–Schmidt polished by three Newton–Schulz steps; `f64` and exact scalars Gram–Schmidt.
+/// Finite for every `C` with `‖C‖_F²` finite (below `1.8·10¹⁹` in `f32`, `1.3·10¹⁵⁴` in `f64`);
+/// beyond, NaN but for the `f32` kernel from `T = 5` (the closed form at `T = 2` reaches its limit
+/// `−I` instead). Pivot-free elimination stays
 /// available by name ([`crate::Elimination`], `cayley!(T, strategy = elimination)`).
 ///
 #[doc = include_str!("sizes.md")]
@@ -47,7 +61,12 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for Generated {
             T,
             via,
             c,
-            <GramSchmidt as OrthogonalMap<S, T>>::map(c)
+            match from_five(c, &mut MaybeUninit::uninit()) {
+                FromFive::Matrix(q) => q,
+                FromFive::Columns(columns) => {
+                    SMatrix::from_array_storage(ArrayStorage(*columns))
+                }
+            }
         )
     }
 
@@ -62,8 +81,41 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for Generated {
             T,
             via_product,
             (z, c, out),
-            <GramSchmidt as OrthogonalMap<S, T>>::multiply_to(z, c, out)
+            match from_five(c, &mut MaybeUninit::uninit()) {
+                FromFive::Matrix(q) => product::mul_to(z, &q, out),
+                FromFive::Columns(columns) => product::mul_columns_to(z, columns, out),
+            }
         )
+    }
+}
+
+/// The kernel from `T = 5`: a `T×T` matrix, or the [`GramSchmidt`] kernel's columns.
+enum FromFive<'a, S, const T: usize> {
+    Matrix(SMatrix<S, T, T>),
+    Columns(&'a [[S; T]; T]),
+}
+
+/// `Cay(C)` from `T = 5`: in `f32` and its lanes, [`f32_kernel`] (elimination while
+/// `‖C‖_F < 16`, else Gram–Schmidt in `f64`); in any other scalar of `f32`'s precision (dual
+/// numbers over `f32`), Gram–Schmidt [`polished`]; in `f64` and exact scalars, the columns of
+/// Gram–Schmidt (multiplied from directly, without a `T×T` result). One copy of Gram–Schmidt for
+/// every branch: unoptimised, each inlined copy of its unrolled steps takes about a megabyte of
+/// stack at `T = 8` over AVX-512 lanes.
+#[inline(always)]
+fn from_five<'a, S: Field, const T: usize>(
+    c: &SMatrix<S, T, T>,
+    storage: &'a mut MaybeUninit<[[S; T]; T]>,
+) -> FromFive<'a, S, T> {
+    if let Some(q) = f32_kernel(c) {
+        return FromFive::Matrix(q);
+    }
+    let columns = cayley_columns(c, storage);
+    if rounds_as_coarsely_as_f32::<S>() {
+        FromFive::Matrix(polished(SMatrix::from_array_storage(ArrayStorage(
+            *columns,
+        ))))
+    } else {
+        FromFive::Columns(columns)
     }
 }
 

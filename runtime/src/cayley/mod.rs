@@ -16,11 +16,14 @@
 //! ```
 
 mod baselines;
+mod by_norm;
 mod elimination;
 mod generated;
 mod gram_schmidt;
+mod polish;
 
 pub use baselines::{LuSolve, NalgebraInverse};
+pub use by_norm::{NARROW_BELOW, WIDE_BELOW};
 pub use elimination::Elimination;
 pub(crate) use elimination::solve_without_pivoting;
 pub use generated::Generated;

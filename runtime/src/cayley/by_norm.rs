@@ -1,0 +1,177 @@
+//! The default `f32` kernel from `T = 5`: Gram–Schmidt in `f32` while `‖C‖_F < 16`, where it is
+//! as accurate as LU with partial pivoting; beyond, Gram–Schmidt computed in `f64` and rounded
+//! ("wide"), within LU's error up to the overflow of `C`. Chosen lane by lane over `f32` lanes.
+
+use core::any::Any;
+
+use nalgebra::SMatrix;
+
+use super::GramSchmidt;
+use super::polish::polished;
+use crate::isa::{LaneVector, MAX_LANES, polynomial::Polynomial};
+use crate::{Field, Lanes, OrthogonalMap, product};
+
+/// `‖C‖_F` from which [`f32_kernel`] leaves Gram–Schmidt in `f32` for the wide kernel: `2⁴`.
+///
+/// Gram–Schmidt's error in `f32` grows with `‖C‖` faster than LU's: on the outputs of
+/// volume-preserving attention (`T = 5 … 8`, `D = 3`) its worst ratio to LU's `|‖ZΛ‖/‖Z‖ − 1|`
+/// stays within 2.3 for `‖C‖_F < 32` and reaches `10³`s by `‖C‖ ≈ 10⁵` (the user's report of
+/// issue 23). Below the bound it is the fastest accurate kernel: about 2× fewer instructions
+/// than nalgebra's `f32` inverse (`docs/src/performance.md`); pivot-free elimination, fewer
+/// operations on paper, takes 2.3 – 2.6× more instructions than its loops.
+/// (`docs/src/numerics.md`; `tests/tests/cayley_range.rs` checks both sides).
+pub const NARROW_BELOW: f32 = 16.0;
+
+/// `‖C‖_F` from which [`f32_kernel`] polishes the wide kernel's result by Newton–Schulz steps:
+/// `2³²`. The wide kernel's error grows like `2⁻⁵³‖C‖`; for odd `T` LU's falls back to rounding
+/// from `‖C‖_F ≈ 2³⁶` (see [`scalar_kernel`]).
+pub const WIDE_BELOW: f32 = 4_294_967_296.0;
+
+/// `‖C‖_F` from which, and below which, [`scalar_kernel`] takes Gram–Schmidt in `f32`, polished:
+/// `2⁴⁸` and `2⁶³`.
+const F32_WINDOW: (f32, f32) = (281_474_976_710_656.0, 9_223_372_036_854_775_808.0);
+
+/// `Cay(C)` by the default `f32` kernel if `S` is `f32` or one of the crate's vectors of `f32`
+/// lanes (each lane then bit-identical to the `f32` kernel on that lane); `None` for every other
+/// scalar.
+///
+/// The kernels are generic over [`Field`], which every type with `+ − × ÷` has through one
+/// blanket implementation, so the comparison with the bound cannot be a method only some
+/// scalars have: the type is compared instead (as `crate::isa::polynomial::fused_accumulate`
+/// does), decided at compile time where the kernel is monomorphised.
+#[inline(always)]
+pub(super) fn f32_kernel<S: Field, const T: usize>(
+    c: &SMatrix<S, T, T>,
+) -> Option<SMatrix<S, T, T>> {
+    let found = downcast_ref::<SMatrix<f32, T, T>, _>(c)
+        .map(scalar_kernel)
+        .and_then(downcast)
+        .or_else(|| over_lanes::<Lanes<f32, 4>, S, T>(c))
+        .or_else(|| over_lanes::<Lanes<f32, 8>, S, T>(c))
+        .or_else(|| over_lanes::<Lanes<f32, 16>, S, T>(c))
+        .or_else(|| over_lanes::<Polynomial<Lanes<f32, 4>>, S, T>(c));
+    #[cfg(target_arch = "x86_64")]
+    let found = {
+        use crate::isa::x86::{F32x8, F32x16};
+        found
+            .or_else(|| over_lanes::<F32x8, S, T>(c))
+            .or_else(|| over_lanes::<F32x16, S, T>(c))
+            .or_else(|| over_lanes::<Polynomial<F32x8>, S, T>(c))
+            .or_else(|| over_lanes::<Polynomial<F32x16>, S, T>(c))
+    };
+    found
+}
+
+/// The `f32` kernel, by `‖C‖_F` (NaN in `C` taking the last row):
+///
+/// | `‖C‖_F` | kernel |
+/// |---|---|
+/// | below `2⁴` | [`GramSchmidt`] in `f32` |
+/// | `2⁴ … 2³²` | [`wide`] |
+/// | `2³² … 2⁴⁸` | [`wide`], [`polished`] |
+/// | `2⁴⁸ … 2⁶³` | [`GramSchmidt`] in `f32`, [`polished`] |
+/// | from `2⁶³` | [`wide`], [`polished`] |
+///
+/// Each kernel's error peaks where the `1`s of `I + C` are lost to rounding against `C` in its
+/// precision (`‖C‖ ≈ 1/ε`); there LU's own error on the outputs of attention is large, but past
+/// it, for odd `T` (where `C` is singular), LU returns to rounding (it solves for the limit
+/// `Cay(C) → I` on the kernel of `C`, `−I` on its range). Each row switches before its kernel
+/// leaves 3× LU's error (`docs/src/numerics.md`): the wide kernel alone reaches `7·10⁴`× LU's
+/// near `‖C‖_F = 2⁶⁰`; polished, `4·10⁵`× between `2⁵¹` and `2⁶²`, where its error is of order
+/// 1 (`2⁻⁵³‖C‖`) and the Newton–Schulz steps do not converge, and where `f32` Gram–Schmidt is
+/// past its own peak. Not inlined: unoptimised, every copy of the lane path's dispatch would hold
+/// its own copies of the three kernels (the lane path at `T = 8` overflowed a test thread's stack).
+#[inline(never)]
+fn scalar_kernel<const T: usize>(c: &SMatrix<f32, T, T>) -> SMatrix<f32, T, T> {
+    let half_squared = half_squared_norm(c);
+    let below = |norm: f32| half_squared < norm * norm / 2.0;
+    if below(NARROW_BELOW) {
+        return <GramSchmidt as OrthogonalMap<f32, T>>::map(c);
+    }
+    let in_f32_window = !below(F32_WINDOW.0) && below(F32_WINDOW.1);
+    let q = if in_f32_window {
+        gram_schmidt_f32(c)
+    } else {
+        wide(c)
+    };
+    if below(WIDE_BELOW) { q } else { polished(q) }
+}
+
+/// [`scalar_kernel`] over the lanes of `P`, if `S` is `P`: Gram–Schmidt over whole vectors when
+/// every lane is below the bound (the same operations, lane by lane, as the scalar kernel), else
+/// the scalar kernel lane by lane.
+#[inline(always)]
+fn over_lanes<P, S, const T: usize>(c: &SMatrix<S, T, T>) -> Option<SMatrix<S, T, T>>
+where
+    P: LaneVector<Scalar = f32> + 'static,
+    S: Field,
+{
+    let c = downcast_ref::<SMatrix<P, T, T>, _>(c)?;
+    let bound = NARROW_BELOW * NARROW_BELOW / 2.0;
+    let mut every_lane_below = true;
+    half_squared_norm(c).for_each_lane(|_, x| every_lane_below &= x < bound);
+    let q = if every_lane_below {
+        <GramSchmidt as OrthogonalMap<P, T>>::map(c)
+    } else {
+        lane_by_lane(c)
+    };
+    downcast(q)
+}
+
+/// [`scalar_kernel`] on each lane of `c`. Not inlined: the rare path (a lane at `‖C‖_F ≥ 16`),
+/// whose copies, unoptimised, would each take their own stack in the lane path's dispatch.
+#[inline(never)]
+fn lane_by_lane<P: LaneVector<Scalar = f32>, const T: usize>(
+    c: &SMatrix<P, T, T>,
+) -> SMatrix<P, T, T> {
+    let mut lanes = [SMatrix::<f32, T, T>::zeros(); MAX_LANES];
+    for (entry, &vector) in c.iter().enumerate() {
+        vector.for_each_lane(|k, x| lanes[k][entry] = x);
+    }
+    for lane in &mut lanes[..P::LANES] {
+        *lane = scalar_kernel(lane);
+    }
+    product::matrix(
+        #[inline(always)]
+        |i, j| P::from_fn(|k| lanes[k][(i, j)]),
+    )
+}
+
+/// `Cay(C)` by [`GramSchmidt`] in `f32`. Not inlined, as [`wide`].
+#[inline(never)]
+fn gram_schmidt_f32<const T: usize>(c: &SMatrix<f32, T, T>) -> SMatrix<f32, T, T> {
+    <GramSchmidt as OrthogonalMap<f32, T>>::map(c)
+}
+
+/// `Cay(C)` by [`GramSchmidt`] in `f64`, rounded to `f32`: finite for every finite `C` (its
+/// squares cannot overflow in `f64`), and within LU's error on the outputs of attention while
+/// `‖C‖_F < 2³²` (`tests/tests/cayley_range.rs`). Not inlined: unoptimised, each inlined copy of
+/// Gram–Schmidt's unrolled steps takes its own stack, and the lane path's own frame is large.
+#[inline(never)]
+fn wide<const T: usize>(c: &SMatrix<f32, T, T>) -> SMatrix<f32, T, T> {
+    <GramSchmidt as OrthogonalMap<f64, T>>::map(&c.map(f64::from)).map(|x| x as f32)
+}
+
+/// `‖C‖_F² / 2`: the sum of the squares of the strict upper triangle of `c`, column by column.
+#[inline(always)]
+fn half_squared_norm<S: Field, const T: usize>(c: &SMatrix<S, T, T>) -> S {
+    let mut sum = S::zero();
+    for j in 1..T {
+        for i in 0..j {
+            sum = product::accumulate(sum, c[(i, j)], c[(i, j)]);
+        }
+    }
+    sum
+}
+
+/// `x` as a `U`, if it is one.
+#[inline(always)]
+fn downcast_ref<U: 'static, V: 'static>(x: &V) -> Option<&U> {
+    (x as &dyn Any).downcast_ref::<U>()
+}
+
+/// `x` as a `U`, if it is one.
+#[inline(always)]
+fn downcast<U: Copy + 'static, V: 'static>(x: V) -> Option<U> {
+    downcast_ref::<U, V>(&x).copied()
+}
