@@ -54,7 +54,9 @@ pub use backward::{
     cayley_vjp,
 };
 #[doc(inline)]
-pub use cayley::{Elimination, Generated, GramSchmidt, LuSolve, NalgebraInverse};
+pub use cayley::{
+    Elimination, Generated, GramSchmidt, LuSolve, NARROW_BELOW, NalgebraInverse, WIDE_BELOW,
+};
 #[doc(inline)]
 pub use correlation::{
     Additive, ArbitraryWeight, Bilinear, Correlation, LowRank, SkewCorrelation, SkewWeight,
@@ -74,7 +76,7 @@ pub use feedforward::{
 #[doc(inline)]
 pub use geomattn_macros::Network;
 #[doc(inline)]
-pub use init::{glorot_bound, glorot_dense, uniform};
+pub use init::{glorot_bound, glorot_dense, glorot_network, uniform};
 #[doc(inline)]
 pub use isa::{BatchScalar, Isa, LaneMatrix};
 #[doc(inline)]
