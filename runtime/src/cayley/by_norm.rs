@@ -11,7 +11,8 @@ use super::polish::polished;
 use crate::isa::{LaneVector, MAX_LANES, polynomial::Polynomial};
 use crate::{Field, Lanes, OrthogonalMap, product};
 
-/// `‖C‖_F` from which [`f32_kernel`] leaves Gram–Schmidt in `f32` for the wide kernel: `2⁴`.
+/// `‖C‖_F` from which the default `f32` kernel ([`Generated`](crate::Generated), `T ≥ 5`) leaves
+/// Gram–Schmidt in `f32` for the wide kernel: `2⁴`.
 ///
 /// Gram–Schmidt's error in `f32` grows with `‖C‖` faster than LU's: on the outputs of
 /// volume-preserving attention (`T = 5 … 8`, `D = 3`) its worst ratio to LU's `|‖ZΛ‖/‖Z‖ − 1|`
@@ -22,9 +23,9 @@ use crate::{Field, Lanes, OrthogonalMap, product};
 /// (`docs/src/numerics.md`; `tests/tests/cayley_range.rs` checks both sides).
 pub const NARROW_BELOW: f32 = 16.0;
 
-/// `‖C‖_F` from which [`f32_kernel`] polishes the wide kernel's result by Newton–Schulz steps:
-/// `2³²`. The wide kernel's error grows like `2⁻⁵³‖C‖`; for odd `T` LU's falls back to rounding
-/// from `‖C‖_F ≈ 2³⁶` (see [`scalar_kernel`]).
+/// `‖C‖_F` from which the default `f32` kernel polishes the wide kernel's result by Newton–Schulz
+/// steps: `2³²`. The wide kernel's error grows like `2⁻⁵³‖C‖`; for odd `T` LU's falls back to rounding
+/// from `‖C‖_F ≈ 2³⁶` (`docs/src/numerics.md`).
 pub const WIDE_BELOW: f32 = 4_294_967_296.0;
 
 /// `‖C‖_F` from which, and below which, [`scalar_kernel`] takes Gram–Schmidt in `f32`, polished:
