@@ -8,7 +8,7 @@
 //! instruction set of the processor among those the grid's lane path is compiled for
 //! ([`geomattn::Isa::is_compact`]: AVX-512 and AVX2 on x86-64; a processor without AVX2 takes the
 //! scalar path). [`Arithmetic::Exact`], networks computing in `f64` (see
-//! [`Scalar::vector_lanes`](crate::Scalar::vector_lanes) for why), and every batch of a build
+//! [`Scalar::vector_lanes`] for why), and every batch of a build
 //! without the feature take the scalar path, one window at a time: [`lanes`] says which. Either
 //! way the windows are staged [`STAGED`] at a time into the network's scalar and Julia's
 //! column-major layout, which both paths read.

@@ -2,7 +2,7 @@
 //! GML's own HDF5 layout so that GML's `load` reads it.
 //!
 //! What is trained: the volume-preserving transformer (`vpt`, both weightings, every size of
-//! its [grid](crate::grid) and any `L`), whose layers all have exact backward passes
+//! its [`grid`] and any `L`), whose layers all have exact backward passes
 //! ([`geomattn::Backward`]). The other architectures are refused with
 //! [`Error::Unsupported`] until their layers have theirs.
 //!
