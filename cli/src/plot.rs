@@ -186,31 +186,13 @@ impl Plot<'_> {
             .filter_map(|row| Some((self.time.at(row.step), row.error()?)))
             .filter(|&(_, e)| e > 0.0 && e.is_finite())
             .collect();
-        let (low, high) = decades(errors.iter().map(|e| e.1));
-        let decades = (high / low).log10().round();
-        // plotters labels the powers of ten from the first at or above the range's start, found
-        // with a rounding `ln`: the range starts a hair below its bottom decade to keep its label.
-        let axis = (low * (1.0 - 1e-9)..high).log_scale().base(10.0);
-        let mut chart = chart(area, true).build_cartesian_2d(0.0..self.end(), axis)?;
-        let x_tick = |t: &f64| tick(*t, self.end());
-        chart
-            .configure_mesh()
-            .bold_line_style(BLACK.mix(0.15))
-            // The light lines are the minor ticks of the log axis (2, 3, … 9 times a power of ten).
-            .light_line_style(BLACK.mix(0.05))
-            .x_max_light_lines(0)
-            .x_label_formatter(&x_tick)
-            .label_style((FONT, 13))
-            .axis_desc_style((FONT, 14))
-            // Labels on powers of ten only: plotters adds labels between them when it is given
-            // ten or more slots a decade; a range of more than eight decades is labelled every
-            // few decades.
-            .y_labels((decades as usize + 1).min(9))
-            .y_label_formatter(&power_of_ten)
-            .x_desc(self.time.label())
-            .y_desc("error (max norm)")
-            .draw()?;
-        frame(&mut chart, (0.0, low), (self.end(), high))?;
+        let mut chart = log_chart(
+            area,
+            (0.0, self.end()),
+            errors.iter().map(|e| e.1),
+            self.time.label(),
+            "error (max norm)",
+        )?;
         if errors.is_empty() {
             let (x, y) = area.dim_in_pixel();
             area.draw(&Text::new(
@@ -235,6 +217,46 @@ fn chart<'a, 'b>(area: &'a Area<'b>, bottom: bool) -> ChartBuilder<'a, 'b, SVGBa
         .x_label_area_size(if bottom { 42 } else { 24 })
         .y_label_area_size(72);
     builder
+}
+
+type LogChart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, LogCoord<f64>>>;
+
+/// A framed bottom panel over `x_start..end` whose y axis is logarithmic, spanning the decades of
+/// `values` and labelled at powers of ten: the rollout's error panel and the training's loss.
+fn log_chart<'a, 'b>(
+    area: &'a Area<'b>,
+    (x_start, end): (f64, f64),
+    values: impl Iterator<Item = f64>,
+    x_desc: String,
+    y_desc: &str,
+) -> Result<LogChart<'a, 'b>, Box<dyn std::error::Error + 'b>> {
+    let (low, high) = decades(values);
+    let decades = (high / low).log10().round();
+    // plotters labels the powers of ten from the first at or above the range's start, found
+    // with a rounding `ln`: the range starts a hair below its bottom decade to keep its label.
+    let axis = (low * (1.0 - 1e-9)..high).log_scale().base(10.0);
+    let mut chart = chart(area, true).build_cartesian_2d(x_start..end, axis)?;
+    let x_tick = |t: &f64| tick(*t, end);
+    chart
+        .configure_mesh()
+        .bold_line_style(BLACK.mix(0.15))
+        // The light lines are the minor ticks of the log axis (2, 3, … 9 times a power of ten).
+        .light_line_style(BLACK.mix(0.05))
+        .x_max_light_lines(0)
+        .x_label_formatter(&x_tick)
+        .label_style((FONT, 13))
+        .axis_desc_style((FONT, 14))
+        // Labels on powers of ten only: plotters adds labels between them when it is given
+        // ten or more slots a decade; a range of more than eight decades is labelled every
+        // few decades.
+        .y_labels((decades as usize + 1).min(9))
+        .y_label_formatter(&power_of_ten)
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .draw()?;
+    frame(&mut chart, (x_start, low), (end, high))?;
+    Ok(chart)
 }
 
 type LinearChart<'a, 'b> =

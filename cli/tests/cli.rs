@@ -2,8 +2,11 @@
 //! CSV numbers against the library called directly, the SVG parsed as XML, and every kind of bad
 //! input (one line on stderr, exit code 2, no output file).
 
+mod common;
+
+use common::geomattn_in;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use geomattn::gml::load_file;
 use geomattn::nalgebra::{SMatrix, SVector, Vector3};
@@ -25,14 +28,6 @@ fn fixture(name: &str) -> String {
         .join("../fixtures/gml")
         .join(name);
     path.display().to_string()
-}
-
-fn geomattn_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_geomattn"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the geomattn binary runs")
 }
 
 fn geomattn(args: &[&str]) -> Output {
@@ -343,7 +338,7 @@ fn check_passes_on_the_volume_preserving_networks() {
 #[test]
 fn no_arguments_runs_the_main_job_and_writes_its_plot() {
     let dir = tempfile::tempdir().unwrap();
-    let out = geomattn_in(dir.path(), &[]);
+    let out = geomattn_in(dir.path(), &[] as &[&str]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("|    60 |"), "{text}");

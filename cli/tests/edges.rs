@@ -2,9 +2,12 @@
 //! code 3), a long rollout streamed, and every command writing to stdout whose reader goes away
 //! (`| head`): exit code 0, nothing on stderr.
 
+mod common;
+
+use common::geomattn_in;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 use geomattn_spec::{Arch, Error, Precision, open_file};
 
@@ -22,14 +25,6 @@ fn repository(path: &str) -> String {
         .join(path)
         .display()
         .to_string()
-}
-
-fn geomattn_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_geomattn"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the geomattn binary runs")
 }
 
 /// A linear symplectic transformer whose attention `A` is the identity: each unit maps

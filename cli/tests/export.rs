@@ -6,8 +6,11 @@
 //! After a deliberate change of the module, re-bless it with
 //! `GEOMATTN_BLESS=1 cargo test -p geomattn-cli --test export`.
 
+mod common;
+
+use common::geomattn_in;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use geomattn::gml::load_file;
 use geomattn::nalgebra::{RealField, SMatrix};
@@ -26,14 +29,6 @@ type Vpt<S> = VolumePreservingTransformer<S, 3, 3, 2, 1, 3, Tanh>;
 
 fn repository() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn geomattn_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_geomattn"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the geomattn binary runs")
 }
 
 fn stderr(out: &Output) -> String {

@@ -3,8 +3,10 @@
 //! lines against the crates they name, the copies of GML's defaults and of the main job's output
 //! against the program, and every `geomattn` command line of a `sh` block run as written.
 
+mod common;
+
+use common::geomattn_in;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -131,19 +133,11 @@ fn dependency_lines_name_the_crates_and_their_features() {
     assert_eq!(features, ["hdf5", "std"]);
 }
 
-fn geomattn_in(dir: &Path, args: &[String]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_geomattn"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the geomattn binary runs")
-}
-
 #[test]
 fn the_guides_table_of_gml_defaults_is_the_librarys_and_the_helps() {
     let copy = marked_block(&read("docs/src/gml.md"), "gml-defaults");
     assert_eq!(copy, format!("{}\n", geomattn_spec::gml_defaults()));
-    let help = geomattn_in(&root(), &["--help".into()]);
+    let help = geomattn_in(&root(), &["--help"]);
     assert!(
         String::from_utf8(help.stdout)
             .unwrap()
@@ -154,7 +148,7 @@ fn the_guides_table_of_gml_defaults_is_the_librarys_and_the_helps() {
 #[test]
 fn the_guides_copy_of_the_main_jobs_output_is_what_it_prints() {
     let dir = tempfile::tempdir().unwrap();
-    let out = geomattn_in(dir.path(), &[]);
+    let out = geomattn_in(dir.path(), &[] as &[&str]);
     assert_eq!(out.status.code(), Some(0));
     let printed = String::from_utf8(out.stdout).unwrap();
     let copy = marked_block(&read("docs/src/getting-started.md"), "main-job-output");

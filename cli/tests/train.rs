@@ -3,22 +3,16 @@
 //! network as the library's training, and every bad input as one line with exit code 2 and no
 //! output file.
 
+mod common;
+
+use common::geomattn_in;
 use std::path::Path;
-use std::process::{Command, Output};
 
 use geomattn::gml::{GmlFile, load_file};
 use geomattn::{Tanh, VolumePreservingTransformer};
 use geomattn_spec::train::{Data, Options, train};
 
 const VPT: &str = "vpt(dim=3, seq=3, n_blocks=1, n_linear=1, L=2, activation=tanh, skew_sym=false)";
-
-fn geomattn_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_geomattn"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the geomattn binary runs")
-}
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).unwrap()

@@ -5,8 +5,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::legend::Line;
-use super::scale::{decades, power_of_ten, tick};
-use super::{FONT, PANEL_HEIGHT, TITLE_HEIGHT, WIDTH, chart, frame};
+use super::{FONT, PANEL_HEIGHT, TITLE_HEIGHT, WIDTH, log_chart};
 
 /// The SVG text of the plot of `losses` (the loss of epoch `k + 1` at index `k`); losses that
 /// are not positive and finite have no place on the axis and are left out.
@@ -40,27 +39,13 @@ fn draw<'a>(root: &super::Area<'a>, losses: &[f64], title: &str) -> super::Drawn
         .collect();
     #[allow(clippy::cast_precision_loss)]
     let last = losses.len().max(2) as f64;
-    let (low, high) = decades(points.iter().map(|p| p.1));
-    let labels = (high / low).log10().round() as usize + 1;
-    // As the rollout's error axis: the range starts a hair below its bottom decade so that
-    // plotters keeps that decade's label.
-    let axis = (low * (1.0 - 1e-9)..high).log_scale().base(10.0);
-    let mut chart = chart(&body, true).build_cartesian_2d(1.0..last, axis)?;
-    let x_tick = |t: &f64| tick(*t, last);
-    chart
-        .configure_mesh()
-        .bold_line_style(BLACK.mix(0.15))
-        .light_line_style(BLACK.mix(0.05))
-        .x_max_light_lines(0)
-        .x_label_formatter(&x_tick)
-        .label_style((FONT, 13))
-        .axis_desc_style((FONT, 14))
-        .y_labels(labels.min(9))
-        .y_label_formatter(&power_of_ten)
-        .x_desc("epoch")
-        .y_desc("loss ‖NN(X) − Y‖ / ‖Y‖ (mean over minibatches)")
-        .draw()?;
-    frame(&mut chart, (1.0, low), (last, high))?;
+    let mut chart = log_chart(
+        &body,
+        (1.0, last),
+        points.iter().map(|p| p.1),
+        "epoch".into(),
+        "loss ‖NN(X) − Y‖ / ‖Y‖ (mean over minibatches)",
+    )?;
     chart.draw_series(LineSeries::new(points, Line::Network.style()))?;
     Ok(())
 }
