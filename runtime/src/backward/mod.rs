@@ -30,6 +30,7 @@
 mod architectures;
 mod cayley;
 mod feedforward;
+mod sympnet;
 mod vpa;
 
 pub use cayley::{CayleyDifferentiable, cayley_vjp};
