@@ -198,6 +198,22 @@ impl<S: Field, const SIZE: usize, Layout: PackedLayout> Packed<S, SIZE, Layout> 
         }
     }
 
+    /// Adds the gradient with respect to each packed entry, given `dense = ∂L/∂A` entry by entry
+    /// of the dense matrix: a packed entry fills its position and, mirrored, the transposed one,
+    /// so it collects both (with the mirror's sign).
+    pub(crate) fn add_dense_gradient(&mut self, dense: &SMatrix<S, SIZE, SIZE>) {
+        for (i, j) in Layout::positions(SIZE) {
+            let own = self.matrix[(i, j)] + dense[(i, j)];
+            let total = match Layout::MIRROR {
+                _ if i == j => own,
+                Mirror::Symmetric => own + dense[(j, i)],
+                Mirror::Antisymmetric => own - dense[(j, i)],
+                Mirror::Zero => own,
+            };
+            self.set(i, j, total);
+        }
+    }
+
     /// Sets the packed entry at `(i, j)` and its mirror.
     fn set(&mut self, i: usize, j: usize, value: S) {
         self.matrix[(i, j)] = value;

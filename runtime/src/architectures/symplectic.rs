@@ -70,19 +70,34 @@ where
     #[inline(always)]
     fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
         let mut x = *x;
-        for (i, layer) in self.layers.iter().enumerate() {
-            x = if Self::layer_updates_q(i) {
-                layer.apply(&x)
-            } else {
-                let p = GradientLayer::<S, N, HIDDEN, UpdateP, Act>::new(
-                    *layer.weight(),
-                    *layer.bias(),
-                    *layer.scale(),
-                );
-                p.apply(&x)
-            };
+        for i in 0..NS {
+            x = self.apply_layer(i, &x);
         }
         x
+    }
+}
+
+impl<S, const N: usize, const HIDDEN: usize, const NS: usize, Act, First>
+    SympNetStack<S, N, HIDDEN, NS, Act, First>
+where
+    S: Field,
+    Act: Activation<S>,
+    First: PhaseSide,
+{
+    /// Layer `i` (from 0) alone, on the side it updates.
+    #[inline(always)]
+    pub(crate) fn apply_layer<const D: usize>(&self, i: usize, x: &SVector<S, D>) -> SVector<S, D> {
+        let layer = &self.layers[i];
+        if Self::layer_updates_q(i) {
+            layer.apply(x)
+        } else {
+            let p = GradientLayer::<S, N, HIDDEN, UpdateP, Act>::new(
+                *layer.weight(),
+                *layer.bias(),
+                *layer.scale(),
+            );
+            p.apply(x)
+        }
     }
 }
 

@@ -30,10 +30,15 @@
 mod architectures;
 mod cayley;
 mod feedforward;
+mod softmax;
+mod symplectic;
+mod sympnet;
 mod vpa;
 
 pub use cayley::{CayleyDifferentiable, cayley_vjp};
 pub use feedforward::{ActivationDerivative, ColumnBackward};
+pub use softmax::SoftmaxBackward;
+pub use symplectic::SymplecticWeightBackward;
 pub use vpa::CorrelationBackward;
 
 use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut};

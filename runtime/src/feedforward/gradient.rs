@@ -101,6 +101,19 @@ impl<S: Field, const N: usize, const HIDDEN: usize, Side: PhaseSide, Act>
     pub fn scale(&self) -> &SVector<S, HIDDEN> {
         &self.a
     }
+
+    /// Adds `k_bar`, `b_bar` and `a_bar` to the weight, bias and scale: the layer as a gradient
+    /// accumulator (see [`crate::backward`]).
+    pub(crate) fn accumulate(
+        &mut self,
+        k_bar: &SMatrix<S, HIDDEN, N>,
+        b_bar: &SVector<S, HIDDEN>,
+        a_bar: &SVector<S, HIDDEN>,
+    ) {
+        self.k += k_bar;
+        self.b += b_bar;
+        self.a += a_bar;
+    }
 }
 
 impl<S: RealField + Copy, const N: usize, const HIDDEN: usize, Side: PhaseSide, Act>

@@ -119,12 +119,38 @@ impl<S: Field, const N: usize> DenseA<S, N> {
     pub fn a(&self) -> &SMatrix<S, N, N> {
         &self.a
     }
+
+    /// `A = 0`: the start of a gradient (see [`crate::backward`]).
+    pub(crate) fn zeros() -> Self {
+        Self {
+            a: SMatrix::zeros(),
+        }
+    }
+
+    /// Adds `∂L/∂A` to `A`: the weight as a gradient accumulator.
+    pub(crate) fn accumulate(&mut self, a_bar: &SMatrix<S, N, N>) {
+        self.a += a_bar;
+    }
 }
 
 impl<S: Field, const N: usize, Mode> SymmetricA<S, N, Mode> {
     /// The matrix `A`.
     pub fn a(&self) -> &Symmetric<S, N> {
         &self.a
+    }
+
+    /// Every packed entry 0: the start of a gradient (see [`crate::backward`]).
+    pub(crate) fn zeros() -> Self {
+        Self {
+            a: Symmetric::zeros(),
+            mode: PhantomData,
+        }
+    }
+
+    /// Adds `∂L/∂A`, given entry by entry of the dense `A`, to the packed entries: the weight as
+    /// a gradient accumulator.
+    pub(crate) fn accumulate(&mut self, dense: &SMatrix<S, N, N>) {
+        self.a.add_dense_gradient(dense);
     }
 }
 
@@ -236,7 +262,7 @@ pub type SymplecticAttentionP<S, const N: usize, Sm = MatrixSoftmax, Weight = De
     SymplecticAttention<S, N, UpdateP, Sm, Weight>;
 
 impl<S, const N: usize, Side, Sm, Weight> SymplecticAttention<S, N, Side, Sm, Weight> {
-    const fn with_weight(weight: Weight) -> Self {
+    pub(crate) const fn with_weight(weight: Weight) -> Self {
         Self {
             weight,
             marker: PhantomData,
@@ -246,6 +272,11 @@ impl<S, const N: usize, Side, Sm, Weight> SymplecticAttention<S, N, Side, Sm, We
     /// The layer's weight.
     pub fn weight(&self) -> &Weight {
         &self.weight
+    }
+
+    /// The layer's weight, to accumulate a gradient in (see [`crate::backward`]).
+    pub(crate) fn weight_mut(&mut self) -> &mut Weight {
+        &mut self.weight
     }
 
     /// The same weight with another softmax.

@@ -19,7 +19,7 @@
 
 use core::marker::PhantomData;
 
-use nalgebra::{RealField, SMatrixView, SMatrixViewMut};
+use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut};
 use rand::Rng;
 
 use super::{PhaseSide, UpdateP, UpdateQ, assert_phase_space};
@@ -63,6 +63,12 @@ impl<S: Field, const N: usize, const T: usize, Side: PhaseSide>
     /// The weight `A`.
     pub fn a(&self) -> &Symmetric<S, T> {
         &self.a
+    }
+
+    /// Adds `∂L/∂A`, given entry by entry of the dense `A`, to the packed weight: the layer as a
+    /// gradient accumulator (see [`crate::backward`]).
+    pub(crate) fn accumulate(&mut self, dense: &SMatrix<S, T, T>) {
+        self.a.add_dense_gradient(dense);
     }
 }
 

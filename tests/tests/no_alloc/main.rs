@@ -11,6 +11,7 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 mod attention;
+mod backward;
 mod blob;
 mod cayley;
 mod lanewise;
@@ -94,5 +95,6 @@ fn no_forward_pass_allocates() {
     attention::check(&mut probe);
     blob::check(&mut probe);
     train::check(&mut probe);
+    backward::check(&mut probe);
     assert!(!probe.checked.is_empty());
 }

@@ -6,6 +6,10 @@
 //! - In f64 against `num-dual`, for random sequences, weights and cotangents: within 1e-12
 //!   relative (to the largest entry) at unit amplitude; the sweep prints how that grows with the
 //!   amplitude of the sequence, and the test holds each amplitude to its measured edge.
+//!
+//! The phase-space layers and architectures are checked in [`symplectic`].
+
+mod symplectic;
 
 use geomattn::nalgebra::SMatrix;
 use geomattn::{
