@@ -49,6 +49,8 @@ pub use architectures::{
     VpffBlock, forward_blocks_checked, iterate, mnist_patches,
 };
 #[doc(inline)]
+pub use backward::SoftmaxBackward;
+#[doc(inline)]
 pub use backward::{
     ActivationDerivative, Backward, CayleyDifferentiable, ColumnBackward, CorrelationBackward,
     cayley_vjp,

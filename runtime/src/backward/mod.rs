@@ -30,10 +30,12 @@
 mod architectures;
 mod cayley;
 mod feedforward;
+mod standard;
 mod vpa;
 
 pub use cayley::{CayleyDifferentiable, cayley_vjp};
 pub use feedforward::{ActivationDerivative, ColumnBackward};
+pub use standard::SoftmaxBackward;
 pub use vpa::CorrelationBackward;
 
 use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut};
