@@ -13,7 +13,8 @@
 //!                        0.5, 2.0, 0.0);
 //! let mut out_bar = Matrix2x3::zeros();
 //! out_bar[(1, 2)] = 1.0;
-//! let mut gradient = layer.zero_gradient();
+//! // The layer runs on any sequence length: the call names the one it differentiates.
+//! let mut gradient = Backward::<f64, 2, 3>::zero_gradient(&layer);
 //! let z_bar = layer.backward(&z, &out_bar, &mut gradient);
 //! // ∂out[1,2]/∂z[0,0] by a central difference.
 //! let h = 1e-6;
