@@ -3,7 +3,8 @@
 //!
 //! - exact rationals ([`Q`], [`q`], [`q_matrix`]), for the exact vectors: every layer that needs
 //!   only `+ − × ÷` is generic over [`geomattn::Field`] and runs on them unchanged;
-//! - exact Jacobians through dual numbers ([`jacobian`]);
+//! - exact Jacobians through dual numbers ([`jacobian`]), and the dual-number check of the
+//!   backward passes ([`backward_check`]);
 //! - seeded random matrices ([`random_skew`], [`random_matrix`]), a seeded generator that
 //!   depends on nothing but its seed ([`seeded`]), and [`orthogonality_error`],
 //!   and the sweep of an orthogonal map's accuracy over the norms of `C` ([`sweep`]);
@@ -27,6 +28,7 @@
 //!
 //! Nothing here is part of geomattn's API; the crate is not published.
 
+pub mod backward_check;
 pub mod conventions;
 pub mod exact;
 pub mod exact_dual;

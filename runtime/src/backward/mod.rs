@@ -31,6 +31,7 @@ mod architectures;
 mod cayley;
 mod feedforward;
 mod softmax;
+mod standard;
 mod symplectic;
 mod sympnet;
 mod vpa;

@@ -14,155 +14,19 @@ mod symplectic;
 use geomattn::nalgebra::SMatrix;
 use geomattn::{
     ActivationDerivative, ArbitraryVpa, ArbitraryWeight, Backward, Elimination, Field, Generated,
-    GramSchmidt, Identity, Lower, LuSolve, MapScalar, OrthogonalMap, ResNetLayer, Schema,
-    SequenceLayer, SkewSymmetric, SkewVpa, SkewWeight, StrictlyTriangular, Tanh, Upper,
-    VolumePreservingFeedForward, VolumePreservingLayer, VolumePreservingTransformer, from_flat,
-    to_flat,
+    GramSchmidt, Identity, Lower, LuSolve, MapScalar, OrthogonalMap, ResNetLayer, SequenceLayer,
+    SkewSymmetric, SkewVpa, SkewWeight, StrictlyTriangular, Tanh, Upper,
+    VolumePreservingFeedForward, VolumePreservingLayer, VolumePreservingTransformer,
+};
+use geomattn_testkit::backward_check::{
+    Comparison, DualOver, centred_params, compare, input_gradient, network_case, relative_error,
+    show, worst_of,
 };
 use geomattn_testkit::exact_dual::ExactDual;
 use geomattn_testkit::{Q, q, random_matrix, unit};
 use num_dual::Dual64;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
-
-/// A backward pass beside its dual-number reference: `(found, expected)` for `∂L/∂Z` and for
-/// `∂L/∂A` (packed), each flattened column-major.
-struct Comparison<S> {
-    input: (Vec<S>, Vec<S>),
-    weight: (Vec<S>, Vec<S>),
-}
-
-/// A dual number over the scalar `Base`: what the reference derivatives are carried in.
-trait DualOver<Base>: Field {
-    fn seed(re: Base, variable: bool) -> Self;
-    fn eps(&self) -> Base;
-}
-
-impl DualOver<f64> for Dual64 {
-    fn seed(re: f64, variable: bool) -> Self {
-        let x = Dual64::from_re(re);
-        if variable { x.derivative() } else { x }
-    }
-    fn eps(&self) -> f64 {
-        self.eps
-    }
-}
-
-impl DualOver<Q> for ExactDual {
-    fn seed(re: Q, variable: bool) -> Self {
-        if variable {
-            ExactDual::variable(re)
-        } else {
-            ExactDual::constant(re)
-        }
-    }
-    fn eps(&self) -> Q {
-        self.eps
-    }
-}
-
-/// `⟨Ō, d layer(Z)⟩` along the `k`-th seeded input, for every `k`, each by one dual pass.
-fn directional<S, Dl, const D: usize, const T: usize>(
-    count: usize,
-    pass: impl Fn(usize) -> SMatrix<Dl, D, T>,
-    out_bar: &SMatrix<S, D, T>,
-) -> Vec<S>
-where
-    S: Field,
-    Dl: DualOver<S>,
-{
-    (0..count)
-        .map(|k| {
-            pass(k)
-                .iter()
-                .zip(out_bar.iter())
-                .fold(S::zero(), |sum, (o, w)| sum + o.eps() * *w)
-        })
-        .collect()
-}
-
-/// `∂L/∂Z` by duals: the forward pass of `lifted` with input entry `k` seeded.
-fn input_gradient<S, Dl, L, const D: usize, const T: usize>(
-    lifted: &L,
-    z: &SMatrix<S, D, T>,
-    out_bar: &SMatrix<S, D, T>,
-) -> Vec<S>
-where
-    S: Field,
-    Dl: DualOver<S>,
-    L: SequenceLayer<Dl, D, T>,
-{
-    directional::<S, Dl, D, T>(
-        D * T,
-        |k| {
-            lifted.forward(&SMatrix::from_fn(|i, j| {
-                Dl::seed(z[(i, j)], i + D * j == k)
-            }))
-        },
-        out_bar,
-    )
-}
-
-/// `∂L/∂θ` by duals: the layer rebuilt by `build` with parameter `k` seeded.
-fn parameter_gradient<S, Dl, L, const D: usize, const T: usize>(
-    params: &[S],
-    build: impl Fn(&[Dl]) -> L,
-    z: &SMatrix<S, D, T>,
-    out_bar: &SMatrix<S, D, T>,
-) -> Vec<S>
-where
-    S: Field,
-    Dl: DualOver<S>,
-    L: SequenceLayer<Dl, D, T>,
-{
-    let lifted_z = z.map(|x| Dl::seed(x, false));
-    directional::<S, Dl, D, T>(
-        params.len(),
-        |k| {
-            let seeded: Vec<Dl> = (0..params.len())
-                .map(|n| Dl::seed(params[n], n == k))
-                .collect();
-            build(&seeded).forward(&lifted_z)
-        },
-        out_bar,
-    )
-}
-
-/// `layer`'s backward pass beside the dual-number reference: `params` are its parameters as
-/// `flatten` lists its gradient's, `build` rebuilds it over duals from them.
-fn compare<S, Dl, L, Ld, const D: usize, const T: usize>(
-    layer: &L,
-    params: &[S],
-    build: impl Fn(&[Dl]) -> Ld,
-    flatten: impl Fn(&L::Gradient) -> Vec<S>,
-    z: &SMatrix<S, D, T>,
-    out_bar: &SMatrix<S, D, T>,
-) -> Comparison<S>
-where
-    S: Field,
-    Dl: DualOver<S>,
-    L: Backward<S, D, T>,
-    Ld: SequenceLayer<Dl, D, T>,
-{
-    let mut gradient = layer.zero_gradient();
-    let z_bar = layer.backward(z, out_bar, &mut gradient);
-    let lifted = build(
-        &params
-            .iter()
-            .map(|p| Dl::seed(*p, false))
-            .collect::<Vec<_>>(),
-    );
-    Comparison {
-        input: (
-            z_bar.as_slice().to_vec(),
-            input_gradient(&lifted, z, out_bar),
-        ),
-        weight: (
-            flatten(&gradient),
-            parameter_gradient(params, build, z, out_bar),
-        ),
-    }
-}
 
 /// The skew weighting with `Map`: its packed weight `params`.
 fn skew_case<S, Dl, Map, const D: usize, const T: usize>(
@@ -325,34 +189,6 @@ fn arbitrary_vpa_gradients_are_exact_in_rationals() {
 }
 
 // ---- f64 ------------------------------------------------------------------------------------
-
-/// The worst difference of `found` from `expected`, relative to `expected`'s largest entry.
-fn relative_error(found: &[f64], expected: &[f64]) -> f64 {
-    let scale = expected.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
-    assert!(scale > 0.0, "a zero reference tests nothing");
-    let worst = found
-        .iter()
-        .zip(expected)
-        .fold(0.0_f64, |m, (f, e)| m.max((f - e).abs()));
-    worst / scale
-}
-
-/// Errors in scientific notation, for the messages.
-fn show(errors: &[f64]) -> String {
-    errors
-        .iter()
-        .map(|e| format!("{e:.1e}"))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn worst_of(case: Comparison<f64>) -> f64 {
-    let Comparison {
-        input: (z_found, z_expected),
-        weight: (w_found, w_expected),
-    } = case;
-    relative_error(&z_found, &z_expected).max(relative_error(&w_found, &w_expected))
-}
 
 /// The worst relative error of the skew weighting with `Map` over eight random draws.
 fn skew_f64<Map, const D: usize, const T: usize>(seed: u64, amplitude: f64) -> f64
@@ -602,36 +438,6 @@ fn residual_layer_gradients_match_dual_numbers_with_tanh() {
 }
 
 // ---- architectures ---------------------------------------------------------------------------
-
-/// A network's backward pass against duals, its parameters and gradient flattened in GML's order
-/// ([`to_flat`]), the dual network read from the same list ([`from_flat`]).
-fn network_case<N, Nd, const D: usize, const T: usize>(
-    params: &[f64],
-    z: &SMatrix<f64, D, T>,
-    out_bar: &SMatrix<f64, D, T>,
-) -> Comparison<f64>
-where
-    N: Schema<Scalar = f64> + Backward<f64, D, T, Gradient = N>,
-    Nd: Schema<Scalar = Dual64> + SequenceLayer<Dual64, D, T>,
-{
-    compare(
-        &from_flat::<N>(params).unwrap(),
-        params,
-        |p: &[Dual64]| from_flat::<Nd>(p).unwrap(),
-        |g| {
-            let mut flat = vec![0.0; N::SCALARS];
-            to_flat(g, &mut flat).unwrap();
-            flat
-        },
-        z,
-        out_bar,
-    )
-}
-
-/// Every parameter of `N`, in GML's order, drawn from U(−½, ½).
-fn centred_params<N: Schema<Scalar = f64>>(rng: &mut SmallRng) -> Vec<f64> {
-    (0..N::SCALARS).map(|_| unit(rng) - 0.5).collect()
-}
 
 /// GML's rigid-body VPT shape (dim 3, seq 3, n_blocks 2, n_linear 1, L 3, tanh), both weightings.
 #[test]
