@@ -51,7 +51,7 @@ pub use architectures::{
 #[doc(inline)]
 pub use backward::{
     ActivationDerivative, Backward, CayleyDifferentiable, ColumnBackward, CorrelationBackward,
-    cayley_vjp,
+    LaneBackward, cayley_vjp,
 };
 #[doc(inline)]
 pub use cayley::{

@@ -30,10 +30,12 @@
 mod architectures;
 mod cayley;
 mod feedforward;
+mod lanes;
 mod vpa;
 
 pub use cayley::{CayleyDifferentiable, cayley_vjp};
 pub use feedforward::{ActivationDerivative, ColumnBackward};
+pub use lanes::LaneBackward;
 pub use vpa::CorrelationBackward;
 
 use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut};
