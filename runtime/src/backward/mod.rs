@@ -61,6 +61,7 @@ pub trait Backward<S: Field, const D: usize, const T: usize>: SequenceLayer<S, D
     );
 
     /// [`backward_into`](Self::backward_into) for one sequence, returning `∂L/∂Z`.
+    #[inline(always)]
     fn backward(
         &self,
         z: &SMatrix<S, D, T>,
