@@ -44,6 +44,8 @@
 //! the last, partial group are packed lane by lane. The next groups' inputs are prefetched while a
 //! group computes.
 
+mod backward;
+
 use core::marker::PhantomData;
 
 use nalgebra::SMatrix;
@@ -488,7 +490,7 @@ fn forward_group<V: LaneVector, L: SequenceLayer<V, D, T>, const D: usize, const
         twin.forward_into(z.as_view(), out.as_view_mut());
         unpack(out, output);
     } else {
-        pack_partial(input, count, z);
+        pack_partial(input, count, Padding::FirstSequence, z);
         twin.forward_into(z.as_view(), out.as_view_mut());
         unpack_partial(out, output, count);
     }
@@ -572,21 +574,32 @@ fn unpack<V: LaneVector, const D: usize, const T: usize>(
     );
 }
 
+/// What the lanes of a partial group past its sequences hold.
+#[derive(Clone, Copy)]
+enum Padding {
+    /// Copies of the group's first sequence (inputs: every padded lane computes as a real one).
+    FirstSequence,
+    /// Zeros (cotangents: a padded lane then adds nothing to a gradient).
+    Zeros,
+}
+
 /// The first `count ≤ LANES` sequences of a flat buffer into one lane matrix, lane by lane; lanes
-/// from `count` on repeat sequence 0.
+/// from `count` on hold the `padding`.
 #[inline(always)]
 fn pack_partial<V: LaneVector, const D: usize, const T: usize>(
     input: &[V::Scalar],
     count: usize,
+    padding: Padding,
     z: &mut SMatrix<V, D, T>,
 ) {
     let per_item = D * T;
     for (e, entry) in z.as_mut_slice().iter_mut().enumerate() {
         *entry = V::from_fn(
             #[inline(always)]
-            |k| {
-                let sequence = if k < count { k } else { 0 };
-                input[sequence * per_item + e]
+            |k| match (k < count, padding) {
+                (true, _) => input[k * per_item + e],
+                (false, Padding::FirstSequence) => input[e],
+                (false, Padding::Zeros) => V::Scalar::zero(),
             },
         );
     }

@@ -51,7 +51,7 @@ pub use architectures::{
 #[doc(inline)]
 pub use backward::{
     ActivationDerivative, Backward, CayleyDifferentiable, ColumnBackward, CorrelationBackward,
-    SoftmaxBackward, SymplecticWeightBackward, cayley_vjp,
+    LaneBackward, SoftmaxBackward, SymplecticWeightBackward, cayley_vjp,
 };
 #[doc(inline)]
 pub use cayley::{

@@ -192,6 +192,7 @@ impl<S: Field, const SIZE: usize, Layout: PackedLayout> Packed<S, SIZE, Layout> 
     /// Adds `m[(i, j)]` to the packed entry at each packed position `(i, j)`, mirrored as the
     /// layout mirrors: the packed gradient, when `m` holds the derivative with respect to each
     /// packed entry at that entry's position.
+    #[inline(always)]
     pub(crate) fn add_packed_from(&mut self, m: &SMatrix<S, SIZE, SIZE>) {
         for (i, j) in Layout::positions(SIZE) {
             self.set(i, j, self.matrix[(i, j)] + m[(i, j)]);

@@ -41,8 +41,8 @@ use geomattn::train::{
     Trajectories, loss_gradient, window_order,
 };
 use geomattn::{
-    ArbitraryWeight, Backward, Schema, SkewWeight, Tanh, VolumePreservingAttention,
-    VolumePreservingFeedForward,
+    ArbitraryWeight, LaneBackward, LaneTwin, Lanewise, Schema, SkewWeight, Tanh,
+    VolumePreservingAttention, VolumePreservingFeedForward,
 };
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -221,10 +221,8 @@ fn train_units<Att, Ff, const D: usize, const T: usize, const PA: usize, const P
     arch: &Arch,
 ) -> Result<Trained, Error>
 where
-    Att: Backward<f64, D, T> + Schema<Scalar = f64>,
-    Att::Gradient: Schema<Scalar = f64>,
-    Ff: Backward<f64, D, T> + Schema<Scalar = f64>,
-    Ff::Gradient: Schema<Scalar = f64>,
+    Att: Unit<D, T>,
+    Ff: Unit<D, T>,
 {
     let trajectories = data.trajectories::<D>(arch)?;
     let starts = trajectories.starts(T);
@@ -301,9 +299,12 @@ where
     Ok(Trained { file, losses })
 }
 
-/// The loss of the units on one minibatch, and each unit's gradient: the units' outputs first
-/// (the loss's norms need them all), then each window's backward pass through the units in
-/// reverse, from its inputs kept on the way forward.
+/// The loss of the units on one minibatch, and each unit's gradient. One forward pass per window,
+/// in lanes ([`Lanewise::forward_flat`], bit for bit the scalar path), keeping each unit's input
+/// and its feed-forward part's as flat buffers; then the loss's gradient, and the backward passes
+/// through the units in reverse, in lanes ([`Lanewise::backward_flat`]: each window's cotangents
+/// bit for bit the scalar backward pass's, the gradient summed over the minibatch lane by lane,
+/// within `1e-13` of the scalar sum).
 #[allow(clippy::type_complexity)]
 fn minibatch_gradient<Att, Ff, const D: usize, const T: usize>(
     units: &[(Att, Ff)],
@@ -311,39 +312,64 @@ fn minibatch_gradient<Att, Ff, const D: usize, const T: usize>(
     targets: &[SMatrix<f64, D, T>],
 ) -> Result<(f64, Vec<(Att::Gradient, Ff::Gradient)>), geomattn::Error>
 where
-    Att: Backward<f64, D, T>,
-    Ff: Backward<f64, D, T>,
+    Att: Unit<D, T>,
+    Ff: Unit<D, T>,
 {
-    let forward = |x: &SMatrix<f64, D, T>| {
-        units.iter().fold(*x, |x, (attention, feedforward)| {
-            feedforward.forward(&attention.forward(&x))
-        })
-    };
-    let outputs: Vec<_> = inputs.iter().map(forward).collect();
+    let mut z: Vec<f64> = inputs.iter().flat_map(|x| x.iter().copied()).collect();
+    // The input of each unit and of its feed-forward part, every window's.
+    let mut kept = Vec::with_capacity(units.len());
+    for &(attention, feedforward) in units {
+        let mut attended = vec![0.0; z.len()];
+        Lanewise::new(attention).forward_flat::<D, T>(&z, &mut attended)?;
+        let mut next = vec![0.0; z.len()];
+        Lanewise::new(feedforward).forward_flat::<D, T>(&attended, &mut next)?;
+        kept.push((std::mem::replace(&mut z, next), attended));
+    }
+    let outputs: Vec<SMatrix<f64, D, T>> = z
+        .chunks_exact(D * T)
+        .map(SMatrix::from_column_slice)
+        .collect();
     let mut out_bar = vec![SMatrix::zeros(); outputs.len()];
     let loss = loss_gradient(&outputs, targets, &mut out_bar)?;
-    let mut gradients: Vec<_> = units
-        .iter()
-        .map(|(attention, feedforward)| (attention.zero_gradient(), feedforward.zero_gradient()))
-        .collect();
-    // The input of each unit and of its feed-forward part, for one window.
-    let mut kept = vec![(SMatrix::zeros(), SMatrix::zeros()); units.len()];
-    for (x, bar) in inputs.iter().zip(out_bar) {
-        let mut z = *x;
-        for ((attention, feedforward), slot) in units.iter().zip(&mut kept) {
-            let attended = attention.forward(&z);
-            *slot = (z, attended);
-            z = feedforward.forward(&attended);
-        }
-        let mut bar = bar;
-        for (((attention, feedforward), (z, attended)), (g_a, g_f)) in
-            units.iter().zip(&kept).zip(&mut gradients).rev()
-        {
-            let attended_bar = feedforward.backward(attended, &bar, g_f);
-            bar = attention.backward(z, &attended_bar, g_a);
-        }
+    let mut bar: Vec<f64> = out_bar.iter().flat_map(|m| m.iter().copied()).collect();
+    let mut attended_bar = vec![0.0; bar.len()];
+    let mut gradients = Vec::with_capacity(units.len());
+    for (&(attention, feedforward), (z, attended)) in units.iter().zip(&kept).rev() {
+        let (mut g_a, mut g_f) = (attention.zero_gradient(), feedforward.zero_gradient());
+        Lanewise::new(feedforward).backward_flat::<f64, D, T>(
+            attended,
+            &bar,
+            &mut attended_bar,
+            &mut g_f,
+        )?;
+        Lanewise::new(attention).backward_flat::<f64, D, T>(
+            z,
+            &attended_bar,
+            &mut bar,
+            &mut g_a,
+        )?;
+        gradients.push((g_a, g_f));
     }
+    gradients.reverse();
     Ok((loss, gradients))
+}
+
+/// A part of a transformer unit that trains: its backward pass, its lane twin and its backward
+/// twin (the lane paths of [`minibatch_gradient`]), and GML's layout of its weights and gradient.
+trait Unit<const D: usize, const T: usize>:
+    LaneTwin<D, T, Scalar = f64>
+    + LaneBackward<f64, D, T, Gradient: Schema<Scalar = f64>>
+    + Schema<Scalar = f64>
+    + Copy
+{
+}
+
+impl<L, const D: usize, const T: usize> Unit<D, T> for L where
+    L: LaneTwin<D, T, Scalar = f64>
+        + LaneBackward<f64, D, T, Gradient: Schema<Scalar = f64>>
+        + Schema<Scalar = f64>
+        + Copy
+{
 }
 
 /// The state type of `D` values.

@@ -1,7 +1,9 @@
 //! Training from a spec (`geomattn_spec::train`, what `geomattn train` runs): the network it
 //! writes has GML's own layout (the same objects as GML's rigid-body fixture), it is the network
-//! the runtime's training of the same const-generic type reaches from the same seed, and every
-//! bad option or data file is a clear error.
+//! the runtime's training of the same const-generic type reaches from the same seed (the spec
+//! engine runs the lane path, `Lanewise::backward_flat`, the runtime's `train_epoch` the scalar
+//! one: equal to 1e-12, the gradients differing only in the order of their sums), and every bad
+//! option or data file is a clear error.
 
 use geomattn::gml::{GmlFile, Storage, load};
 use geomattn::init::glorot_network;

@@ -25,6 +25,7 @@ fn zeroed_pair<S: Field, const D: usize>(pair: &LinearPair<S, D>) -> LinearPair<
 }
 
 /// `lower` then `upper`, backward: `ȳ` of the pair's output to `x̄` of its input.
+#[inline(always)]
 fn pair_backward<S, const D: usize, Lo, Up>(
     (lower, upper): (&Lo, &Up),
     x: &SVector<S, D>,
@@ -52,6 +53,7 @@ impl<S: Field, const D: usize, const NL: usize, Act: ActivationDerivative<S>>
         }
     }
 
+    #[inline(always)]
     fn backward(
         &self,
         x: &SVector<S, D>,
@@ -103,6 +105,7 @@ where
         )
     }
 
+    #[inline(always)]
     fn column_backward(
         &self,
         x: &SVector<S, D>,
@@ -151,6 +154,7 @@ where
         }))
     }
 
+    #[inline(always)]
     fn backward_into(
         &self,
         z: SMatrixView<'_, S, D, T>,

@@ -16,6 +16,7 @@ pub trait ActivationDerivative<S>: Activation<S> {
 }
 
 impl<S: Field> ActivationDerivative<S> for Identity {
+    #[inline(always)]
     fn derivative(_: S) -> S {
         S::one()
     }
@@ -23,6 +24,7 @@ impl<S: Field> ActivationDerivative<S> for Identity {
 
 /// `tanh' = 1 − tanh²`.
 impl<S: Real> ActivationDerivative<S> for Tanh {
+    #[inline(always)]
     fn derivative(x: S) -> S {
         let t = x.tanh();
         S::one() - t * t
@@ -58,6 +60,7 @@ where
         ColumnBackward::zero_gradient(self)
     }
 
+    #[inline(always)]
     fn backward_into(
         &self,
         z: SMatrixView<'_, S, D, T>,
@@ -78,6 +81,7 @@ where
 
 /// The residual update's backward pass: for `y = x + σ(u)`, `u = W x + b`, with
 /// `s = σ'(u) ⊙ ȳ`: `x̄ = ȳ + Wᵀ s`, `W̄ = s xᵀ`, `b̄ = s`. Returns `(x̄, W̄, s)`.
+#[inline(always)]
 fn residual_backward<S: Field, Act: ActivationDerivative<S>, const D: usize>(
     w: &SMatrix<S, D, D>,
     x: &SVector<S, D>,
@@ -106,6 +110,7 @@ where
         Self::new(Packed::zeros(), self.bias().map(|_| SVector::zeros()))
     }
 
+    #[inline(always)]
     fn column_backward(
         &self,
         x: &SVector<S, D>,
@@ -129,6 +134,7 @@ impl<S: Field, const D: usize, Act: ActivationDerivative<S>> ColumnBackward<D>
         Self::new(SMatrix::zeros(), self.bias().map(|_| SVector::zeros()))
     }
 
+    #[inline(always)]
     fn column_backward(
         &self,
         x: &SVector<S, D>,

@@ -30,6 +30,7 @@
 mod architectures;
 mod cayley;
 mod feedforward;
+mod lanes;
 mod softmax;
 mod standard;
 mod symplectic;
@@ -38,6 +39,7 @@ mod vpa;
 
 pub use cayley::{CayleyDifferentiable, cayley_vjp};
 pub use feedforward::{ActivationDerivative, ColumnBackward};
+pub use lanes::LaneBackward;
 pub use softmax::SoftmaxBackward;
 pub use symplectic::SymplecticWeightBackward;
 pub use vpa::CorrelationBackward;
@@ -65,6 +67,7 @@ pub trait Backward<S: Field, const D: usize, const T: usize>: SequenceLayer<S, D
     );
 
     /// [`backward_into`](Self::backward_into) for one sequence, returning `∂L/∂Z`.
+    #[inline(always)]
     fn backward(
         &self,
         z: &SMatrix<S, D, T>,

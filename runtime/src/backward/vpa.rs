@@ -30,6 +30,7 @@ impl<S: Field, const D: usize> CorrelationBackward<S, D> for SkewWeight<S, D> {
         SkewWeight::new(SkewSymmetric::zeros())
     }
 
+    #[inline(always)]
     fn correlation_backward<const T: usize>(
         &self,
         z: &SMatrixView<'_, S, D, T>,
@@ -55,6 +56,7 @@ impl<S: Field, const D: usize> CorrelationBackward<S, D> for ArbitraryWeight<S, 
         ArbitraryWeight::with_scale(SMatrix::zeros(), self.scale())
     }
 
+    #[inline(always)]
     fn correlation_backward<const T: usize>(
         &self,
         z: &SMatrixView<'_, S, D, T>,
@@ -98,6 +100,7 @@ where
         Self::new(self.weight().zero_gradient())
     }
 
+    #[inline(always)]
     fn backward_into(
         &self,
         z: SMatrixView<'_, S, D, T>,

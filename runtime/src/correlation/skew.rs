@@ -33,6 +33,7 @@ impl<S: Field, const D: usize> SkewWeight<S, D> {
 
     /// Adds `m` at `A`'s packed positions: the weighting as a gradient accumulator (see
     /// [`crate::backward`]).
+    #[inline(always)]
     pub(crate) fn accumulate(&mut self, m: &SMatrix<S, D, D>) {
         self.a.add_packed_from(m);
     }
@@ -63,6 +64,7 @@ impl<S: Field, const D: usize> ArbitraryWeight<S, D> {
     }
 
     /// Adds `m` to `A`: the weighting as a gradient accumulator (see [`crate::backward`]).
+    #[inline(always)]
     pub(crate) fn accumulate(&mut self, m: &SMatrix<S, D, D>) {
         self.a += m;
     }

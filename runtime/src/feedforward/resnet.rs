@@ -60,6 +60,7 @@ impl<S: Field, const D: usize, Act> ResNetLayer<S, D, Act> {
 
     /// Adds `w_bar` to the weight and `b_bar` to the bias (if any): the layer as a gradient
     /// accumulator (see [`crate::backward`]).
+    #[inline(always)]
     pub(crate) fn accumulate(&mut self, w_bar: &SMatrix<S, D, D>, b_bar: &SVector<S, D>) {
         self.weight += w_bar;
         if let Some(bias) = self.bias.as_mut() {

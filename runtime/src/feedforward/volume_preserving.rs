@@ -94,6 +94,7 @@ impl<S: Field, const D: usize, Layout: StrictlyTriangular, Act>
 
     /// Adds `w_bar` at the weight's packed positions and `b_bar` to the bias (if any): the
     /// layer as a gradient accumulator (see [`crate::backward`]).
+    #[inline(always)]
     pub(crate) fn accumulate(&mut self, w_bar: &SMatrix<S, D, D>, b_bar: &SVector<S, D>) {
         self.weight.add_packed_from(w_bar);
         if let Some(bias) = self.bias.as_mut() {

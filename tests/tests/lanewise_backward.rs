@@ -1,0 +1,220 @@
+//! The backward passes in lanes ([`Lanewise::backward_flat`]) against the scalar backward pass,
+//! sequence by sequence, on every instruction set this machine has and for every batch length
+//! around the lane widths (empty, partial last groups, whole groups, remainders): the input
+//! cotangents bit for bit, the parameter gradient (summed in another order) within `1e-13` of the
+//! largest entry of the scalar sum, in f64, starting from a gradient that is not zero. Every layer
+//! with a backward pass: volume-preserving attention with both weightings and each orthogonal map
+//! that has a lane twin, the volume-preserving layers (both triangles, both activations, with and
+//! without bias) and feed-forward network, ResNet, the volume-preserving transformer.
+
+use geomattn::nalgebra::SMatrix;
+use geomattn::{
+    ArbitraryVpa, Backward, Elimination, Error, Generated, GramSchmidt, Identity, Isa,
+    LaneBackward, Lanewise, Lower, MapScalar, ResNetLayer, Schema, SkewVpa, SkewWeight, Tanh,
+    Upper, VolumePreservingFeedForward, VolumePreservingLayer, VolumePreservingTransformer,
+    from_flat,
+};
+use geomattn_testkit::lanes::{COUNTS, batch, bits, first_difference};
+use geomattn_testkit::{random_matrix, unit};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+
+/// How far the lanes' gradient may be from the scalar sum, relative to its largest entry.
+const GRADIENT_TOLERANCE: f64 = 1e-13;
+
+/// A network of type `N` with every parameter uniform in `[-1, 1]`.
+fn random<N: Schema<Scalar = f64>>(rng: &mut SmallRng) -> N {
+    let params: Vec<f64> = (0..N::SCALARS).map(|_| 2.0 * unit(rng) - 1.0).collect();
+    from_flat(&params).unwrap()
+}
+
+/// The gradient's entries, weight by weight (also those of a layer without a bias, which GML's
+/// schema has no place for).
+fn flat<G: MapScalar<Scalar = f64>>(gradient: &G) -> Vec<f64> {
+    let mut values = Vec::new();
+    gradient.map_scalar(|g| {
+        values.push(g);
+        g
+    });
+    values
+}
+
+/// The scalar backward pass over every sequence of a flat batch, in order: `(∂L/∂Z, gradient)`.
+fn scalar_backward<L, const D: usize, const T: usize>(
+    layer: &L,
+    input: &[f64],
+    out_bar: &[f64],
+    mut gradient: L::Gradient,
+) -> (Vec<f64>, L::Gradient)
+where
+    L: Backward<f64, D, T>,
+{
+    let mut z_bar = vec![0.0; input.len()];
+    let sequences = input.chunks_exact(D * T).zip(out_bar.chunks_exact(D * T));
+    for ((z, bar), result) in sequences.zip(z_bar.chunks_exact_mut(D * T)) {
+        let (z, bar) = (
+            SMatrix::<f64, D, T>::from_column_slice(z),
+            SMatrix::from_column_slice(bar),
+        );
+        result.copy_from_slice(layer.backward(&z, &bar, &mut gradient).as_slice());
+    }
+    (z_bar, gradient)
+}
+
+/// The lane path of `layer`'s backward pass against the scalar one, for inputs in
+/// `[-scale, scale]` and cotangents in `[-1, 1]`, over every batch length of [`COUNTS`].
+fn assert_lanes_match_scalar<L, const D: usize, const T: usize>(
+    layer: &L,
+    rng: &mut SmallRng,
+    scale: f32,
+) where
+    L: LaneBackward<f64, D, T> + Clone,
+    L::Gradient: MapScalar<Scalar = f64> + Clone,
+{
+    let name = core::any::type_name::<L>();
+    for count in COUNTS {
+        let input: Vec<f64> = batch(rng, count, D * T, scale);
+        let out_bar: Vec<f64> = batch(rng, count, D * T, 1.0);
+        // A gradient that is not zero to start from: one other sequence's.
+        let mut start = layer.zero_gradient();
+        layer.backward(&random_matrix(rng), &random_matrix(rng), &mut start);
+        let (z_bar, gradient) = scalar_backward(layer, &input, &out_bar, start.clone());
+        let expected = flat(&gradient);
+        let largest = expected.iter().fold(0.0_f64, |m, g| m.max(g.abs()));
+        assert!(largest > 0.0, "{name}: a gradient of zeros tests nothing");
+        for isa in Isa::ALL {
+            let Some(fast) = Lanewise::on(isa, layer.clone()) else {
+                continue;
+            };
+            let (mut lanes_z_bar, mut lanes_gradient) =
+                (vec![f64::NAN; input.len()], start.clone());
+            fast.backward_flat(&input, &out_bar, &mut lanes_z_bar, &mut lanes_gradient)
+                .unwrap();
+            assert_eq!(
+                first_difference(&bits(&lanes_z_bar), &bits(&z_bar)),
+                None,
+                "(entry, lanes, scalar) of ∂L/∂Z for {name}, {isa:?}, {count} sequences"
+            );
+            let found = flat(&lanes_gradient);
+            let worst = found
+                .iter()
+                .zip(&expected)
+                .fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()));
+            assert!(
+                worst <= GRADIENT_TOLERANCE * largest,
+                "gradient of {name}, {isa:?}, {count} sequences: off by {worst:e} of {largest:e}"
+            );
+        }
+    }
+}
+
+/// Each weighting with each orthogonal map that has a lane twin, at `T` where the default map
+/// has closed forms (3) and where it runs Gram–Schmidt (5), with inputs of order one and larger.
+#[test]
+fn volume_preserving_attention_backward_runs_in_lanes() {
+    let mut rng = SmallRng::seed_from_u64(1);
+    for scale in [1.0, 4.0] {
+        assert_lanes_match_scalar::<_, 3, 3>(
+            &random::<SkewVpa<f64, 3, 3>>(&mut rng),
+            &mut rng,
+            scale,
+        );
+        assert_lanes_match_scalar::<_, 3, 5>(
+            &random::<SkewVpa<f64, 3, 5>>(&mut rng),
+            &mut rng,
+            scale,
+        );
+        assert_lanes_match_scalar::<_, 4, 3>(
+            &random::<ArbitraryVpa<f64, 4, 3>>(&mut rng),
+            &mut rng,
+            scale,
+        );
+        assert_lanes_match_scalar::<_, 2, 5>(
+            &random::<ArbitraryVpa<f64, 2, 5>>(&mut rng),
+            &mut rng,
+            scale,
+        );
+        let gram_schmidt = random::<SkewVpa<f64, 3, 4, GramSchmidt>>(&mut rng);
+        assert_lanes_match_scalar::<_, 3, 4>(&gram_schmidt, &mut rng, scale);
+        let elimination = random::<ArbitraryVpa<f64, 3, 6, Elimination>>(&mut rng);
+        assert_lanes_match_scalar::<_, 3, 6>(&elimination, &mut rng, scale);
+        let generated = random::<ArbitraryVpa<f64, 3, 2, Generated>>(&mut rng);
+        assert_lanes_match_scalar::<_, 3, 2>(&generated, &mut rng, scale);
+    }
+}
+
+/// A volume-preserving layer with a random weight and, if `bias`, a random bias.
+fn vp_layer<Layout: geomattn::StrictlyTriangular, Act, const D: usize>(
+    rng: &mut SmallRng,
+    bias: bool,
+) -> VolumePreservingLayer<f64, D, Layout, Act> {
+    let weight: Vec<f64> = (0..D * (D - 1) / 2)
+        .map(|_| 2.0 * unit(rng) - 1.0)
+        .collect();
+    let values: Vec<f64> = (0..D).map(|_| 2.0 * unit(rng) - 1.0).collect();
+    VolumePreservingLayer::from_slices(&weight, bias.then_some(values.as_slice())).unwrap()
+}
+
+#[test]
+fn feed_forward_backward_runs_in_lanes() {
+    let mut rng = SmallRng::seed_from_u64(2);
+    for bias in [true, false] {
+        let lower = vp_layer::<Lower, Tanh, 4>(&mut rng, bias);
+        assert_lanes_match_scalar::<_, 4, 3>(&lower, &mut rng, 2.0);
+        let upper = vp_layer::<Upper, Identity, 3>(&mut rng, bias);
+        assert_lanes_match_scalar::<_, 3, 5>(&upper, &mut rng, 2.0);
+        let lower = vp_layer::<Lower, Identity, 3>(&mut rng, bias);
+        assert_lanes_match_scalar::<_, 3, 2>(&lower, &mut rng, 2.0);
+        let upper = vp_layer::<Upper, Tanh, 2>(&mut rng, bias);
+        assert_lanes_match_scalar::<_, 2, 3>(&upper, &mut rng, 2.0);
+    }
+    let network = random::<VolumePreservingFeedForward<f64, 3, 2, 2, Tanh>>(&mut rng);
+    assert_lanes_match_scalar::<_, 3, 3>(&network, &mut rng, 2.0);
+    let linear = random::<VolumePreservingFeedForward<f64, 4, 1, 1, Identity>>(&mut rng);
+    assert_lanes_match_scalar::<_, 4, 2>(&linear, &mut rng, 2.0);
+    let resnet = random::<ResNetLayer<f64, 3, Tanh>>(&mut rng);
+    assert_lanes_match_scalar::<_, 3, 4>(&resnet, &mut rng, 2.0);
+    let resnet = random::<ResNetLayer<f64, 4, Identity>>(&mut rng);
+    assert_lanes_match_scalar::<_, 4, 3>(&resnet, &mut rng, 2.0);
+}
+
+#[test]
+fn volume_preserving_transformer_backward_runs_in_lanes() {
+    let mut rng = SmallRng::seed_from_u64(3);
+    type Arbitrary = VolumePreservingTransformer<f64, 3, 3, 2, 1, 2, Tanh>;
+    type Skew = VolumePreservingTransformer<f64, 4, 5, 1, 2, 3, Tanh, SkewWeight<f64, 4>>;
+    assert_lanes_match_scalar::<_, 3, 3>(&random::<Arbitrary>(&mut rng), &mut rng, 1.0);
+    assert_lanes_match_scalar::<_, 4, 5>(&random::<Skew>(&mut rng), &mut rng, 1.0);
+}
+
+/// Buffers of different lengths, or not a whole number of sequences: an error, and nothing
+/// written (neither the cotangents nor the gradient).
+#[test]
+fn backward_flat_refuses_mismatched_buffers() {
+    let mut rng = SmallRng::seed_from_u64(4);
+    let layer = random::<SkewVpa<f64, 3, 3>>(&mut rng);
+    let fast = Lanewise::new(layer);
+    let nine: Vec<f64> = batch(&mut rng, 2, 9, 1.0);
+    let start = {
+        let mut g = layer.zero_gradient();
+        layer.backward(&random_matrix(&mut rng), &random_matrix(&mut rng), &mut g);
+        g
+    };
+    let cases: [(usize, usize, usize); 4] = [(18, 9, 18), (18, 18, 9), (17, 17, 17), (9, 18, 18)];
+    for (input, out_bar, z_bar) in cases {
+        let mut written = vec![7.0; z_bar];
+        let mut gradient = start;
+        let result = fast.backward_flat::<f64, 3, 3>(
+            &nine[..input],
+            &nine[..out_bar],
+            &mut written,
+            &mut gradient,
+        );
+        assert!(
+            matches!(result, Err(Error::BatchShape { .. })),
+            "{input}, {out_bar}, {z_bar}: {result:?}"
+        );
+        assert!(written.iter().all(|&x| x == 7.0));
+        assert_eq!(flat(&gradient), flat(&start));
+    }
+}
