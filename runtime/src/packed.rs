@@ -216,6 +216,7 @@ impl<S: Field, const SIZE: usize, Layout: PackedLayout> Packed<S, SIZE, Layout> 
     }
 
     /// Sets the packed entry at `(i, j)` and its mirror.
+    #[inline(always)]
     fn set(&mut self, i: usize, j: usize, value: S) {
         self.matrix[(i, j)] = value;
         match Layout::MIRROR {

@@ -66,6 +66,24 @@ pub(crate) fn columns_from<S: Field, const R: usize, const C: usize>(
     unsafe { storage.assume_init_mut() }
 }
 
+/// Every entry of `target` replaced by `f(entry, i, j)`, in place: the entrywise `+=` and `-=` of
+/// a backward pass, always inlined (nalgebra's operators are kept out of line for lane vectors,
+/// as its products are).
+#[inline(always)]
+pub(crate) fn update<S, const R: usize, const C: usize, SO>(
+    target: &mut Matrix<S, Const<R>, Const<C>, SO>,
+    mut f: impl FnMut(S, usize, usize) -> S,
+) where
+    S: Field,
+    SO: RawStorageMut<S, Const<R>, Const<C>>,
+{
+    for j in 0..C {
+        for i in 0..R {
+            target[(i, j)] = f(target[(i, j)], i, j);
+        }
+    }
+}
+
 /// `Σ_k a[i,k]·b[k,j]` from `k = 0` up (zero if `K = 0`).
 #[inline(always)]
 fn entry<S, const R: usize, const K: usize, const C: usize, SA, SB>(

@@ -6,8 +6,8 @@ use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut, SVector};
 
 use super::{ActivationDerivative, Backward, ColumnBackward};
 use crate::{
-    ColumnLayer, Field, LinearPair, Packed, Transformer, VolumePreservingFeedForward,
-    VolumePreservingLayer, VpffBlock,
+    Field, LinearPair, Packed, Transformer, VolumePreservingFeedForward, VolumePreservingLayer,
+    VolumePreservingLowerLayer, VolumePreservingUpperLayer, VpffBlock,
 };
 
 /// A layer of the feed-forward network with its gradient zeroed (the same bias presence).
@@ -24,22 +24,76 @@ fn zeroed_pair<S: Field, const D: usize>(pair: &LinearPair<S, D>) -> LinearPair<
     (zeroed(&pair.0), zeroed(&pair.1))
 }
 
-/// `lower` then `upper`, backward: `ȳ` of the pair's output to `x̄` of its input.
+/// What a layer's backward pass keeps of its forward pass: its input `x` and its activated part
+/// `σ(W x + b)` ([`VolumePreservingLayer::apply_keeping`]).
+type Kept<S, const D: usize> = (SVector<S, D>, SVector<S, D>);
+
+/// A lower and an upper layer's [`Kept`] values, in that order.
+type PairKept<S, const D: usize> = [Kept<S, D>; 2];
+
+/// Nothing kept yet (the start of a forward pass's record).
+fn nothing_kept<S: Field, const D: usize>() -> PairKept<S, D> {
+    [(SVector::zeros(), SVector::zeros()); 2]
+}
+
+/// `lower` then `upper` on `x`, bit for bit their forward passes, keeping each layer's [`Kept`].
 #[inline(always)]
-fn pair_backward<S, const D: usize, Lo, Up>(
-    (lower, upper): (&Lo, &Up),
+fn pair_forward<S, const D: usize, Act>(
+    (lower, upper): (
+        &VolumePreservingLowerLayer<S, D, Act>,
+        &VolumePreservingUpperLayer<S, D, Act>,
+    ),
     x: &SVector<S, D>,
-    y_bar: &SVector<S, D>,
-    (lower_gradient, upper_gradient): (&mut Lo::Gradient, &mut Up::Gradient),
+    kept: &mut PairKept<S, D>,
 ) -> SVector<S, D>
 where
     S: Field,
-    Lo: ColumnBackward<D, Scalar = S>,
-    Up: ColumnBackward<D, Scalar = S>,
+    Act: ActivationDerivative<S>,
 {
-    let middle = lower.apply(x);
-    let middle_bar = upper.column_backward(&middle, y_bar, upper_gradient);
-    lower.column_backward(x, &middle_bar, lower_gradient)
+    let (middle, lower_activated) = lower.apply_keeping(x);
+    let (y, upper_activated) = upper.apply_keeping(&middle);
+    *kept = [(*x, lower_activated), (middle, upper_activated)];
+    y
+}
+
+/// `lower` then `upper`, backward: `ȳ` of the pair's output to `x̄` of its input, from what
+/// [`pair_forward`] kept.
+#[inline(always)]
+fn pair_backward<S, const D: usize, Act>(
+    (lower, upper): (
+        &VolumePreservingLowerLayer<S, D, Act>,
+        &VolumePreservingUpperLayer<S, D, Act>,
+    ),
+    [(x, lower_activated), (middle, upper_activated)]: &PairKept<S, D>,
+    y_bar: &SVector<S, D>,
+    (lower_gradient, upper_gradient): (
+        &mut VolumePreservingLowerLayer<S, D, Act>,
+        &mut VolumePreservingUpperLayer<S, D, Act>,
+    ),
+) -> SVector<S, D>
+where
+    S: Field,
+    Act: ActivationDerivative<S>,
+{
+    let middle_bar = upper.backward_kept(middle, upper_activated, y_bar, upper_gradient);
+    lower.backward_kept(x, lower_activated, &middle_bar, lower_gradient)
+}
+
+/// What a block's backward pass keeps of its forward pass: each linear pair's and then the
+/// nonlinear pair's [`PairKept`].
+#[derive(Clone, Copy)]
+struct BlockKept<S, const D: usize, const NL: usize> {
+    linear: [PairKept<S, D>; NL],
+    nonlinear: PairKept<S, D>,
+}
+
+impl<S: Field, const D: usize, const NL: usize> BlockKept<S, D, NL> {
+    fn new() -> Self {
+        Self {
+            linear: [nothing_kept(); NL],
+            nonlinear: nothing_kept(),
+        }
+    }
 }
 
 impl<S: Field, const D: usize, const NL: usize, Act: ActivationDerivative<S>>
@@ -53,34 +107,40 @@ impl<S: Field, const D: usize, const NL: usize, Act: ActivationDerivative<S>>
         }
     }
 
+    /// The block on `x`, bit for bit [`VpffBlock::apply`], keeping what its backward pass needs.
     #[inline(always)]
-    fn backward(
+    fn forward_keeping(&self, x: &SVector<S, D>, kept: &mut BlockKept<S, D, NL>) -> SVector<S, D> {
+        let mut v = *x;
+        for ((lower, upper), pair_kept) in self.linear.iter().zip(&mut kept.linear) {
+            v = pair_forward((lower, upper), &v, pair_kept);
+        }
+        pair_forward((&self.lower, &self.upper), &v, &mut kept.nonlinear)
+    }
+
+    /// The block's backward pass from what [`Self::forward_keeping`] kept.
+    #[inline(always)]
+    fn backward_kept(
         &self,
-        x: &SVector<S, D>,
+        kept: &BlockKept<S, D, NL>,
         y_bar: &SVector<S, D>,
         gradient: &mut Self,
     ) -> SVector<S, D> {
-        let mut inputs = [SVector::<S, D>::zeros(); NL];
-        let mut v = *x;
-        for (input, (lower, upper)) in inputs.iter_mut().zip(&self.linear) {
-            *input = v;
-            v = upper.apply(&lower.apply(&v));
-        }
         let mut bar = pair_backward(
             (&self.lower, &self.upper),
-            &v,
+            &kept.nonlinear,
             y_bar,
             (&mut gradient.lower, &mut gradient.upper),
         );
-        for ((input, (lower, upper)), (lower_gradient, upper_gradient)) in inputs
+        for (((lower, upper), pair_kept), (lower_gradient, upper_gradient)) in self
+            .linear
             .iter()
-            .zip(&self.linear)
+            .zip(&kept.linear)
             .zip(&mut gradient.linear)
             .rev()
         {
             bar = pair_backward(
                 (lower, upper),
-                input,
+                pair_kept,
                 &bar,
                 (lower_gradient, upper_gradient),
             );
@@ -89,7 +149,9 @@ impl<S: Field, const D: usize, const NL: usize, Act: ActivationDerivative<S>>
     }
 }
 
-/// The gradient is the network's own type, every layer holding its gradient.
+/// The gradient is the network's own type, every layer holding its gradient. One forward pass
+/// keeps every layer's input and activated part; the backward passes reuse them (no activation
+/// is evaluated twice).
 impl<S, const D: usize, const NB: usize, const NL: usize, Act> ColumnBackward<D>
     for VolumePreservingFeedForward<S, D, NB, NL, Act>
 where
@@ -112,26 +174,27 @@ where
         y_bar: &SVector<S, D>,
         gradient: &mut Self,
     ) -> SVector<S, D> {
-        let mut inputs = [SVector::<S, D>::zeros(); NB];
+        let mut blocks_kept = [BlockKept::<S, D, NL>::new(); NB];
+        let mut last_kept = nothing_kept();
         let mut v = *x;
-        for (input, block) in inputs.iter_mut().zip(&self.blocks) {
-            *input = v;
-            v = block.apply(&v);
+        for (block, block_kept) in self.blocks.iter().zip(&mut blocks_kept) {
+            v = block.forward_keeping(&v, block_kept);
         }
+        pair_forward((&self.last.0, &self.last.1), &v, &mut last_kept);
         let (lower_gradient, upper_gradient) = &mut gradient.last;
         let mut bar = pair_backward(
             (&self.last.0, &self.last.1),
-            &v,
+            &last_kept,
             y_bar,
             (lower_gradient, upper_gradient),
         );
-        for ((input, block), block_gradient) in inputs
+        for ((block_kept, block), block_gradient) in blocks_kept
             .iter()
             .zip(&self.blocks)
             .zip(&mut gradient.blocks)
             .rev()
         {
-            bar = block.backward(input, &bar, block_gradient);
+            bar = block.backward_kept(block_kept, &bar, block_gradient);
         }
         bar
     }

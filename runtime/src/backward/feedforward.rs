@@ -6,18 +6,24 @@ use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut, SVector};
 
 use super::Backward;
 use crate::activation::{Activation, Identity, Tanh};
-use crate::feedforward::StrictlyTriangular;
-use crate::{ColumnLayer, Field, Packed, Real, ResNetLayer, VolumePreservingLayer};
+use crate::feedforward::{StrictlyTriangular, residual_keeping};
+use crate::{ColumnLayer, Field, Packed, Real, ResNetLayer, VolumePreservingLayer, product};
 
 /// An [`Activation`] with its derivative.
 pub trait ActivationDerivative<S>: Activation<S> {
+    /// `σ'(x)` given the value `σ(x)` (which a backward pass has from its forward pass).
+    fn derivative_from_value(value: S) -> S;
+
     /// `σ'(x)`.
-    fn derivative(x: S) -> S;
+    #[inline(always)]
+    fn derivative(x: S) -> S {
+        Self::derivative_from_value(Self::apply(x))
+    }
 }
 
 impl<S: Field> ActivationDerivative<S> for Identity {
     #[inline(always)]
-    fn derivative(_: S) -> S {
+    fn derivative_from_value(_: S) -> S {
         S::one()
     }
 }
@@ -25,8 +31,7 @@ impl<S: Field> ActivationDerivative<S> for Identity {
 /// `tanh' = 1 − tanh²`.
 impl<S: Real> ActivationDerivative<S> for Tanh {
     #[inline(always)]
-    fn derivative(x: S) -> S {
-        let t = x.tanh();
+    fn derivative_from_value(t: S) -> S {
         S::one() - t * t
     }
 }
@@ -79,21 +84,60 @@ where
     }
 }
 
-/// The residual update's backward pass: for `y = x + σ(u)`, `u = W x + b`, with
-/// `s = σ'(u) ⊙ ȳ`: `x̄ = ȳ + Wᵀ s`, `W̄ = s xᵀ`, `b̄ = s`. Returns `(x̄, W̄, s)`.
+/// The residual update's backward pass: for `y = x + σ(u)`, `u = W x + b`, given the forward
+/// pass's `activated = σ(u)` and `s = σ'(u) ⊙ ȳ`: `x̄ = ȳ + Wᵀ s`, `W̄ = s xᵀ`, `b̄ = s`. Returns
+/// `(x̄, W̄, s)`.
 #[inline(always)]
-fn residual_backward<S: Field, Act: ActivationDerivative<S>, const D: usize>(
+fn residual_pullback<S: Field, Act: ActivationDerivative<S>, const D: usize>(
     w: &SMatrix<S, D, D>,
     x: &SVector<S, D>,
-    b: Option<&SVector<S, D>>,
+    activated: &SVector<S, D>,
     y_bar: &SVector<S, D>,
 ) -> (SVector<S, D>, SMatrix<S, D, D>, SVector<S, D>) {
-    let mut u = w * x;
-    if let Some(b) = b {
-        u += b;
+    let s: SVector<S, D> = product::matrix(
+        #[inline(always)]
+        |i, _| Act::derivative_from_value(activated[i]) * y_bar[i],
+    );
+    let w_t_s = product::tr_mul(w, &s);
+    let x_bar = product::matrix(
+        #[inline(always)]
+        |i, _| y_bar[i] + w_t_s[i],
+    );
+    let w_bar = product::matrix(
+        #[inline(always)]
+        |i, j| s[i] * x[j],
+    );
+    (x_bar, w_bar, s)
+}
+
+impl<S, const D: usize, Layout, Act> VolumePreservingLayer<S, D, Layout, Act>
+where
+    S: Field,
+    Layout: StrictlyTriangular,
+    Act: ActivationDerivative<S>,
+{
+    /// The forward pass on one column, bit for bit [`ColumnLayer::apply`], with what
+    /// [`Self::backward_kept`] needs of it: `(x + σ(W x + b), σ(W x + b))`.
+    #[inline(always)]
+    pub(crate) fn apply_keeping(&self, x: &SVector<S, D>) -> (SVector<S, D>, SVector<S, D>) {
+        residual_keeping::<S, Act, D>(self.weight().matrix(), x, self.bias())
     }
-    let s = SVector::<S, D>::from_fn(|i, _| Act::derivative(u[i]) * y_bar[i]);
-    (y_bar + w.transpose() * s, s * x.transpose(), s)
+
+    /// [`ColumnBackward::column_backward`] given the forward pass's `activated = σ(W x + b)`
+    /// from [`Self::apply_keeping`], without evaluating `σ` again.
+    #[inline(always)]
+    pub(crate) fn backward_kept(
+        &self,
+        x: &SVector<S, D>,
+        activated: &SVector<S, D>,
+        y_bar: &SVector<S, D>,
+        gradient: &mut Self,
+    ) -> SVector<S, D> {
+        let (x_bar, w_bar, s) =
+            residual_pullback::<S, Act, D>(self.weight().matrix(), x, activated, y_bar);
+        gradient.accumulate(&w_bar, &s);
+        x_bar
+    }
 }
 
 /// The gradient is the layer's own type: its packed weight holds `∂L/∂W` entry by packed entry,
@@ -117,10 +161,8 @@ where
         y_bar: &SVector<S, D>,
         gradient: &mut Self,
     ) -> SVector<S, D> {
-        let (x_bar, w_bar, s) =
-            residual_backward::<S, Act, D>(self.weight().matrix(), x, self.bias(), y_bar);
-        gradient.accumulate(&w_bar, &s);
-        x_bar
+        let (_, activated) = self.apply_keeping(x);
+        self.backward_kept(x, &activated, y_bar, gradient)
     }
 }
 
@@ -141,8 +183,8 @@ impl<S: Field, const D: usize, Act: ActivationDerivative<S>> ColumnBackward<D>
         y_bar: &SVector<S, D>,
         gradient: &mut Self,
     ) -> SVector<S, D> {
-        let (x_bar, w_bar, s) =
-            residual_backward::<S, Act, D>(self.weight(), x, self.bias(), y_bar);
+        let (_, activated) = residual_keeping::<S, Act, D>(self.weight(), x, self.bias());
+        let (x_bar, w_bar, s) = residual_pullback::<S, Act, D>(self.weight(), x, &activated, y_bar);
         gradient.accumulate(&w_bar, &s);
         x_bar
     }

@@ -44,7 +44,11 @@ impl<S: Field, const D: usize> CorrelationBackward<S, D> for SkewWeight<S, D> {
         );
         let zk = product::mul(z, &k);
         let azk = product::mul(self.a().matrix(), &zk);
-        *z_bar -= azk;
+        product::update(
+            z_bar,
+            #[inline(always)]
+            |entry, i, j| entry - azk[(i, j)],
+        );
         gradient.accumulate(&product::mul(&zk, &z.transpose()));
     }
 }
@@ -78,8 +82,12 @@ impl<S: Field, const D: usize> CorrelationBackward<S, D> for ArbitraryWeight<S, 
         let zk = product::mul(z, &k);
         let zk_t = product::mul(z, &k.transpose());
         let a = self.a();
-        let shares = product::mul(a, &zk_t) + product::tr_mul(a, &zk);
-        *z_bar += shares;
+        let (transposed_share, share) = (product::mul(a, &zk_t), product::tr_mul(a, &zk));
+        product::update(
+            z_bar,
+            #[inline(always)]
+            |entry, i, j| entry + (transposed_share[(i, j)] + share[(i, j)]),
+        );
         gradient.accumulate(&product::mul(&zk, &z.transpose()));
     }
 }

@@ -66,7 +66,11 @@ impl<S: Field, const D: usize> ArbitraryWeight<S, D> {
     /// Adds `m` to `A`: the weighting as a gradient accumulator (see [`crate::backward`]).
     #[inline(always)]
     pub(crate) fn accumulate(&mut self, m: &SMatrix<S, D, D>) {
-        self.a += m;
+        product::update(
+            &mut self.a,
+            #[inline(always)]
+            |entry, i, j| entry + m[(i, j)],
+        );
     }
 }
 

@@ -62,11 +62,23 @@ fn residual<S: Field, Act: Activation<S>, const D: usize>(
     x: &SVector<S, D>,
     b: Option<&SVector<S, D>>,
 ) -> SVector<S, D> {
+    residual_keeping::<S, Act, D>(w, x, b).0
+}
+
+/// The residual update `x + σ(W x + b)` and its activated part `σ(W x + b)`, which the backward
+/// pass reuses instead of evaluating `σ` again ([`crate::backward`]).
+#[inline(always)]
+pub(crate) fn residual_keeping<S: Field, Act: Activation<S>, const D: usize>(
+    w: &SMatrix<S, D, D>,
+    x: &SVector<S, D>,
+    b: Option<&SVector<S, D>>,
+) -> (SVector<S, D>, SVector<S, D>) {
     let update = Act::apply_matrix(affine(w, x, b));
-    product::matrix(
+    let y = product::matrix(
         #[inline(always)]
         |i, _| x[i] + update[i],
-    )
+    );
+    (y, update)
 }
 
 /// An optional bias from an optional slice.

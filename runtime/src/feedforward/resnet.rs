@@ -8,7 +8,7 @@ use rand::Rng;
 use super::{bias_from_slice, residual};
 use crate::activation::{Activation, Identity, Tanh};
 use crate::packed::matrix_from_slice;
-use crate::{ColumnLayer, Error, Field, LaneTwin, MapScalar, Real, init};
+use crate::{ColumnLayer, Error, Field, LaneTwin, MapScalar, Real, init, product};
 
 /// `x ↦ x + σ(W x + b)`, `W` dense; GML's default activation is the identity.
 ///
@@ -62,9 +62,17 @@ impl<S: Field, const D: usize, Act> ResNetLayer<S, D, Act> {
     /// accumulator (see [`crate::backward`]).
     #[inline(always)]
     pub(crate) fn accumulate(&mut self, w_bar: &SMatrix<S, D, D>, b_bar: &SVector<S, D>) {
-        self.weight += w_bar;
+        product::update(
+            &mut self.weight,
+            #[inline(always)]
+            |entry, i, j| entry + w_bar[(i, j)],
+        );
         if let Some(bias) = self.bias.as_mut() {
-            *bias += b_bar;
+            product::update(
+                bias,
+                #[inline(always)]
+                |entry, i, _| entry + b_bar[i],
+            );
         }
     }
 }

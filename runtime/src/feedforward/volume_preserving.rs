@@ -12,7 +12,7 @@ use rand::Rng;
 use super::{bias_from_slice, residual};
 use crate::activation::{Activation, Tanh};
 use crate::packed::{Lower, Packed, PackedLayout, Upper};
-use crate::{ColumnLayer, Error, Field, MapScalar};
+use crate::{ColumnLayer, Error, Field, MapScalar, product};
 
 /// The two packed layouts a volume-preserving feed-forward weight can have:
 /// [`Lower`] and [`Upper`] (strict).
@@ -98,7 +98,11 @@ impl<S: Field, const D: usize, Layout: StrictlyTriangular, Act>
     pub(crate) fn accumulate(&mut self, w_bar: &SMatrix<S, D, D>, b_bar: &SVector<S, D>) {
         self.weight.add_packed_from(w_bar);
         if let Some(bias) = self.bias.as_mut() {
-            *bias += b_bar;
+            product::update(
+                bias,
+                #[inline(always)]
+                |entry, i, _| entry + b_bar[i],
+            );
         }
     }
 }
