@@ -9,10 +9,12 @@
 
 use geomattn::nalgebra::SMatrix;
 use geomattn::{
-    ArbitraryVpa, Backward, Elimination, Error, Generated, GramSchmidt, Identity, Isa,
-    LaneBackward, Lanewise, Lower, MapScalar, ResNetLayer, Schema, SkewVpa, SkewWeight, Tanh,
-    Upper, VolumePreservingFeedForward, VolumePreservingLayer, VolumePreservingTransformer,
-    from_flat,
+    AddConnection, ArbitraryVpa, Backward, DenseA, Elimination, Error, Generated, GmlCompatible,
+    GradientExact, GramSchmidt, Identity, Isa, LaneBackward, Lanewise, LinearSymplecticTransformer,
+    Lower, MapScalar, MatrixSoftmax, MultiHeadAttention, NoConnection, ResNetLayer, Schema,
+    SkewVpa, SkewWeight, StandardTransformerIntegrator, SymmetricA, SymplecticTransformer, Tanh,
+    Upper, VectorSoftmax, VolumePreservingFeedForward, VolumePreservingLayer,
+    VolumePreservingTransformer, from_flat,
 };
 use geomattn_testkit::lanes::{COUNTS, batch, bits, first_difference};
 use geomattn_testkit::{random_matrix, unit};
@@ -185,6 +187,33 @@ fn volume_preserving_transformer_backward_runs_in_lanes() {
     type Skew = VolumePreservingTransformer<f64, 4, 5, 1, 2, 3, Tanh, SkewWeight<f64, 4>>;
     assert_lanes_match_scalar::<_, 3, 3>(&random::<Arbitrary>(&mut rng), &mut rng, 1.0);
     assert_lanes_match_scalar::<_, 4, 5>(&random::<Skew>(&mut rng), &mut rng, 1.0);
+}
+
+/// Multi-head attention (one and two heads, with and without the connection), the standard
+/// transformer integrator, the linear symplectic transformer and the symplectic transformer with
+/// dense and symmetric weights (both kicks) and both softmaxes.
+#[test]
+fn standard_and_symplectic_backward_run_in_lanes() {
+    let mut rng = SmallRng::seed_from_u64(5);
+    type Integrator<Att> = StandardTransformerIntegrator<f64, 4, Att, 1, 2, Tanh>;
+    type Sympt<Sm, Weight> = SymplecticTransformer<f64, 2, 4, 1, 1, Tanh, Sm, Weight>;
+    for scale in [1.0, 3.0] {
+        let one_head = random::<MultiHeadAttention<f64, 4, 1, 4, NoConnection>>(&mut rng);
+        assert_lanes_match_scalar::<_, 4, 3>(&one_head, &mut rng, scale);
+        let two_heads = random::<MultiHeadAttention<f64, 4, 2, 2, AddConnection>>(&mut rng);
+        assert_lanes_match_scalar::<_, 4, 5>(&two_heads, &mut rng, scale);
+        let integrator =
+            random::<Integrator<MultiHeadAttention<f64, 4, 2, 2, AddConnection>>>(&mut rng);
+        assert_lanes_match_scalar::<_, 4, 3>(&integrator, &mut rng, scale);
+        let linear = random::<LinearSymplecticTransformer<f64, 2, 3, 4, 2, 1, Tanh>>(&mut rng);
+        assert_lanes_match_scalar::<_, 4, 3>(&linear, &mut rng, scale);
+        let dense = random::<Sympt<MatrixSoftmax, DenseA<f64, 2>>>(&mut rng);
+        assert_lanes_match_scalar::<_, 4, 3>(&dense, &mut rng, scale);
+        let gml = random::<Sympt<VectorSoftmax, SymmetricA<f64, 2, GmlCompatible>>>(&mut rng);
+        assert_lanes_match_scalar::<_, 4, 2>(&gml, &mut rng, scale);
+        let exact = random::<Sympt<VectorSoftmax, SymmetricA<f64, 2, GradientExact>>>(&mut rng);
+        assert_lanes_match_scalar::<_, 4, 3>(&exact, &mut rng, scale);
+    }
 }
 
 /// Buffers of different lengths, or not a whole number of sequences: an error, and nothing

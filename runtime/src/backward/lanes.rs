@@ -1,11 +1,15 @@
 //! The backward passes over lane vectors: [`LaneBackward`], what
 //! [`Lanewise::backward_flat`](crate::Lanewise::backward_flat) runs a batch's backward passes with.
 
-use super::Backward;
+use super::{Backward, SoftmaxBackward};
 use crate::activation::{Identity, Tanh};
+use crate::mha::{Connection, Euclidean};
+use crate::symplectic::PhaseSide;
 use crate::{
-    ArbitraryVpa, Elimination, Field, Generated, GramSchmidt, Lower, MapScalar, Real, ResNetLayer,
-    SkewVpa, Transformer, Upper, VolumePreservingFeedForward, VolumePreservingLayer,
+    ArbitraryVpa, DenseA, Elimination, Field, Generated, GramSchmidt, LinearSymplecticAttention,
+    Lower, MapScalar, MultiHeadAttention, Real, ResNetLayer, ResNetStack, SkewVpa, SymmetricA,
+    SymmetricMode, SympNetStack, SymplecticAttention, Transformer, Upper,
+    VolumePreservingFeedForward, VolumePreservingLayer,
 };
 
 /// A layer with a [`Backward`] pass that can be rebuilt over any [`Real`] scalar with its backward
@@ -85,6 +89,23 @@ self_gradient_lane_backward! {
         => VolumePreservingFeedForward<X, D, NB, NL, Identity>;
     [] ResNetLayer<S, D, Tanh> => ResNetLayer<X, D, Tanh>;
     [] ResNetLayer<S, D, Identity> => ResNetLayer<X, D, Identity>;
+    [const NB: usize] ResNetStack<S, D, NB, Tanh> => ResNetStack<X, D, NB, Tanh>;
+    [const NB: usize] ResNetStack<S, D, NB, Identity> => ResNetStack<X, D, NB, Identity>;
+    [const H: usize, const DH: usize, Conn: Connection, Sm: SoftmaxBackward]
+        MultiHeadAttention<S, D, H, DH, Conn, Euclidean, Sm>
+        => MultiHeadAttention<X, D, H, DH, Conn, Euclidean, Sm>;
+    [const N: usize, Side: PhaseSide]
+        LinearSymplecticAttention<S, N, T, Side> => LinearSymplecticAttention<X, N, T, Side>;
+    [const N: usize, Side: PhaseSide, Sm: SoftmaxBackward]
+        SymplecticAttention<S, N, Side, Sm, DenseA<S, N>>
+        => SymplecticAttention<X, N, Side, Sm, DenseA<X, N>>;
+    [const N: usize, Side: PhaseSide, Sm: SoftmaxBackward, Mode: SymmetricMode]
+        SymplecticAttention<S, N, Side, Sm, SymmetricA<S, N, Mode>>
+        => SymplecticAttention<X, N, Side, Sm, SymmetricA<X, N, Mode>>;
+    [const N: usize, const H: usize, const NS: usize, First: PhaseSide]
+        SympNetStack<S, N, H, NS, Tanh, First> => SympNetStack<X, N, H, NS, Tanh, First>;
+    [const N: usize, const H: usize, const NS: usize, First: PhaseSide]
+        SympNetStack<S, N, H, NS, Identity, First> => SympNetStack<X, N, H, NS, Identity, First>;
 }
 
 /// Block by block: the attention's and the feed-forward part's conversions.
