@@ -163,8 +163,8 @@ use train_on_grid;
 fn not_trainable(arch: &Arch) -> Error {
     Error::Unsupported {
         arch: arch.to_string(),
-        reason: "cannot be trained yet: training needs every layer's backward pass, which \
-                 exists for the volume-preserving transformer (vpt) only"
+        reason: "cannot be trained by the command yet: it trains the volume-preserving \
+                 transformer (vpt) only; in Rust, `geomattn::train` trains every architecture"
             .into(),
     }
 }

@@ -225,7 +225,7 @@ fn options_that_cannot_train_are_errors() {
         train(&arch, &two_d, &Options::default(), &mut |_| {}),
         Err(Error::Length { expected, found: 2, .. }) if expected == "3"
     ));
-    // An architecture without backward passes is refused, naming what can be trained.
+    // An architecture the command does not train is refused, naming what it trains.
     let st = "st(dim=3, seq=3, n_heads=1, n_blocks=2, L=3, activation=tanh, add_connection=false)";
     match train(
         &st.parse().unwrap(),

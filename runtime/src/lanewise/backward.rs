@@ -4,15 +4,18 @@ use nalgebra::SMatrix;
 use num_traits::Zero;
 
 use super::{Lanewise, Padding, pack, pack_partial, unpack, unpack_partial, zeros};
+#[cfg(target_arch = "x86_64")]
+use crate::Isa;
 use crate::isa::{BatchScalar, LaneVector};
 use crate::layer::flat_sequence_count;
-use crate::{Backward, Error, Isa, LaneBackward};
+use crate::{Backward, Error, LaneBackward};
 
 impl<L> Lanewise<L> {
-    /// The backward passes of every sequence of a flat `(D, T, B)` batch, [`Isa::lanes`]
-    /// sequences at a time: writes each sequence's input cotangent `∂L/∂Z` into `z_bar` and adds
-    /// the parameter gradient summed over the batch to `gradient`, given the inputs `input` and
-    /// the output cotangents `out_bar` (as [`Backward::backward_into`] does for one sequence).
+    /// The backward passes of every sequence of a flat `(D, T, B)` batch,
+    /// [`Isa::lanes`](crate::Isa::lanes) sequences at a time: writes each sequence's input
+    /// cotangent `∂L/∂Z` into `z_bar` and adds the parameter gradient summed over the batch to
+    /// `gradient`, given the inputs `input` and the output cotangents `out_bar` (as
+    /// [`Backward::backward_into`] does for one sequence).
     ///
     /// The input cotangents are **bit-identical** to [`Backward::backward_into`]'s: every lane
     /// runs the scalar operations in the scalar order. The parameter gradient differs in the
