@@ -47,6 +47,7 @@ impl<S: Field, const D: usize, const N: usize, const T: usize, Side: PhaseSide> 
         Self::new(Symmetric::zeros())
     }
 
+    #[inline(always)]
     fn backward_into(
         &self,
         z: SMatrixView<'_, S, D, T>,
@@ -172,6 +173,7 @@ where
         Self::with_weight(self.weight().zero_gradient())
     }
 
+    #[inline(always)]
     fn backward_into(
         &self,
         z: SMatrixView<'_, S, D, T>,

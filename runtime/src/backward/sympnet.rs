@@ -77,6 +77,7 @@ where
         zeroed()
     }
 
+    #[inline(always)]
     fn column_backward(
         &self,
         x: &SVector<S, D>,
@@ -102,6 +103,7 @@ where
         SympNetStack::new([(); NS].map(|()| zeroed()))
     }
 
+    #[inline(always)]
     fn column_backward(
         &self,
         x: &SVector<S, D>,

@@ -32,6 +32,7 @@ where
         Self::new([Head::new(zero, zero, zero); H])
     }
 
+    #[inline(always)]
     fn backward_into(
         &self,
         z: SMatrixView<'_, S, D, T>,

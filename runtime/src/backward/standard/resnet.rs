@@ -22,6 +22,7 @@ where
         )
     }
 
+    #[inline(always)]
     fn column_backward(
         &self,
         x: &SVector<S, D>,
