@@ -3,22 +3,25 @@
 use nalgebra::SMatrix;
 use num_traits::Zero;
 
-use super::{Lanewise, Padding, pack, pack_partial, unpack, unpack_partial, zeros};
+use super::{Functions, Lanewise, Padding, pack, pack_partial, unpack, unpack_partial, zeros};
 #[cfg(target_arch = "x86_64")]
 use crate::Isa;
 use crate::isa::{BatchScalar, LaneVector};
 use crate::layer::flat_sequence_count;
 use crate::{Backward, Error, LaneBackward};
 
-impl<L> Lanewise<L> {
+impl<L, F: Functions> Lanewise<L, F> {
     /// The backward passes of every sequence of a flat `(D, T, B)` batch,
     /// [`Isa::lanes`](crate::Isa::lanes) sequences at a time: writes each sequence's input
     /// cotangent `∂L/∂Z` into `z_bar` and adds the parameter gradient summed over the batch to
     /// `gradient`, given the inputs `input` and the output cotangents `out_bar` (as
     /// [`Backward::backward_into`] does for one sequence).
     ///
-    /// The input cotangents are **bit-identical** to [`Backward::backward_into`]'s: every lane
-    /// runs the scalar operations in the scalar order. The parameter gradient differs in the
+    /// With [`ScalarFunctions`](super::ScalarFunctions) (the default), the input cotangents are
+    /// **bit-identical** to [`Backward::backward_into`]'s: every lane runs the scalar operations
+    /// in the scalar order. With [`VectorFunctions`](super::VectorFunctions)
+    /// ([`Lanewise::vector_functions`], as for the forward pass) `exp`, `tanh` and the products'
+    /// sums differ within the bounds stated there, propagated through the layer. The parameter gradient differs in the
     /// order of its sums only: each lane sums its own sequences' gradients (lane 0 starting from
     /// `gradient`), and the lanes are added once at the end of the call. The tests hold it to
     /// `1e-13` of the largest entry of the scalar sum in f64, for every layer with a backward
@@ -66,11 +69,13 @@ impl<L> Lanewise<L> {
         match self.isa {
             // SAFETY: `self.isa` is available on this processor (checked when `self` was built).
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => unsafe { backward_avx512::<S, L, D, T>(&self.layer, buffers, gradient) },
+            Isa::Avx512 => unsafe {
+                backward_avx512::<F, S, L, D, T>(&self.layer, buffers, gradient);
+            },
             // SAFETY: as above.
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => unsafe { backward_avx2::<S, L, D, T>(&self.layer, buffers, gradient) },
-            _ => backward_groups::<S::Portable, L, D, T>(&self.layer, buffers, gradient),
+            Isa::Avx2 => unsafe { backward_avx2::<F, S, L, D, T>(&self.layer, buffers, gradient) },
+            _ => backward_groups::<F::Vector<S::Portable>, L, D, T>(&self.layer, buffers, gradient),
         }
         Ok(())
     }
@@ -82,27 +87,27 @@ type Buffers<'a, S> = (&'a [S], &'a [S], &'a mut [S]);
 /// [`backward_groups`] over AVX-512 vectors, compiled for AVX-512.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,avx,fma")]
-fn backward_avx512<S: BatchScalar, L, const D: usize, const T: usize>(
+fn backward_avx512<F: Functions, S: BatchScalar, L, const D: usize, const T: usize>(
     layer: &L,
     buffers: Buffers<'_, S>,
     gradient: &mut L::Gradient,
 ) where
     L: LaneBackward<S, D, T>,
 {
-    backward_groups::<S::Avx512, L, D, T>(layer, buffers, gradient);
+    backward_groups::<F::Vector<S::Avx512>, L, D, T>(layer, buffers, gradient);
 }
 
 /// [`backward_groups`] over AVX2 vectors, compiled for AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx,fma")]
-fn backward_avx2<S: BatchScalar, L, const D: usize, const T: usize>(
+fn backward_avx2<F: Functions, S: BatchScalar, L, const D: usize, const T: usize>(
     layer: &L,
     buffers: Buffers<'_, S>,
     gradient: &mut L::Gradient,
 ) where
     L: LaneBackward<S, D, T>,
 {
-    backward_groups::<S::Avx2, L, D, T>(layer, buffers, gradient);
+    backward_groups::<F::Vector<S::Avx2>, L, D, T>(layer, buffers, gradient);
 }
 
 /// The backward passes of the sequences of `buffers` (a whole, non-zero number of `D·T > 0`
