@@ -49,6 +49,10 @@ pub struct Args {
     /// The learning rate η instead of the optimiser's default (for adam-with-decay its η₁).
     #[arg(long, value_name = "η", value_parser = learning_rate, allow_hyphen_values = true)]
     lr: Option<f64>,
+    /// adam-with-decay's `n_epochs`, if not `--epochs`: η reaches 1e-6 after N minibatch steps
+    /// (GML counts them so), then keeps falling; from 1 to 10⁹.
+    #[arg(long, value_name = "N", value_parser = count::epochs)]
+    decay_epochs: Option<u64>,
     /// The seed of the initial (Glorot) weights and of the epochs' shuffles.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -113,6 +117,7 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
         batch: args.batch,
         optimizer: args.optimizer.into(),
         learning_rate: args.lr,
+        decay_epochs: args.decay_epochs,
         seed: args.seed,
         storage: if args.float64 {
             Storage::Float64

@@ -167,6 +167,31 @@ fn every_optimiser_trains_and_takes_its_learning_rate() {
     }
 }
 
+/// `AdamOptimizerWithDecay`'s `n_epochs` apart from the epochs trained (GML's constructor takes
+/// it so): given as the epochs it is the default; a longer decay keeps η higher, so the weights
+/// move further from where the default leaves them than a repeat of the default does (not at all).
+#[test]
+fn the_decay_s_n_epochs_is_its_own_option() {
+    let data = Data::rigid_body(2, 10);
+    let arch = TUTORIAL.parse().unwrap();
+    let trained = |decay_epochs| {
+        let options = Options {
+            epochs: 2,
+            batch: 4,
+            optimizer: Optimizer::AdamWithDecay,
+            decay_epochs,
+            storage: Storage::Float64,
+            ..Options::default()
+        };
+        let trained = train(&arch, &data, &options, &mut |_| {}).unwrap();
+        let net: Vpt = load(&GmlFile::from_bytes(trained.file).unwrap()).unwrap();
+        params(&net)
+    };
+    let default = trained(None);
+    assert_eq!(trained(Some(2)), default);
+    assert_ne!(trained(Some(1000)), default);
+}
+
 /// A learning rate the network cannot take: the loss stops being finite, and training stops
 /// with an error saying so, in the epoch where it happened.
 #[test]
@@ -217,6 +242,23 @@ fn options_that_cannot_train_are_errors() {
         &data,
     );
     assert!(reason.contains("batch"), "{reason}");
+    let reason = fails(
+        Options {
+            optimizer: Optimizer::AdamWithDecay,
+            decay_epochs: Some(0),
+            ..Options::default()
+        },
+        &data,
+    );
+    assert!(reason.contains("n_epochs must be at least 1"), "{reason}");
+    let reason = fails(
+        Options {
+            decay_epochs: Some(10),
+            ..Options::default()
+        },
+        &data,
+    );
+    assert!(reason.contains("adam-with-decay"), "{reason}");
     // seq = 3 needs 6 states per trajectory.
     let reason = fails(Options::default(), &Data::rigid_body(2, 5));
     assert!(reason.contains("at least 6"), "{reason}");
