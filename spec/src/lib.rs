@@ -56,6 +56,7 @@ mod guide {
 }
 pub mod rigid_body;
 pub mod structure;
+#[cfg(feature = "train")]
 pub mod train;
 
 pub use arch::{
