@@ -16,10 +16,9 @@
 //!
 //! The arithmetic is `f64` throughout (GML computes in the network's element type, `Float32` in
 //! its tutorial), on the lane path with the vectorised `tanh` and fused products
-//! ([`geomattn::VectorFunctions`]: within a few units in the last place of the scalar functions,
-//! forward and backward alike);
-//! the file stores the weights as [`Storage::Float32`] (GML's default, rounded
-//! once) or [`Storage::Float64`].
+//! ([`geomattn::VectorFunctions`], within a few units in the last place of the scalar functions,
+//! forward and backward alike). The file stores the weights as [`Storage::Float32`] (GML's
+//! default, rounded once) or [`Storage::Float64`].
 //!
 //! ```
 //! use geomattn_spec::train::{Data, Optimizer, Options, train};
