@@ -8,7 +8,11 @@ the parallelism). Printed: rollouts per second in total and per worker, for 1 â€
 and the largest drift of |z| over the final states (the rigid body conserves it; the network
 nearly does).
 
-    python examples/ensemble.py --engines direct,dask,ray --workers 1,2 --count 1000000
+    python python/examples/ensemble.py --engines direct,dask,ray --workers 1,2 --count 1000000
+
+Run it from the repository root, with geomattn installed: Ray's workers put the driver's working
+directory first on their import path, so from `python/` they would import the source folder
+`geomattn/` (which lacks the compiled module) instead of the installed package.
 
 `direct` is the baseline: one process, geomattn's own thread pool. No home-made scheduler: Dask's `LocalCluster` (worker processes) with `dask.array.map_blocks`,
 and Ray in local mode (`ray.init(num_cpus=N)`) with `ray.data` `map_batches` over an actor pool.
