@@ -42,6 +42,19 @@ fn flat<G: MapScalar<Scalar = f64>>(gradient: &G) -> Vec<f64> {
     values
 }
 
+/// The largest magnitude among `values`.
+fn largest_magnitude(values: &[f64]) -> f64 {
+    values.iter().fold(0.0_f64, |m, x| m.max(x.abs()))
+}
+
+/// The largest entrywise difference between `found` and `expected`.
+fn worst_difference(found: &[f64], expected: &[f64]) -> f64 {
+    found
+        .iter()
+        .zip(expected)
+        .fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()))
+}
+
 /// The scalar backward pass over every sequence of a flat batch, in order: `(∂L/∂Z, gradient)`.
 fn scalar_backward<L, const D: usize, const T: usize>(
     layer: &L,
@@ -83,7 +96,7 @@ fn assert_lanes_match_scalar<L, const D: usize, const T: usize>(
         layer.backward(&random_matrix(rng), &random_matrix(rng), &mut start);
         let (z_bar, gradient) = scalar_backward(layer, &input, &out_bar, start.clone());
         let expected = flat(&gradient);
-        let largest = expected.iter().fold(0.0_f64, |m, g| m.max(g.abs()));
+        let largest = largest_magnitude(&expected);
         assert!(largest > 0.0, "{name}: a gradient of zeros tests nothing");
         for isa in Isa::ALL {
             let Some(fast) = Lanewise::on(isa, layer.clone()) else {
@@ -98,11 +111,7 @@ fn assert_lanes_match_scalar<L, const D: usize, const T: usize>(
                 None,
                 "(entry, lanes, scalar) of ∂L/∂Z for {name}, {isa:?}, {count} sequences"
             );
-            let found = flat(&lanes_gradient);
-            let worst = found
-                .iter()
-                .zip(&expected)
-                .fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()));
+            let worst = worst_difference(&flat(&lanes_gradient), &expected);
             assert!(
                 worst <= GRADIENT_TOLERANCE * largest,
                 "gradient of {name}, {isa:?}, {count} sequences: off by {worst:e} of {largest:e}"
@@ -254,11 +263,8 @@ fn assert_vector_functions_close<L, const D: usize, const T: usize>(
             .iter()
             .zip(found.iter().zip(&expected))
         {
-            let largest = expected.iter().fold(0.0_f64, |m, g| m.max(g.abs()));
-            let worst = found
-                .iter()
-                .zip(expected)
-                .fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()));
+            let largest = largest_magnitude(expected);
+            let worst = worst_difference(found, expected);
             assert!(
                 worst <= VECTOR_FUNCTIONS_TOLERANCE * largest,
                 "{what} of {name}, {isa:?}: off by {worst:e} of {largest:e}"

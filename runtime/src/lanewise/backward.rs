@@ -21,9 +21,10 @@ impl<L, F: Functions> Lanewise<L, F> {
     /// **bit-identical** to [`Backward::backward_into`]'s: every lane runs the scalar operations
     /// in the scalar order. With [`VectorFunctions`](super::VectorFunctions)
     /// ([`Lanewise::vector_functions`], as for the forward pass) `exp`, `tanh` and the products'
-    /// sums differ within the bounds stated there, propagated through the layer. The parameter gradient differs in the
-    /// order of its sums only: each lane sums its own sequences' gradients (lane 0 starting from
-    /// `gradient`), and the lanes are added once at the end of the call. The tests hold it to
+    /// sums differ within the bounds stated there, propagated through the layer. The parameter
+    /// gradient differs in the order of its sums only: each lane sums its own sequences'
+    /// gradients (lane 0 starting from `gradient`), and the lanes are added once at the end of
+    /// the call. The tests hold it to
     /// `1e-13` of the largest entry of the scalar sum in f64, for every layer with a backward
     /// pass. The lanes of the last, partial group past its sequences get zero cotangents, so they
     /// add exact zeros (for any input whose forward pass is finite).
