@@ -65,6 +65,10 @@ pub struct Args {
     /// Also plot the loss per epoch (SVG).
     #[arg(long, value_name = "LOSS.svg")]
     plot: Option<PathBuf>,
+    /// Also write OUT.h5 after every N epochs (each time whole, replacing the last), so that a
+    /// long run can be stopped and its last checkpoint used; from 1 to 10⁹.
+    #[arg(long, value_name = "N", value_parser = count::epochs)]
+    checkpoint_every: Option<u64>,
 }
 
 /// GML's optimisers, by the names of the command line.
@@ -124,6 +128,7 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
         } else {
             Storage::Float32
         },
+        checkpoint_every: args.checkpoint_every,
     };
     let bar = ProgressBar::new(args.epochs).with_style(
         ProgressStyle::with_template("epoch {pos}/{len} {msg} [{elapsed} < {eta}]")
@@ -132,6 +137,18 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
     let mut printed: Result<(), Failure> = Ok(());
     let start = Instant::now();
     let trained = train(&arch, &data, &options, &mut |epoch: Epoch| {
+        // A checkpoint that cannot be written is reported at once, and training goes on: the
+        // final write reports its own failure.
+        if let Some(file) = epoch.checkpoint
+            && let Err(failure) = output::write_atomically(&args.output, file)
+        {
+            bar.suspend(|| {
+                eprintln!(
+                    "geomattn train: the checkpoint of epoch {} was not written: {failure}",
+                    epoch.epoch
+                );
+            });
+        }
         let seconds = start.elapsed().as_secs_f64();
         #[allow(clippy::cast_precision_loss)]
         let rate = (epoch.epoch as f64 * epoch.windows as f64) / seconds.max(1e-9);

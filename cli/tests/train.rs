@@ -115,7 +115,7 @@ fn bad_training_input_is_one_line_and_exit_code_two_with_no_file() {
     let dir = tempfile::tempdir().unwrap();
     let (file, _) = csv_file(dir.path());
     let st = "st(dim=3, seq=3, n_heads=1, n_blocks=2, L=3, activation=tanh, add_connection=false)";
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 10] = [
         (
             &["--arch", VPT, "--data", &file, "--epochs", "0"],
             "--epochs",
@@ -129,6 +129,19 @@ fn bad_training_input_is_one_line_and_exit_code_two_with_no_file() {
                 "--arch", VPT, "--data", &file, "--epochs", "1", "--batch", "0",
             ],
             "--batch",
+        ),
+        (
+            &[
+                "--arch",
+                VPT,
+                "--data",
+                &file,
+                "--epochs",
+                "1",
+                "--checkpoint-every",
+                "0",
+            ],
+            "--checkpoint-every",
         ),
         (
             &[
@@ -183,4 +196,41 @@ fn bad_training_input_is_one_line_and_exit_code_two_with_no_file() {
         assert!(message.contains(says), "{args:?}: {message}");
         assert!(!dir.path().join("net.h5").exists(), "{args:?}");
     }
+}
+
+/// A checkpoint that cannot be written is reported as its epoch ends, and training goes on to its
+/// end (whose own write then fails: no file, a non-zero exit).
+#[test]
+fn an_unwritable_checkpoint_is_reported_at_its_epoch() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, _) = csv_file(dir.path());
+    let out = geomattn_in(
+        dir.path(),
+        &[
+            "train",
+            "--arch",
+            VPT,
+            "--data",
+            &file,
+            "--epochs",
+            "3",
+            "--checkpoint-every",
+            "2",
+            "-o",
+            "missing/net.h5",
+        ],
+    );
+    let message = text(&out.stderr);
+    assert!(!out.status.success(), "{message}");
+    assert_eq!(text(&out.stdout).lines().count(), 3, "{message}");
+    let warnings: Vec<&str> = message
+        .lines()
+        .filter(|line| line.contains("checkpoint"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{message}");
+    assert!(
+        warnings[0].contains("epoch 2") && warnings[0].contains("missing"),
+        "{message}"
+    );
+    assert!(!dir.path().join("missing").exists());
 }

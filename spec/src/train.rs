@@ -35,7 +35,7 @@
 
 use std::num::NonZeroU64;
 
-use geomattn::gml::{GmlWriter, Storage};
+use geomattn::gml::{GmlWriter, SaveError, Storage};
 use geomattn::init::glorot_network;
 use geomattn::nalgebra::{SMatrix, SVector};
 use geomattn::train::{
@@ -90,6 +90,10 @@ pub struct Options {
     pub seed: u64,
     /// The element type of the written file.
     pub storage: Storage,
+    /// Also hand the network, as a GML file, to the epoch callback after every this many epochs
+    /// ([`Epoch::checkpoint`]), so that a long run can be stopped and its last checkpoint used.
+    /// `None`: only at the end. An error if `Some(0)`.
+    pub checkpoint_every: Option<u64>,
 }
 
 impl Default for Options {
@@ -103,19 +107,23 @@ impl Default for Options {
             decay_epochs: None,
             seed: 0,
             storage: Storage::Float32,
+            checkpoint_every: None,
         }
     }
 }
 
 /// One finished epoch.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Epoch {
+pub struct Epoch<'a> {
     /// Its number, from 1.
     pub epoch: u64,
     /// The mean of its minibatches' losses.
     pub loss: f64,
     /// The windows it drew.
     pub windows: usize,
+    /// The network after this epoch, as a GML file (as [`Trained::file`]), when the epoch is a
+    /// multiple of [`Options::checkpoint_every`].
+    pub checkpoint: Option<&'a [u8]>,
 }
 
 /// A trained network.
@@ -138,7 +146,7 @@ pub fn train(
     arch: &Arch,
     data: &Data,
     options: &Options,
-    on_epoch: &mut dyn FnMut(Epoch),
+    on_epoch: &mut dyn FnMut(Epoch<'_>),
 ) -> Result<Trained, Error> {
     on_grid!(arch, f64, train_on_grid, (data, options, on_epoch))
 }
@@ -225,7 +233,7 @@ fn train_units<Att, Ff, const D: usize, const T: usize, const PA: usize, const P
     l: usize,
     data: &Data,
     options: &Options,
-    on_epoch: &mut dyn FnMut(Epoch),
+    on_epoch: &mut dyn FnMut(Epoch<'_>),
     arch: &Arch,
 ) -> Result<Trained, Error>
 where
@@ -239,6 +247,11 @@ where
         .ok_or_else(|| train_error("the number of epochs must be at least 1".into()))?;
     if options.batch == 0 {
         return Err(train_error("the batch size must be at least 1".into()));
+    }
+    if options.checkpoint_every == Some(0) {
+        return Err(train_error(
+            "the checkpoint interval must be at least 1 epoch".into(),
+        ));
     }
     let decay_epochs = match (options.decay_epochs, options.optimizer) {
         (None, _) => epochs,
@@ -301,23 +314,36 @@ where
         #[allow(clippy::cast_precision_loss)]
         let loss = total / order.len().div_ceil(options.batch) as f64;
         losses.push(loss);
+        let checkpoint = match options.checkpoint_every {
+            Some(every) if epoch % every == 0 => Some(gml_file(&units, options.storage)?),
+            _ => None,
+        };
         on_epoch(Epoch {
             epoch,
             loss,
             windows: order.len(),
+            checkpoint: checkpoint.as_deref(),
         });
     }
-    let mut writer = GmlWriter::new(options.storage);
-    for (attention, feedforward) in &units {
-        writer
-            .write(attention)
-            .map_err(|e| train_error(e.to_string()))?;
-        writer
-            .write(feedforward)
-            .map_err(|e| train_error(e.to_string()))?;
-    }
-    let file = writer.finish().map_err(|e| train_error(e.to_string()))?;
+    let file = gml_file(&units, options.storage)?;
     Ok(Trained { file, losses })
+}
+
+/// The units as a GML file, each weight stored as `storage`.
+fn gml_file<Att, Ff>(units: &[(Att, Ff)], storage: Storage) -> Result<Vec<u8>, Error>
+where
+    Att: Schema<Scalar = f64>,
+    Ff: Schema<Scalar = f64>,
+{
+    let train_error = |e: SaveError| Error::Train {
+        reason: e.to_string(),
+    };
+    let mut writer = GmlWriter::new(storage);
+    for (attention, feedforward) in units {
+        writer.write(attention).map_err(train_error)?;
+        writer.write(feedforward).map_err(train_error)?;
+    }
+    writer.finish().map_err(train_error)
 }
 
 /// The buffers of one minibatch's passes, kept from minibatch to minibatch: allocated per

@@ -335,3 +335,60 @@ fn csv_data_files_and_their_errors() {
         }
     }
 }
+
+/// Checkpoints come every `checkpoint_every` epochs, each the network as it is then: the
+/// checkpoint of epoch 4 in a run of 5 epochs is the file a run of 4 epochs (same seed) writes,
+/// and the network changes between checkpoints. An interval of 0 is refused.
+#[test]
+fn checkpoints_are_the_network_of_their_epoch() {
+    let data = Data::rigid_body(3, 12);
+    let arch = TUTORIAL.parse().unwrap();
+    let options = Options {
+        epochs: 5,
+        batch: 8,
+        checkpoint_every: Some(2),
+        ..Options::default()
+    };
+    let mut checkpoints = Vec::new();
+    let five = train(&arch, &data, &options, &mut |e| {
+        checkpoints.push((e.epoch, e.checkpoint.map(<[u8]>::to_vec)));
+    })
+    .unwrap();
+    let at: Vec<u64> = checkpoints
+        .iter()
+        .filter(|(_, file)| file.is_some())
+        .map(|(epoch, _)| *epoch)
+        .collect();
+    assert_eq!(at, [2, 4]);
+    let (second, fourth) = (
+        checkpoints[1].1.clone().unwrap(),
+        checkpoints[3].1.clone().unwrap(),
+    );
+    assert_ne!(second, fourth);
+    assert_ne!(fourth, five.file);
+    let four = train(
+        &arch,
+        &data,
+        &Options {
+            epochs: 4,
+            checkpoint_every: None,
+            ..options.clone()
+        },
+        &mut |e| assert!(e.checkpoint.is_none()),
+    )
+    .unwrap();
+    assert_eq!(four.file, fourth);
+    let refused = train(
+        &arch,
+        &data,
+        &Options {
+            checkpoint_every: Some(0),
+            ..options
+        },
+        &mut |_| {},
+    );
+    assert!(
+        matches!(&refused, Err(Error::Train { reason }) if reason.contains("checkpoint")),
+        "{refused:?}"
+    );
+}
