@@ -69,6 +69,11 @@ pub struct Args {
     /// long run can be stopped and its last checkpoint used; from 1 to 10⁹.
     #[arg(long, value_name = "N", value_parser = count::epochs)]
     checkpoint_every: Option<u64>,
+    /// Start from the weights of this GML file of the architecture (a checkpoint, or a network
+    /// trained in GML) instead of Glorot-uniform ones; the optimiser starts afresh (GML's files
+    /// hold no optimiser state).
+    #[arg(long, value_name = "FILE.h5")]
+    init: Option<PathBuf>,
 }
 
 /// GML's optimisers, by the names of the command line.
@@ -129,6 +134,7 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
             Storage::Float32
         },
         checkpoint_every: args.checkpoint_every,
+        initial: args.init.clone(),
     };
     let bar = ProgressBar::new(args.epochs).with_style(
         ProgressStyle::with_template("epoch {pos}/{len} {msg} [{elapsed} < {eta}]")

@@ -115,7 +115,7 @@ fn bad_training_input_is_one_line_and_exit_code_two_with_no_file() {
     let dir = tempfile::tempdir().unwrap();
     let (file, _) = csv_file(dir.path());
     let st = "st(dim=3, seq=3, n_heads=1, n_blocks=2, L=3, activation=tanh, add_connection=false)";
-    let cases: [(&[&str], &str); 10] = [
+    let cases: [(&[&str], &str); 11] = [
         (
             &["--arch", VPT, "--data", &file, "--epochs", "0"],
             "--epochs",
@@ -142,6 +142,19 @@ fn bad_training_input_is_one_line_and_exit_code_two_with_no_file() {
                 "0",
             ],
             "--checkpoint-every",
+        ),
+        (
+            &[
+                "--arch",
+                VPT,
+                "--data",
+                &file,
+                "--epochs",
+                "1",
+                "--init",
+                "missing.h5",
+            ],
+            "missing.h5",
         ),
         (
             &[

@@ -7,7 +7,8 @@
 //! [`Error::Unsupported`] until their layers have theirs.
 //!
 //! How, step by step as GML does it ([`geomattn::train`]):
-//! - the weights are Glorot-uniform, biases zero ([`geomattn::init::glorot_network`]);
+//! - the weights are Glorot-uniform, biases zero ([`geomattn::init::glorot_network`]), or
+//!   those of a GML file ([`Options::initial`]);
 //! - each epoch draws every window once (`seq` states, and the `seq` states after them as the
 //!   target) in GML's order: start times and trajectories shuffled, the start varying fastest;
 //! - each minibatch of `batch` windows is one step of the optimiser on GML's transformer loss
@@ -34,6 +35,7 @@
 //! ```
 
 use std::num::NonZeroU64;
+use std::path::PathBuf;
 
 use geomattn::gml::{GmlWriter, SaveError, Storage};
 use geomattn::init::glorot_network;
@@ -49,7 +51,7 @@ use geomattn::{
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use crate::dispatch::{off_grid, on_grid};
+use crate::dispatch::{off_grid, on_grid, read, units};
 use crate::grid;
 use crate::{Activation, Arch, Error};
 
@@ -94,6 +96,10 @@ pub struct Options {
     /// ([`Epoch::checkpoint`]), so that a long run can be stopped and its last checkpoint used.
     /// `None`: only at the end. An error if `Some(0)`.
     pub checkpoint_every: Option<u64>,
+    /// A GML file of the architecture to start from (a checkpoint, or a network trained in
+    /// GML) instead of Glorot-uniform weights. The optimiser starts afresh: GML's files hold no
+    /// optimiser state. `seed` then seeds the shuffles only.
+    pub initial: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -108,6 +114,7 @@ impl Default for Options {
             seed: 0,
             storage: Storage::Float32,
             checkpoint_every: None,
+            initial: None,
         }
     }
 }
@@ -279,7 +286,10 @@ where
         let feedforward = glorot_network(rng).map_err(|e| train_error(e.to_string()))?;
         Ok((attention, feedforward))
     };
-    let mut units: Vec<(Att, Ff)> = (0..l).map(|_| glorot(&mut rng)).collect::<Result<_, _>>()?;
+    let mut units: Vec<(Att, Ff)> = match &options.initial {
+        Some(path) => units::<Att, Ff>(&read(path)?, arch)?.0,
+        None => (0..l).map(|_| glorot(&mut rng)).collect::<Result<_, _>>()?,
+    };
     let mut optimizers: Vec<(AnyOptimizer<PA>, AnyOptimizer<PF>)> = (0..l)
         .map(|_| {
             (

@@ -392,3 +392,65 @@ fn checkpoints_are_the_network_of_their_epoch() {
         "{refused:?}"
     );
 }
+
+/// Training can start from a GML file (a checkpoint, or a network trained in GML) instead of
+/// Glorot weights: with a step too small to move an `f32` weight, the written network is the
+/// fixture's, weight for weight. A missing file, or a file of another architecture, is an error
+/// naming it.
+#[test]
+fn training_starts_from_a_gml_file() {
+    let data = Data::rigid_body(2, 12);
+    let path = fixture("transformer_rigid_body_nn_vpt.h5");
+    let options = Options {
+        epochs: 1,
+        batch: 8,
+        optimizer: Optimizer::Gradient,
+        learning_rate: Some(1e-30),
+        initial: Some(path.clone()),
+        ..Options::default()
+    };
+    let trained = train(&TUTORIAL.parse().unwrap(), &data, &options, &mut |_| {}).unwrap();
+    let started: Vpt = load(&GmlFile::from_bytes(trained.file).unwrap()).unwrap();
+    let fixture_net: Vpt = load(&GmlFile::open(&path).unwrap()).unwrap();
+    assert_eq!(params(&started), params(&fixture_net));
+    // From Glorot weights instead, the network is another.
+    let glorot = train(
+        &TUTORIAL.parse().unwrap(),
+        &data,
+        &Options {
+            initial: None,
+            ..options.clone()
+        },
+        &mut |_| {},
+    )
+    .unwrap();
+    let glorot: Vpt = load(&GmlFile::from_bytes(glorot.file).unwrap()).unwrap();
+    assert_ne!(params(&glorot), params(&fixture_net));
+
+    let missing = train(
+        &TUTORIAL.parse().unwrap(),
+        &data,
+        &Options {
+            initial: Some("missing.h5".into()),
+            ..options.clone()
+        },
+        &mut |_| {},
+    );
+    assert!(
+        matches!(&missing, Err(Error::Unreadable { file, .. }) if file.contains("missing.h5")),
+        "{missing:?}"
+    );
+    let other = train(
+        &TUTORIAL.parse().unwrap(),
+        &data,
+        &Options {
+            initial: Some(fixture("transformer_rigid_body_nn_vpff.h5")),
+            ..options
+        },
+        &mut |_| {},
+    );
+    assert!(
+        matches!(&other, Err(Error::Load { file, .. }) if file.contains("nn_vpff.h5")),
+        "{other:?}"
+    );
+}
