@@ -35,6 +35,7 @@
 //! suite), `rand` (seeded sample inputs of the structure check), `thiserror` (the [`Error`]).
 
 pub mod arch;
+#[cfg(feature = "batch")]
 pub mod batch;
 pub mod classify;
 mod dispatch;

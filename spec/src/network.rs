@@ -6,8 +6,19 @@ use core::marker::PhantomData;
 use geomattn::nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut, SVector};
 use geomattn::{BatchScalar, Field, LaneTwin, MapScalar, Real, SequenceLayer, iterate};
 
-use crate::batch::Batch;
+#[cfg(feature = "batch")]
+use crate::batch::Batch as Batched;
 use crate::{Arch, Error};
+
+/// Without the feature `batch`, [`Network`]'s supertrait is this empty trait, which every type
+/// has: no batched passes are compiled.
+#[cfg(not(feature = "batch"))]
+mod unbatched {
+    pub trait Batched {}
+    impl<T: ?Sized> Batched for T {}
+}
+#[cfg(not(feature = "batch"))]
+use unbatched::Batched;
 
 /// The scalar a network computes in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,8 +30,9 @@ pub enum Precision {
 }
 
 /// A network loaded for one [`Arch`]: the sizes and the two things one does with an integrator.
-/// Sequences are flattened column-major (state after state), as in Julia and nalgebra.
-pub trait Network: Batch + Send + Sync {
+/// Sequences are flattened column-major (state after state), as in Julia and nalgebra. With the
+/// feature `batch`, also the batched passes of `batch::Batch`.
+pub trait Network: Batched + Send + Sync {
     /// The architecture it was loaded as.
     fn arch(&self) -> &Arch;
 
@@ -72,20 +84,26 @@ pub trait Network: Batch + Send + Sync {
         steps: usize,
         progress: &mut dyn FnMut(usize),
     ) -> Result<Vec<f64>, Error> {
-        let mut out = Vec::new();
-        for (state, z) in self
-            .states(initial)?
-            .take(steps.saturating_add(1))
-            .enumerate()
-        {
-            if z.iter().any(|x| !x.is_finite()) {
-                return Err(Error::Diverged { state });
-            }
-            out.extend(z);
-            progress(state + 1);
-        }
-        Ok(out)
+        first_states(self.states(initial)?, steps, progress)
     }
+}
+
+/// [`Network::rollout`] on a stream of states, the same code for every network type (a provided
+/// method's body is compiled once per implementing type).
+fn first_states(
+    states: Box<dyn Iterator<Item = Vec<f64>> + '_>,
+    steps: usize,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Vec<f64>, Error> {
+    let mut out = Vec::new();
+    for (state, z) in states.take(steps.saturating_add(1)).enumerate() {
+        if z.iter().any(|x| !x.is_finite()) {
+            return Err(Error::Diverged { state });
+        }
+        out.extend(z);
+        progress(state + 1);
+    }
+    Ok(out)
 }
 
 /// The scalars a network computes in and a batch buffer holds: `f32` and `f64`, converted
