@@ -114,7 +114,7 @@ fn train_writes_gml_s_layout_a_line_per_epoch_and_the_loss_plot() {
 fn bad_training_input_is_one_line_and_exit_code_two_with_no_file() {
     let dir = tempfile::tempdir().unwrap();
     let (file, _) = csv_file(dir.path());
-    let st = "st(dim=3, seq=3, n_heads=1, n_blocks=2, L=3, activation=tanh, add_connection=false)";
+    let vpff = "vpff(dim=3, n_blocks=2, n_linear=1, activation=tanh)";
     let cases: [(&[&str], &str); 11] = [
         (
             &["--arch", VPT, "--data", &file, "--epochs", "0"],
@@ -172,7 +172,10 @@ fn bad_training_input_is_one_line_and_exit_code_two_with_no_file() {
             &["--arch", VPT, "--data", "missing.csv", "--epochs", "1"],
             "missing.csv",
         ),
-        (&["--arch", st, "--data", &file, "--epochs", "1"], "vpt"),
+        (
+            &["--arch", vpff, "--data", &file, "--epochs", "1"],
+            "feed-forward",
+        ),
         (
             &[
                 "--arch",

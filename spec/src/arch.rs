@@ -297,6 +297,19 @@ impl Arch {
         }
     }
 
+    /// Transformer units (GML's `L`): attention and feed-forward part, one after the other; 1 for
+    /// the feed-forward network.
+    pub fn units(&self) -> usize {
+        match self {
+            Self::Vpt(v) => v.l,
+            Self::Vpff(_) => 1,
+            Self::St(s) => s.l,
+            Self::Ct(c) => c.l,
+            Self::Sympt(v) => v.l,
+            Self::LinSympt(v) => v.l,
+        }
+    }
+
     /// States per input window: `seq` for the transformers, 1 for the feed-forward network.
     pub fn seq(&self) -> usize {
         match self {

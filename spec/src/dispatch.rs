@@ -221,14 +221,7 @@ pub(crate) fn units<Att, Ff>(file: &GmlFile, arch: &Arch) -> Result<Units<Att, F
 where
     (Att, Ff): Schema<Scalar: RealField>,
 {
-    let l = match arch {
-        Arch::Vpt(v) => v.l,
-        Arch::St(s) => s.l,
-        Arch::Ct(c) => c.l,
-        Arch::Sympt(v) => v.l,
-        Arch::LinSympt(v) => v.l,
-        Arch::Vpff(_) => 1,
-    };
+    let l = arch.units();
     let read = || -> Result<Units<Att, Ff>, LoadError> {
         let mut layers = Layers::new(file)?;
         let expected = l.saturating_mul(<(Att, Ff)>::LAYERS);

@@ -1,10 +1,11 @@
 //! Training a network named by its spec as GML 0.4.8 trains it (`geomattn train`), written in
 //! GML's own HDF5 layout so that GML's `load` reads it.
 //!
-//! What is trained: the volume-preserving transformer (`vpt`, both weightings, every size of
-//! its [`grid`] and any `L`), whose layers all have exact backward passes
-//! ([`geomattn::Backward`]). The other architectures are refused with
-//! [`Error::Unsupported`] until their layers have theirs.
+//! What is trained: the transformers of the [`grid`], every size and any `L`: the
+//! volume-preserving transformer (`vpt`, both weightings), the standard transformer integrator
+//! (`st`), the symplectic transformer (`sympt`) and the linear symplectic transformer (`lsympt`),
+//! whose layers all have exact backward passes ([`geomattn::Backward`]). The feed-forward network
+//! (`vpff`, trained by GML on one-state windows) is refused with [`Error::Unsupported`].
 //!
 //! How, step by step as GML does it ([`geomattn::train`]):
 //! - the weights are Glorot-uniform, biases zero ([`geomattn::init::glorot_network`]), or
@@ -16,9 +17,11 @@
 //! - the epoch's loss is the mean of its minibatches' losses, each before its step.
 //!
 //! The arithmetic is `f64` throughout (GML computes in the network's element type, `Float32` in
-//! its tutorial), on the lane path with the vectorised `tanh` and fused products
-//! ([`geomattn::VectorFunctions`], within a few units in the last place of the scalar functions,
-//! forward and backward alike). The file stores the weights as [`Storage::Float32`] (GML's
+//! its tutorial). The volume-preserving transformer runs on the lane path with the vectorised
+//! `tanh` and fused products ([`geomattn::VectorFunctions`], within a few units in the last place
+//! of the scalar functions, forward and backward alike); the other transformers window by window
+//! on the scalar path (their lane paths, for each of their 148 types of the grid, would more than
+//! double this feature's build). The file stores the weights as [`Storage::Float32`] (GML's
 //! default, rounded once) or [`Storage::Float64`].
 //!
 //! ```
@@ -39,14 +42,15 @@ use std::path::PathBuf;
 
 use geomattn::gml::{GmlWriter, SaveError, Storage};
 use geomattn::init::glorot_network;
-use geomattn::nalgebra::{SMatrix, SVector};
+use geomattn::nalgebra::{SMatrix, SMatrixView, SMatrixViewMut, SVector};
 use geomattn::train::{
     AdamOptimizer, AdamOptimizerWithDecay, GradientOptimizer, MomentumOptimizer, Optimizer as Step,
     Trajectories, loss_gradient, window_order,
 };
 use geomattn::{
-    ArbitraryWeight, LaneBackward, LaneTwin, Lanewise, Schema, SkewWeight, Tanh,
-    VolumePreservingAttention, VolumePreservingFeedForward,
+    AddConnection, ArbitraryWeight, Backward, LaneBackward, LaneTwin, Lanewise, MultiHeadAttention,
+    NoConnection, ResNetStack, Schema, SkewWeight, Tanh, VolumePreservingAttention,
+    VolumePreservingFeedForward,
 };
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -145,7 +149,7 @@ pub struct Trained {
 /// Trains `arch` on `data` (see the [module docs](self)), calling `on_epoch` after each epoch.
 ///
 /// # Errors
-/// [`Error::Unsupported`] for an architecture without backward passes; [`Error::OffGrid`] off
+/// [`Error::Unsupported`] for the feed-forward network (`vpff`) and the classifier; [`Error::OffGrid`] off
 /// the grid; [`Error::Length`] if the data's states are not `dim` long; [`Error::Train`] if the
 /// options cannot train (no epoch, an empty batch, trajectories shorter than two windows) or the
 /// loss stops being defined (all-zero targets, a non-finite output).
@@ -158,36 +162,39 @@ pub fn train(
     on_grid!(arch, f64, train_on_grid, (data, options, on_epoch))
 }
 
-/// The callback of `on_grid!`: the transformer's parts' types, or a refusal.
+/// The callback of `on_grid!`: the transformer's parts' types, or a refusal. The
+/// volume-preserving transformer trains in lanes, the others window by window ([`PerWindow`]).
 macro_rules! train_on_grid {
-    (vpt $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {{
+    (vpt $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {
+        train_on_grid!(@units InLanes, $a, $d, $t, $att, $ff, $ctx)
+    };
+    (vpff $a:ident, $S:ty, $d:literal, $net:ty, $ctx:expr) => {
+        Err(not_trainable($a))
+    };
+    ($kind:ident $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {
+        train_on_grid!(@units PerWindow, $a, $d, $t, $att, $ff, $ctx)
+    };
+    (@units $passes:ty, $a:ident, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {{
         let (data, options, on_epoch) = $ctx;
-        let Arch::Vpt(vpt) = $a else {
-            unreachable!("on_grid! calls `vpt` for Arch::Vpt only")
-        };
         train_units::<
+            $passes,
             $att,
             $ff,
             $d,
             $t,
             { <$att as Schema>::SCALARS },
             { <$ff as Schema>::SCALARS },
-        >(vpt.l, data, options, on_epoch, $a)
+        >(data, options, on_epoch, $a)
     }};
-    (vpff $a:ident, $S:ty, $d:literal, $net:ty, $ctx:expr) => {
-        Err(not_trainable($a))
-    };
-    ($kind:ident $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {
-        Err(not_trainable($a))
-    };
 }
 use train_on_grid;
 
 fn not_trainable(arch: &Arch) -> Error {
     Error::Unsupported {
         arch: arch.to_string(),
-        reason: "cannot be trained by the command yet: it trains the volume-preserving \
-                 transformer (vpt) only; in Rust, `geomattn::train` trains every architecture"
+        reason: "cannot be trained by the command yet: it trains the transformers (vpt, st, \
+                 sympt, lsympt) on windows of states; the feed-forward network's one-state \
+                 windows (GML's `Batch(batch_size)`) are not implemented"
             .into(),
     }
 }
@@ -234,19 +241,20 @@ impl<const P: usize> AnyOptimizer<P> {
     }
 }
 
-/// Trains `l` units `(Att, Ff)` of a transformer on windows of `T` states in `R^D`; `PA` and `PF`
-/// are the parts' parameter counts.
-fn train_units<Att, Ff, const D: usize, const T: usize, const PA: usize, const PF: usize>(
-    l: usize,
+/// Trains the units `(Att, Ff)` of a transformer on windows of `T` states in `R^D`, their passes
+/// run by `P`; `PA` and `PF` are the parts' parameter counts.
+fn train_units<P, Att, Ff, const D: usize, const T: usize, const PA: usize, const PF: usize>(
     data: &Data,
     options: &Options,
     on_epoch: &mut dyn FnMut(Epoch<'_>),
     arch: &Arch,
 ) -> Result<Trained, Error>
 where
+    P: Passes<Att, D, T> + Passes<Ff, D, T>,
     Att: Unit<D, T>,
     Ff: Unit<D, T>,
 {
+    let l = arch.units();
     let trajectories = data.trajectories::<D>(arch)?;
     let starts = trajectories.starts(T);
     let train_error = |reason: String| Error::Train { reason };
@@ -307,8 +315,9 @@ where
             let (inputs, targets) = trajectories
                 .windows::<T>(minibatch)
                 .map_err(|e| train_error(e.to_string()))?;
-            let gradients = minibatch_gradient(&units, &inputs, &targets, &mut work)
-                .map_err(|e| train_error(format!("epoch {epoch}: {e}")))?;
+            let gradients =
+                minibatch_gradient::<P, _, _, D, T>(&units, &inputs, &targets, &mut work)
+                    .map_err(|e| train_error(format!("epoch {epoch}: {e}")))?;
             total += gradients.0;
             for (((attention, feedforward), (opt_a, opt_f)), (g_a, g_f)) in
                 units.iter_mut().zip(&mut optimizers).zip(&gradients.1)
@@ -373,19 +382,18 @@ struct Workspace<const D: usize, const T: usize> {
     attended_bar: Vec<f64>,
 }
 
-/// The loss of the units on one minibatch, and each unit's gradient. One forward pass per window,
-/// in lanes ([`Lanewise::forward_flat`] with the vectorised functions), keeping each unit's
-/// attention output and output; then the loss's gradient, and the backward passes through the
-/// units in reverse, in lanes ([`Lanewise::backward_flat`], the same functions; the gradient
-/// summed over the minibatch lane by lane).
+/// The loss of the units on one minibatch, and each unit's gradient: one forward pass per window
+/// by `P`, keeping each unit's attention output and output; then the loss's gradient, and the
+/// backward passes through the units in reverse (the gradient summed over the minibatch).
 #[allow(clippy::type_complexity)]
-fn minibatch_gradient<Att, Ff, const D: usize, const T: usize>(
+fn minibatch_gradient<P, Att, Ff, const D: usize, const T: usize>(
     units: &[(Att, Ff)],
     inputs: &[SMatrix<f64, D, T>],
     targets: &[SMatrix<f64, D, T>],
     work: &mut Workspace<D, T>,
 ) -> Result<(f64, Vec<(Att::Gradient, Ff::Gradient)>), geomattn::Error>
 where
+    P: Passes<Att, D, T> + Passes<Ff, D, T>,
     Att: Unit<D, T>,
     Ff: Unit<D, T>,
 {
@@ -400,12 +408,8 @@ where
         let (attended, output) = &mut after[0];
         attended.resize(n, 0.0);
         output.resize(n, 0.0);
-        Lanewise::new(attention)
-            .vector_functions()
-            .forward_flat::<D, T>(z, attended)?;
-        Lanewise::new(feedforward)
-            .vector_functions()
-            .forward_flat::<D, T>(attended, output)?;
+        <P as Passes<Att, D, T>>::forward(attention, z, attended)?;
+        <P as Passes<Ff, D, T>>::forward(feedforward, attended, output)?;
     }
     let output = work.kept.last().map_or(&work.input, |(_, output)| output);
     work.outputs.clear();
@@ -424,34 +428,110 @@ where
             .map_or(&work.input, |before| &work.kept[before].1);
         let attended = &work.kept[i].0;
         let (mut g_a, mut g_f) = (attention.zero_gradient(), feedforward.zero_gradient());
-        Lanewise::new(feedforward)
-            .vector_functions()
-            .backward_flat::<f64, D, T>(attended, &work.bar, &mut work.attended_bar, &mut g_f)?;
-        Lanewise::new(attention)
-            .vector_functions()
-            .backward_flat::<f64, D, T>(z, &work.attended_bar, &mut work.bar, &mut g_a)?;
+        <P as Passes<Ff, D, T>>::backward(
+            feedforward,
+            attended,
+            &work.bar,
+            &mut work.attended_bar,
+            &mut g_f,
+        )?;
+        <P as Passes<Att, D, T>>::backward(
+            attention,
+            z,
+            &work.attended_bar,
+            &mut work.bar,
+            &mut g_a,
+        )?;
         gradients.push((g_a, g_f));
     }
     gradients.reverse();
     Ok((loss, gradients))
 }
 
-/// A part of a transformer unit that trains: its backward pass, its lane twin and its backward
-/// twin (the lane paths of [`minibatch_gradient`]), and GML's layout of its weights and gradient.
+/// A part of a transformer unit that trains: its backward pass, and GML's layout of its weights
+/// and gradient.
 trait Unit<const D: usize, const T: usize>:
-    LaneTwin<D, T, Scalar = f64>
-    + LaneBackward<f64, D, T, Gradient: Schema<Scalar = f64>>
-    + Schema<Scalar = f64>
-    + Copy
+    Backward<f64, D, T, Gradient: Schema<Scalar = f64>> + Schema<Scalar = f64> + Copy
 {
 }
 
 impl<L, const D: usize, const T: usize> Unit<D, T> for L where
-    L: LaneTwin<D, T, Scalar = f64>
-        + LaneBackward<f64, D, T, Gradient: Schema<Scalar = f64>>
-        + Schema<Scalar = f64>
-        + Copy
+    L: Backward<f64, D, T, Gradient: Schema<Scalar = f64>> + Schema<Scalar = f64> + Copy
 {
+}
+
+/// How a part's forward and backward passes run over a minibatch's flat `(D, T, B)` buffers:
+/// the backward pass writes `∂L/∂Z` into `z_bar` and adds the minibatch's `∂L/∂θ` to
+/// `gradient`.
+trait Passes<U: Unit<D, T>, const D: usize, const T: usize> {
+    fn forward(part: U, z: &[f64], out: &mut [f64]) -> Result<(), geomattn::Error>;
+    fn backward(
+        part: U,
+        z: &[f64],
+        out_bar: &[f64],
+        z_bar: &mut [f64],
+        gradient: &mut U::Gradient,
+    ) -> Result<(), geomattn::Error>;
+}
+
+/// In lanes ([`Lanewise`] with the vectorised `tanh` and fused products): the
+/// volume-preserving transformer, whose training is what GML's tutorial runs.
+struct InLanes;
+
+impl<U, const D: usize, const T: usize> Passes<U, D, T> for InLanes
+where
+    U: Unit<D, T> + LaneTwin<D, T, Scalar = f64> + LaneBackward<f64, D, T>,
+{
+    fn forward(part: U, z: &[f64], out: &mut [f64]) -> Result<(), geomattn::Error> {
+        Lanewise::new(part)
+            .vector_functions()
+            .forward_flat::<D, T>(z, out)
+    }
+
+    fn backward(
+        part: U,
+        z: &[f64],
+        out_bar: &[f64],
+        z_bar: &mut [f64],
+        gradient: &mut U::Gradient,
+    ) -> Result<(), geomattn::Error> {
+        Lanewise::new(part)
+            .vector_functions()
+            .backward_flat::<f64, D, T>(z, out_bar, z_bar, gradient)
+    }
+}
+
+/// Window by window on the scalar path: the other transformers (`st`, `sympt`, `lsympt`), whose
+/// lane paths, for each of their 148 types of the grid and each instruction set, would more than
+/// double this feature's build.
+struct PerWindow;
+
+impl<U: Unit<D, T>, const D: usize, const T: usize> Passes<U, D, T> for PerWindow {
+    fn forward(part: U, z: &[f64], out: &mut [f64]) -> Result<(), geomattn::Error> {
+        part.forward_flat(z, out)
+    }
+
+    fn backward(
+        part: U,
+        z: &[f64],
+        out_bar: &[f64],
+        z_bar: &mut [f64],
+        gradient: &mut U::Gradient,
+    ) -> Result<(), geomattn::Error> {
+        let windows = z
+            .chunks_exact(D * T)
+            .zip(out_bar.chunks_exact(D * T))
+            .zip(z_bar.chunks_exact_mut(D * T));
+        for ((z, out_bar), z_bar) in windows {
+            part.backward_into(
+                SMatrixView::from_slice(z),
+                SMatrixView::from_slice(out_bar),
+                SMatrixViewMut::from_slice(z_bar),
+                gradient,
+            );
+        }
+        Ok(())
+    }
 }
 
 /// The state type of `D` values.

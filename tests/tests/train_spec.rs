@@ -267,15 +267,18 @@ fn options_that_cannot_train_are_errors() {
         train(&arch, &two_d, &Options::default(), &mut |_| {}),
         Err(Error::Length { expected, found: 2, .. }) if expected == "3"
     ));
-    // An architecture the command does not train is refused, naming what it trains.
-    let st = "st(dim=3, seq=3, n_heads=1, n_blocks=2, L=3, activation=tanh, add_connection=false)";
+    // The feed-forward network, which GML trains on one-state windows, is refused, naming what
+    // trains.
+    let vpff = "vpff(dim=3, n_blocks=2, n_linear=1, activation=tanh)";
     match train(
-        &st.parse().unwrap(),
+        &vpff.parse().unwrap(),
         &data,
         &Options::default(),
         &mut |_| {},
     ) {
-        Err(Error::Unsupported { reason, .. }) => assert!(reason.contains("vpt"), "{reason}"),
+        Err(Error::Unsupported { reason, .. }) => {
+            assert!(reason.contains("vpt, st, sympt, lsympt"), "{reason}");
+        }
         other => panic!("{other:?}"),
     }
 }

@@ -1,0 +1,171 @@
+//! The transformers other than the volume-preserving one train from a spec too (window by window,
+//! `geomattn_spec::train`'s scalar engine): each reaches, from the same seed, the weights and
+//! losses of the runtime's `train_epoch` on its const-generic type (to 1e-12); what it writes has
+//! GML's layout (the standard transformer's is the fixture's), loads back, and keeps the structure
+//! the architecture promises.
+
+use geomattn::gml::{GmlFile, Storage, load};
+use geomattn::init::glorot_network;
+use geomattn::nalgebra::SVector;
+use geomattn::train::{AdamOptimizer, Trajectories, train_epoch};
+use geomattn::{
+    Backward, DenseA, LinearSymplecticTransformer, MatrixSoftmax, MultiHeadAttention, NoConnection,
+    Schema, StandardTransformerIntegrator, SymplecticTransformer, Tanh, UpdateP, UpdateQ, to_flat,
+};
+use geomattn_spec::train::{Data, Options, train};
+use geomattn_spec::{Arch, check};
+use geomattn_testkit::fixture;
+use geomattn_testkit::gml_layout::objects;
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+
+const ST: &str =
+    "st(dim=3, seq=3, n_heads=1, n_blocks=2, L=2, activation=tanh, add_connection=false)";
+type St = StandardTransformerIntegrator<
+    f64,
+    3,
+    MultiHeadAttention<f64, 3, 1, 3, NoConnection>,
+    2,
+    2,
+    Tanh,
+>;
+
+const SYMPT: &str = "SymplecticTransformer(4; seq = 3, n_sympnet = 2, upscaling_dimension = 8, \
+                     L = 2, activation = tanh, attention_activation = MatrixSoftmax(), \
+                     init_upper = true, symmetric = false)";
+type Sympt = SymplecticTransformer<f64, 2, 4, 2, 2, Tanh, MatrixSoftmax, DenseA<f64, 2>, UpdateQ>;
+
+const LSYMPT: &str = "LinearSymplecticTransformer(4, 3; n_sympnet = 2, upscaling_dimension = 8, \
+                      L = 2, activation = tanh, init_upper = false)";
+type Lsympt = LinearSymplecticTransformer<f64, 2, 3, 4, 2, 2, Tanh, UpdateP>;
+
+/// Two harmonic oscillators in each of `pairs` planes, `(q₁ … q_n, p₁ … p_n)` at `h = 0.1`: a
+/// CSV file's text with a `trajectory` column, read as a user's file is.
+fn oscillators(pairs: usize, count: usize, states: usize) -> Data {
+    let names: Vec<String> = (1..=2 * pairs).map(|k| format!("z{k}")).collect();
+    let mut csv = format!("trajectory,{}\n", names.join(","));
+    for k in 0..count {
+        for step in 0..states {
+            let t = 0.1 * step as f64;
+            let amplitude = |i: usize| 0.4 + 0.3 * (k + i) as f64;
+            let q = (0..pairs).map(|i| amplitude(i) * (t + i as f64).cos());
+            let p = (0..pairs).map(|i| -amplitude(i) * (t + i as f64).sin());
+            let values: Vec<String> = q.chain(p).map(|x| x.to_string()).collect();
+            csv += &format!("{k},{}\n", values.join(","));
+        }
+    }
+    Data::from_csv(&csv, "oscillators.csv").unwrap()
+}
+
+fn flat<Net: Schema<Scalar = f64>>(net: &Net) -> Vec<f64> {
+    let mut out = vec![0.0; Net::SCALARS];
+    to_flat(net, &mut out).unwrap();
+    out
+}
+
+/// Three epochs of Adam from seed 0: the spec's training of `spec` and the runtime's
+/// `train_epoch` on `Net` (`P` its parameter count) reach the same weights and losses, and the
+/// loss falls. Returns the spec's file.
+fn trains_as_the_runtime<Net, const D: usize, const T: usize, const P: usize>(
+    spec: &str,
+    data: &Data,
+) -> Vec<u8>
+where
+    Net: Backward<f64, D, T> + Schema<Scalar = f64>,
+    Net::Gradient: Schema<Scalar = f64>,
+{
+    let options = Options {
+        epochs: 3,
+        batch: 10,
+        storage: Storage::Float64,
+        ..Options::default()
+    };
+    let mut spec_losses = Vec::new();
+    let trained = train(&spec.parse().unwrap(), data, &options, &mut |e| {
+        spec_losses.push(e.loss);
+    })
+    .unwrap();
+    let from_spec: Net = load(&GmlFile::from_bytes(trained.file.clone()).unwrap()).unwrap();
+
+    let mut rng = SmallRng::seed_from_u64(options.seed);
+    let mut net: Net = glorot_network(&mut rng).unwrap();
+    let trajectories: Vec<Vec<SVector<f64, D>>> = data
+        .iter()
+        .map(|t| t.chunks(D).map(SVector::from_column_slice).collect())
+        .collect();
+    let trajectories = Trajectories::new(&trajectories).unwrap();
+    let mut adam = AdamOptimizer::<f64, P>::default();
+    let losses: Vec<f64> = (0..options.epochs)
+        .map(|_| train_epoch(&mut net, &mut adam, &trajectories, options.batch, &mut rng).unwrap())
+        .collect();
+    let (a, b) = (flat(&from_spec), flat(&net));
+    let scale = b.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    let difference = a
+        .iter()
+        .zip(&b)
+        .fold(0.0_f64, |m, (x, y)| m.max((x - y).abs()));
+    assert!(difference <= 1e-12 * scale, "{spec}: {difference}");
+    assert_eq!(spec_losses.len(), losses.len());
+    for (x, y) in spec_losses.iter().zip(&losses) {
+        assert!((x - y).abs() <= 1e-12 * y, "{spec}: {x} {y}");
+    }
+    assert!(losses[2] < losses[0], "{spec}: {losses:?}");
+    trained.file
+}
+
+/// The promised structure of a trained network, measured by the structure check.
+fn keeps_its_structure(file: Vec<u8>, spec: &str) {
+    let arch: Arch = spec.parse().unwrap();
+    let measured = check(&GmlFile::from_bytes(file).unwrap(), &arch, 8, 1).unwrap();
+    assert!(measured.iter().any(|m| m.promised), "{spec}: {measured:?}");
+    assert!(measured.iter().all(|m| m.passes()), "{spec}: {measured:?}");
+}
+
+#[test]
+fn the_standard_transformer_trains_as_the_runtime_does_in_gml_s_layout() {
+    let file = trains_as_the_runtime::<St, 3, 3, { <St as Schema>::SCALARS }>(
+        ST,
+        &Data::rigid_body(6, 14),
+    );
+    let layout = |bytes: Vec<u8>| -> Vec<String> {
+        objects(bytes, false)
+            .into_iter()
+            .map(|line| line.split(" attributes ").next().unwrap().to_owned())
+            .collect()
+    };
+    // The fixture stores Float32 and 3 units (L = 3): compare a Float32 file of L = 3.
+    let options = Options {
+        epochs: 1,
+        batch: 16,
+        ..Options::default()
+    };
+    let three = ST.replace("L=2", "L=3");
+    let float32 = train(
+        &three.parse().unwrap(),
+        &Data::rigid_body(2, 12),
+        &options,
+        &mut |_| {},
+    )
+    .unwrap();
+    let fixture = std::fs::read(fixture("transformer_rigid_body_nn_st.h5")).unwrap();
+    assert_eq!(layout(float32.file), layout(fixture));
+    assert!(!file.is_empty());
+}
+
+#[test]
+fn the_symplectic_transformer_trains_as_the_runtime_does_and_stays_symplectic() {
+    let file = trains_as_the_runtime::<Sympt, 4, 3, { <Sympt as Schema>::SCALARS }>(
+        SYMPT,
+        &oscillators(2, 4, 14),
+    );
+    keeps_its_structure(file, SYMPT);
+}
+
+#[test]
+fn the_linear_symplectic_transformer_trains_as_the_runtime_does_and_stays_symplectic() {
+    let file = trains_as_the_runtime::<Lsympt, 4, 3, { <Lsympt as Schema>::SCALARS }>(
+        LSYMPT,
+        &oscillators(2, 4, 14),
+    );
+    keeps_its_structure(file, LSYMPT);
+}
