@@ -27,8 +27,8 @@ const TUTORIAL_STATES: usize = 101;
 /// The arguments of `geomattn train`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The architecture (see SPEC below): a transformer (`vpt`, `st`, `sympt`, `lsympt`); `vpt`
-    /// trains on the lane path, the others window by window.
+    /// The architecture (see SPEC below): any integrator (`vpt`, `st`, `sympt`, `lsympt`, `vpff`);
+    /// `vpt` trains on the lane path, the others window by window.
     #[arg(long, value_name = "SPEC")]
     arch: String,
     /// `rigid-body`: GML's tutorial data (1 238 rigid-body trajectories of 101 states, h = 0.2,

@@ -114,7 +114,8 @@ fn train_writes_gml_s_layout_a_line_per_epoch_and_the_loss_plot() {
 fn bad_training_input_is_one_line_and_exit_code_two_with_no_file() {
     let dir = tempfile::tempdir().unwrap();
     let (file, _) = csv_file(dir.path());
-    let vpff = "vpff(dim=3, n_blocks=2, n_linear=1, activation=tanh)";
+    let ct = "classification_transformer(dim=3, seq=3, classes=10, n_heads=1, L=1, \
+              Stiefel=true, add_connection=false)";
     let cases: [(&[&str], &str); 11] = [
         (
             &["--arch", VPT, "--data", &file, "--epochs", "0"],
@@ -173,8 +174,8 @@ fn bad_training_input_is_one_line_and_exit_code_two_with_no_file() {
             "missing.csv",
         ),
         (
-            &["--arch", vpff, "--data", &file, "--epochs", "1"],
-            "feed-forward",
+            &["--arch", ct, "--data", &file, "--epochs", "1"],
+            "not an integrator",
         ),
         (
             &[

@@ -1,11 +1,12 @@
 //! Training a network named by its spec as GML 0.4.8 trains it (`geomattn train`), written in
 //! GML's own HDF5 layout so that GML's `load` reads it.
 //!
-//! What is trained: the transformers of the [`grid`], every size and any `L`: the
+//! What is trained: every integrator of the [`grid`], every size and any `L`: the
 //! volume-preserving transformer (`vpt`, both weightings), the standard transformer integrator
 //! (`st`), the symplectic transformer (`sympt`) and the linear symplectic transformer (`lsympt`),
-//! whose layers all have exact backward passes ([`geomattn::Backward`]). The feed-forward network
-//! (`vpff`, trained by GML on one-state windows) is refused with [`Error::Unsupported`].
+//! and the volume-preserving feed-forward network (`vpff`, on windows of one state and the next,
+//! as GML's `Batch(batch_size)` draws them for it), whose layers all have exact backward passes
+//! ([`geomattn::Backward`]).
 //!
 //! How, step by step as GML does it ([`geomattn::train`]):
 //! - the weights are Glorot-uniform, biases zero ([`geomattn::init::glorot_network`]), or
@@ -19,10 +20,10 @@
 //! The arithmetic is `f64` throughout (GML computes in the network's element type, `Float32` in
 //! its tutorial). The volume-preserving transformer runs on the lane path with the vectorised
 //! `tanh` and fused products ([`geomattn::VectorFunctions`], within a few units in the last place
-//! of the scalar functions, forward and backward alike); the other transformers window by window
-//! on the scalar path (their lane paths, for their 148 types of the grid, would be about four
-//! times the code of the `vpt` types' 36, by the LLVM IR of those). The file stores the weights as [`Storage::Float32`] (GML's
-//! default, rounded once) or [`Storage::Float64`].
+//! of the scalar functions, forward and backward alike); the other networks window by window on
+//! the scalar path (the lane paths of their 148 transformer types of the grid would be about four
+//! times the code of the 36 `vpt` types', by the LLVM IR of those). The file stores the weights
+//! as [`Storage::Float32`] (GML's default, rounded once) or [`Storage::Float64`].
 //!
 //! ```
 //! use geomattn_spec::train::{Data, Optimizer, Options, train};
@@ -49,8 +50,8 @@ use geomattn::train::{
 };
 use geomattn::{
     AddConnection, ArbitraryWeight, Backward, LaneBackward, LaneTwin, Lanewise, MultiHeadAttention,
-    NoConnection, ResNetStack, Schema, SkewWeight, Tanh, VolumePreservingAttention,
-    VolumePreservingFeedForward,
+    NoConnection, ResNetStack, Schema, SequenceLayer, Sink, SkewWeight, Source, Tanh, Visit,
+    VolumePreservingAttention, VolumePreservingFeedForward,
 };
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -149,10 +150,10 @@ pub struct Trained {
 /// Trains `arch` on `data` (see the [module docs](self)), calling `on_epoch` after each epoch.
 ///
 /// # Errors
-/// [`Error::Unsupported`] for the feed-forward network (`vpff`) and the classifier;
-/// [`Error::OffGrid`] off the grid; [`Error::Length`] if the data's states are not `dim` long; [`Error::Train`] if the
-/// options cannot train (no epoch, an empty batch, trajectories shorter than two windows) or the
-/// loss stops being defined (all-zero targets, a non-finite output).
+/// [`Error::Unsupported`] for the classifier; [`Error::OffGrid`] off the grid; [`Error::Length`]
+/// if the data's states are not `dim` long; [`Error::Train`] if the options cannot train (no
+/// epoch, an empty batch, trajectories shorter than two windows) or the loss stops being defined
+/// (all-zero targets, a non-finite output).
 pub fn train(
     arch: &Arch,
     data: &Data,
@@ -162,14 +163,16 @@ pub fn train(
     on_grid!(arch, f64, train_on_grid, (data, options, on_epoch))
 }
 
-/// The callback of `on_grid!`: the transformer's parts' types, or a refusal. The
-/// volume-preserving transformer trains in lanes, the others window by window ([`PerWindow`]).
+/// The callback of `on_grid!`: the units' parts' types. The volume-preserving transformer trains
+/// in lanes, the others window by window ([`PerWindow`]).
 macro_rules! train_on_grid {
     (vpt $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {
         train_on_grid!(@units InLanes, $a, $d, $t, $att, $ff, $ctx)
     };
+    // GML trains the feed-forward network on one-state windows (`Batch(batch_size)`: each state
+    // and the next, `FeedForwardLoss`): one unit, the network, then nothing, with `T = 1`.
     (vpff $a:ident, $S:ty, $d:literal, $net:ty, $ctx:expr) => {
-        Err(not_trainable($a))
+        train_on_grid!(@units PerWindow, $a, $d, 1, $net, Nothing, $ctx)
     };
     ($kind:ident $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {
         train_on_grid!(@units PerWindow, $a, $d, $t, $att, $ff, $ctx)
@@ -188,16 +191,6 @@ macro_rules! train_on_grid {
     }};
 }
 use train_on_grid;
-
-fn not_trainable(arch: &Arch) -> Error {
-    Error::Unsupported {
-        arch: arch.to_string(),
-        reason: "cannot be trained by the command yet: it trains the transformers (vpt, st, \
-                 sympt, lsympt) on windows of states; the feed-forward network's one-state \
-                 windows (GML's `Batch(batch_size)`) are not implemented"
-            .into(),
-    }
-}
 
 /// One of GML's optimisers over `P` parameters.
 enum AnyOptimizer<const P: usize> {
@@ -501,7 +494,7 @@ where
     }
 }
 
-/// Window by window on the scalar path: the other transformers (`st`, `sympt`, `lsympt`), whose
+/// Window by window on the scalar path: the other networks (`st`, `sympt`, `lsympt`, `vpff`), whose
 /// lane paths, for their 148 types of the grid and each instruction set, would be about four
 /// times the code of the `vpt` types' 36.
 struct PerWindow;
@@ -531,6 +524,52 @@ impl<U: Unit<D, T>, const D: usize, const T: usize> Passes<U, D, T> for PerWindo
             );
         }
         Ok(())
+    }
+}
+
+/// The part after the feed-forward network in its one unit: no layer, no parameter, the identity
+/// (its file holds only the network's layers).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Nothing;
+
+impl Schema for Nothing {
+    type Scalar = f64;
+    const SCALARS: usize = 0;
+    const LAYERS: usize = 0;
+    const DESCRIPTION_LEN: usize = 0;
+
+    fn describe<V: Visit + ?Sized>(_: &mut V) {}
+
+    fn read<Src: Source<f64> + ?Sized>(_: &mut Src) -> Result<Self, Src::Error> {
+        Ok(Self)
+    }
+
+    fn write<K: Sink<f64> + ?Sized>(&self, _: &mut K) -> Result<(), K::Error> {
+        Ok(())
+    }
+}
+
+impl<const D: usize, const T: usize> SequenceLayer<f64, D, T> for Nothing {
+    fn forward_into(&self, z: SMatrixView<'_, f64, D, T>, mut out: SMatrixViewMut<'_, f64, D, T>) {
+        out.copy_from(&z);
+    }
+}
+
+impl<const D: usize, const T: usize> Backward<f64, D, T> for Nothing {
+    type Gradient = Self;
+
+    fn zero_gradient(&self) -> Self {
+        Self
+    }
+
+    fn backward_into(
+        &self,
+        _: SMatrixView<'_, f64, D, T>,
+        out_bar: SMatrixView<'_, f64, D, T>,
+        mut z_bar: SMatrixViewMut<'_, f64, D, T>,
+        _: &mut Self,
+    ) {
+        z_bar.copy_from(&out_bar);
     }
 }
 

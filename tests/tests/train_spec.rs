@@ -267,17 +267,17 @@ fn options_that_cannot_train_are_errors() {
         train(&arch, &two_d, &Options::default(), &mut |_| {}),
         Err(Error::Length { expected, found: 2, .. }) if expected == "3"
     ));
-    // The feed-forward network, which GML trains on one-state windows, is refused, naming what
-    // trains.
-    let vpff = "vpff(dim=3, n_blocks=2, n_linear=1, activation=tanh)";
+    // A classifier is not an integrator: refused, saying so.
+    let ct = "classification_transformer(dim=3, seq=3, classes=10, n_heads=1, L=1, \
+              Stiefel=true, add_connection=false)";
     match train(
-        &vpff.parse().unwrap(),
+        &ct.parse().unwrap(),
         &data,
         &Options::default(),
         &mut |_| {},
     ) {
         Err(Error::Unsupported { reason, .. }) => {
-            assert!(reason.contains("vpt, st, sympt, lsympt"), "{reason}");
+            assert!(reason.contains("not an integrator"), "{reason}");
         }
         other => panic!("{other:?}"),
     }

@@ -1,8 +1,9 @@
-//! The transformers other than the volume-preserving one train from a spec too (window by window,
-//! `geomattn_spec::train`'s scalar engine): each reaches, from the same seed, the weights and
-//! losses of the runtime's `train_epoch` on its const-generic type (to 1e-12); what it writes has
-//! GML's layout (the standard transformer's is the fixture's), loads back, and keeps the structure
-//! the architecture promises.
+//! The integrators other than the volume-preserving transformer train from a spec too (window by
+//! window, `geomattn_spec::train`'s scalar engine; the feed-forward network on one-state windows,
+//! as GML's `Batch(batch_size)`): each reaches, from the same seed, the weights and losses of the
+//! runtime's `train_epoch` on its const-generic type (to 1e-12); what it writes has GML's layout
+//! (the standard transformer's and the feed-forward network's are their fixtures'), loads back,
+//! and keeps the structure the architecture promises.
 
 use geomattn::gml::{GmlFile, Storage, load};
 use geomattn::init::glorot_network;
@@ -10,7 +11,8 @@ use geomattn::nalgebra::SVector;
 use geomattn::train::{AdamOptimizer, Trajectories, train_epoch};
 use geomattn::{
     Backward, DenseA, LinearSymplecticTransformer, MatrixSoftmax, MultiHeadAttention, NoConnection,
-    Schema, StandardTransformerIntegrator, SymplecticTransformer, Tanh, UpdateP, UpdateQ, to_flat,
+    Schema, StandardTransformerIntegrator, SymplecticTransformer, Tanh, UpdateP, UpdateQ,
+    VolumePreservingFeedForward, to_flat,
 };
 use geomattn_spec::train::{Data, Options, train};
 use geomattn_spec::{Arch, check};
@@ -38,6 +40,9 @@ type Sympt = SymplecticTransformer<f64, 2, 4, 2, 2, Tanh, MatrixSoftmax, DenseA<
 const LSYMPT: &str = "LinearSymplecticTransformer(4, 3; n_sympnet = 2, upscaling_dimension = 8, \
                       L = 2, activation = tanh, init_upper = false)";
 type Lsympt = LinearSymplecticTransformer<f64, 2, 3, 4, 2, 2, Tanh, UpdateP>;
+
+const VPFF: &str = "VolumePreservingFeedForward(3, 6, 1, tanh)";
+type Vpff = VolumePreservingFeedForward<f64, 3, 6, 1, Tanh>;
 
 /// Two harmonic oscillators in each of `pairs` planes, `(q₁ … q_n, p₁ … p_n)` at `h = 0.1`: a
 /// CSV file's text with a `trajectory` column, read as a user's file is.
@@ -121,18 +126,20 @@ fn keeps_its_structure(file: Vec<u8>, spec: &str) {
     assert!(measured.iter().all(|m| m.passes()), "{spec}: {measured:?}");
 }
 
+/// The objects of a GML file and their types, without their attributes' values.
+fn layout(bytes: Vec<u8>) -> Vec<String> {
+    objects(bytes, false)
+        .into_iter()
+        .map(|line| line.split(" attributes ").next().unwrap().to_owned())
+        .collect()
+}
+
 #[test]
 fn the_standard_transformer_trains_as_the_runtime_does_in_gml_s_layout() {
     let file = trains_as_the_runtime::<St, 3, 3, { <St as Schema>::SCALARS }>(
         ST,
         &Data::rigid_body(6, 14),
     );
-    let layout = |bytes: Vec<u8>| -> Vec<String> {
-        objects(bytes, false)
-            .into_iter()
-            .map(|line| line.split(" attributes ").next().unwrap().to_owned())
-            .collect()
-    };
     // The fixture stores Float32 and 3 units (L = 3): compare a Float32 file of L = 3.
     let options = Options {
         epochs: 1,
@@ -168,4 +175,25 @@ fn the_linear_symplectic_transformer_trains_as_the_runtime_does_and_stays_symple
         &oscillators(2, 4, 14),
     );
     keeps_its_structure(file, LSYMPT);
+}
+
+#[test]
+fn the_feed_forward_network_trains_on_one_state_windows_as_the_runtime_does() {
+    let data = Data::rigid_body(6, 14);
+    let file = trains_as_the_runtime::<Vpff, 3, 1, { <Vpff as Schema>::SCALARS }>(VPFF, &data);
+    keeps_its_structure(file, VPFF);
+    // One epoch draws each state with the next: 13 windows per trajectory of 14 states.
+    let mut windows = Vec::new();
+    let options = Options {
+        epochs: 1,
+        batch: 16,
+        ..Options::default()
+    };
+    let float32 = train(&VPFF.parse().unwrap(), &data, &options, &mut |e| {
+        windows.push(e.windows);
+    })
+    .unwrap();
+    assert_eq!(windows, [6 * 13]);
+    let fixture = std::fs::read(fixture("transformer_rigid_body_nn_vpff.h5")).unwrap();
+    assert_eq!(layout(float32.file), layout(fixture));
 }
