@@ -7,9 +7,9 @@
 //!
 //! | map | function | scalar | method |
 //! |---|---|---|---|
-//! | [`Generated`] (= [`DefaultCayley`]) | Cayley | any [`Field`] | closed forms for `T ≤ 4` (orthogonal to rounding), else [`GramSchmidt`]; in `f32` and its lanes from `T = 5`, [`Elimination`] while `‖C‖_F < 16` and Gram–Schmidt in `f64` beyond (within 3× of LU's error on every input tested, up to the overflow of `C`) |
+//! | [`Generated`] (= [`DefaultCayley`]) | Cayley | any [`Field`] | closed forms for `T ≤ 4` (orthogonal to rounding), else [`GramSchmidt`]; in `f32` and its lanes from `T = 5`, [`Elimination`] while `‖C‖_F < 16` and Gram–Schmidt in `f64` beyond (within 4× of LU's error on every input tested, up to the overflow of `C`) |
 //! | [`GramSchmidt`] | Cayley | any [`Field`] | square-root-free modified Gram–Schmidt on `I + C`, loops over `T`: as accurate as LU, finite while `‖C‖_F²` is |
-//! | [`Elimination`] | Cayley | any [`Field`] | pivot-free Gauss–Jordan on `I + C`, loops over `T` (loses accuracy like `ε‖C‖²`) |
+//! | [`Elimination`] | Cayley | any [`Field`] | pivot-free Gauss–Jordan inversion of `I + C` in place, loops over `T` unrolled: half of Gram–Schmidt's operations; its error grows faster than LU's (within 4× of it for `‖C‖_F < 16`, 12× at 31, 54× at 64 in `f32`) |
 //! | [`NalgebraInverse`] | Cayley | `RealField` | `(I − C)·(I + C).try_inverse()`: the generic baseline |
 //! | [`LuSolve`] | Cayley | `RealField` | LU with partial pivoting, then a solve |
 //! | [`Exp`] | exponential | `RealField` | closed forms for `T ≤ 3`, else [`ScalingSquaring`] |

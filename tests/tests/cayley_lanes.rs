@@ -1,7 +1,7 @@
 //! The default `f32` Cayley kernel from `T = 5` over SIMD lanes: it picks its kernel by `‖C‖_F`
-//! lane by lane (Gram–Schmidt in `f32` below 16, in `f64` above, polished beyond `2³²`), so
-//! a group of sequences with some lanes on each side of a bound must still give each lane the
-//! bits of the scalar path, on every instruction set this machine has.
+//! lane by lane (elimination in `f32` below 16, Gram–Schmidt in `f64` above, polished beyond
+//! `2³²`), so a group of sequences with some lanes on each side of a bound must still give each
+//! lane the bits of the scalar path, on every instruction set this machine has.
 
 use geomattn::{ArbitraryVpa, MapScalar, SkewVpa};
 use geomattn_testkit::lanes::{assert_lanes_equal_scalar, batch};
@@ -28,7 +28,7 @@ macro_rules! mixed {
             assert_lanes_equal_scalar::<_, 3, $t>(&skew, &input);
             assert_lanes_equal_scalar::<_, 3, $t>(&arbitrary, &input);
         }
-        // Every lane below the bound (Gram–Schmidt over whole vectors), then every lane above.
+        // Every lane below the bound (elimination over whole vectors), then every lane above.
         for scale in [0.3_f32, 300.0] {
             let input = mixed_batch(&mut rng, 37, 3 * $t, &[scale]);
             assert_lanes_equal_scalar::<_, 3, $t>(&skew, &input);

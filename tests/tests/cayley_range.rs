@@ -8,8 +8,8 @@
 use geomattn::cayley::{NARROW_BELOW, WIDE_BELOW};
 use geomattn::nalgebra::{Const, DimMin, RealField, SMatrix};
 use geomattn::{
-    ArbitraryVpa, DefaultCayley, Error, Exp, Generated, GramSchmidt, LuSolve, NalgebraInverse,
-    OrthogonalMap, ScalingSquaring, SequenceLayer, SkewCorrelation, SkewVpa,
+    ArbitraryVpa, DefaultCayley, Elimination, Error, Exp, Generated, GramSchmidt, LuSolve,
+    NalgebraInverse, OrthogonalMap, ScalingSquaring, SequenceLayer, SkewCorrelation, SkewVpa,
     VolumePreservingAttention,
 };
 use geomattn_testkit::sweep::{orthogonality, skew_of_norm};
@@ -573,9 +573,9 @@ fn the_closed_forms_are_orthogonal_to_rounding_at_every_norm() {
     check::<f64, 4>();
 }
 
-/// The `f32` kernel from `T = 5` is Gram–Schmidt in `f32`, bit for bit, just below
-/// `‖C‖_F = 16` ([`NARROW_BELOW`]), and Gram–Schmidt computed in `f64` and rounded just above it
-/// (up to [`WIDE_BELOW`]), random and rank-2 `C`.
+/// The `f32` kernel from `T = 5` is elimination in `f32`, bit for bit, just below `‖C‖_F = 16`
+/// ([`NARROW_BELOW`]), and Gram–Schmidt computed in `f64` and rounded just above it (up to
+/// [`WIDE_BELOW`]), random and rank-2 `C`.
 #[test]
 fn the_f32_kernel_is_narrow_below_its_bound_and_wide_above() {
     fn check<const T: usize>()
@@ -586,7 +586,7 @@ fn the_f32_kernel_is_narrow_below_its_bound_and_wide_above() {
         let bound = f64::from(NARROW_BELOW);
         for index in 0..32 {
             let below = skew_at::<f32, T>(&mut rng, 0.99 * bound, index);
-            assert_eq!(Generated::map(&below), GramSchmidt::map(&below), "T = {T}");
+            assert_eq!(Generated::map(&below), Elimination::map(&below), "T = {T}");
             for norm in [1.01 * bound, 0.99 * f64::from(WIDE_BELOW)] {
                 let above = skew_at::<f32, T>(&mut rng, norm, index);
                 let wide = <GramSchmidt as OrthogonalMap<f64, T>>::map(&above.map(f64::from));
@@ -601,16 +601,17 @@ fn the_f32_kernel_is_narrow_below_its_bound_and_wide_above() {
     check::<12>();
 }
 
-/// The worst ratio, over 50 inputs, of the default kernel's `|‖ZΛ‖/‖Z‖ − 1|` to
+/// The worst ratio, over 50 inputs, of `Map`'s `|‖ZΛ‖/‖Z‖ − 1|` to
 /// `max(LU's, 4ε)`, for sequences rescaled so that `‖C‖_F = norm` (`C` is quadratic in `Z`), on
 /// the inputs where LU is finite. Returns the ratio and the number of inputs compared.
-fn worst_ratio_at_norm<Corr, const T: usize>(
+fn worst_ratio_at_norm<Corr, Map, const T: usize>(
     seed: u64,
     norm: f64,
     layer: impl Fn(&mut SmallRng) -> VolumePreservingAttention<f32, 3, T, Corr>,
 ) -> (f64, usize)
 where
     Corr: SkewCorrelation<f32, 3> + Copy,
+    Map: OrthogonalMap<f32, T>,
     DefaultCayley: OrthogonalMap<f32, T>,
     Const<T>: DimMin<Const<T>, Output = Const<T>>,
 {
@@ -621,7 +622,7 @@ where
         let z = random_matrix::<3, T>(&mut rng);
         let c = layer.correlation(&z.map(|x| x as f32)).map(f64::from);
         let z = (z * (norm / c.norm()).sqrt()).map(|x| x as f32);
-        let [ours, _] = errors(&layer, &z);
+        let [ours, _] = errors(&layer.with_map::<Map>(), &z);
         let [lu, _] = errors(&layer.with_map::<PivotedLu>(), &z);
         if lu.is_finite() {
             worst = worst.max(ours / lu.max(4.0 * EPSILON));
@@ -632,10 +633,10 @@ where
 }
 
 macro_rules! norm_cells {
-    ($worst:ident, $norm:expr, $($t:literal)*) => {$(
+    ($worst:ident, $map:ty, $norm:expr, $($t:literal)*) => {$(
         let seed = $t as u64 + $norm.log2() as u64;
-        let skew = worst_ratio_at_norm::<_, $t>(seed, $norm, |rng| SkewVpa::<f32, 3, $t>::glorot(rng));
-        let arbitrary = worst_ratio_at_norm::<_, $t>(seed, $norm, |rng| ArbitraryVpa::<f32, 3, $t>::glorot(rng));
+        let skew = worst_ratio_at_norm::<_, $map, $t>(seed, $norm, |rng| SkewVpa::<f32, 3, $t>::glorot(rng));
+        let arbitrary = worst_ratio_at_norm::<_, $map, $t>(seed, $norm, |rng| ArbitraryVpa::<f32, 3, $t>::glorot(rng));
         for (weighting, (ratio, compared)) in [("skew", skew), ("arbitrary", arbitrary)] {
             assert!(compared >= 25, "LU finite on {compared} of 50 inputs at ‖C‖_F = {:e}", $norm);
             if ratio > $worst.0 {
@@ -645,15 +646,37 @@ macro_rules! norm_cells {
     )*};
 }
 
-/// Issue 23, item 7, up to the overflow of `C`: the default `f32` kernel within 10× of LU with
-/// partial pivoting on every input where LU is finite, `T = 5 … 8`, both weightings, at
+/// Why the default `f32` kernel leaves elimination at `‖C‖_F = 16` ([`NARROW_BELOW`]): its error
+/// grows faster than LU's. Measured over 300 inputs per cell (`T = 5 … 8`, both weightings): 1.2×
+/// LU's up to `‖C‖_F = 8`, 3.9× just below 16, 12× at 31, 54× at 64. Here, 50 per cell: within
+/// 4× just below the bound (as the default kernel, which is elimination there), past the issue's
+/// 10× at 64.
+#[test]
+fn elimination_falls_behind_lu_past_its_bound() {
+    let worst_at = |norm: f64| {
+        let mut worst = (0.0, String::new());
+        norm_cells!(worst, Elimination, norm, 5 6 7 8);
+        println!(
+            "elimination at ‖C‖_F = {norm}: {:.2}× LU's error ({})",
+            worst.0, worst.1
+        );
+        worst.0
+    };
+    let bound = f64::from(NARROW_BELOW);
+    assert!(worst_at(0.99 * bound) <= 4.0);
+    assert!(worst_at(4.0 * bound) > 10.0);
+}
+
+/// Issue 23, item 7, up to the overflow of `C`: the default `f32` kernel within 4× of LU with
+/// partial pivoting on every input where LU is finite (the issue asks for 10×; the docs claim 4×), `T = 5 … 8`, both weightings, at
 /// `‖C‖_F = 2ᵏ` for every other `k` from `−20` to `126` (`C` then has entries near the largest
 /// `f32`) and just below and above each bound where the kernel switches (`2⁴`, `2³²`, `2⁴⁸`,
-/// `2⁶³`, by 1%). Measured: 2.7× at worst, just below `‖C‖_F = 16` (elimination); 12× at
-/// `‖C‖_F` in `[16, 32)` had elimination been kept, `4·10⁵`× near `2⁵⁵` (odd `T`) had the
-/// polished wide kernel been kept.
+/// `2⁶³`, by 1%). Measured: 1.6× at worst, just below `‖C‖_F = 16` (elimination; 3.9× there
+/// over 300 inputs per cell, where Gram–Schmidt in `f32` is 0.9×); 12× at `‖C‖_F = 31` had
+/// elimination been kept beyond 16, `4·10⁵`× near `2⁵⁵` (odd `T`) had the polished wide kernel
+/// been kept.
 #[test]
-fn volume_preserving_attention_is_within_ten_times_lu_up_to_the_overflow_of_c() {
+fn volume_preserving_attention_is_within_four_times_lu_up_to_the_overflow_of_c() {
     let mut worst = (0.0, String::new());
     let bounds = [4, 32, 48, 63].map(|k| 2.0_f64.powi(k));
     let norms = (-10..=63).map(|k| 2.0_f64.powi(2 * k)).chain(
@@ -662,9 +685,9 @@ fn volume_preserving_attention_is_within_ten_times_lu_up_to_the_overflow_of_c() 
             .flat_map(|&bound| [0.99 * bound, 1.01 * bound]),
     );
     for norm in norms {
-        norm_cells!(worst, norm, 5 6 7 8);
+        norm_cells!(worst, DefaultCayley, norm, 5 6 7 8);
     }
     let (ratio, at) = worst;
     println!("worst ratio to LU: {ratio:.2} ({at})");
-    assert!(ratio <= 10.0, "{ratio:.0}× LU's error on one input ({at})");
+    assert!(ratio <= 4.0, "{ratio:.1}× LU's error on one input ({at})");
 }

@@ -18,18 +18,19 @@ use crate::{Field, OrthogonalMap, product};
 /// at `T = 4`, orthogonal to rounding at every `‖C‖`; Gram–Schmidt beyond, orthogonal to within
 /// a few times what LU with partial pivoting achieves (`tests/tests/cayley_robust.rs` sweeps
 /// `T = 2 … 12`, `f32` and `f64`, `‖C‖_F` up to `10⁴` and `10⁸`). In `f32` (and its lanes) from
-/// `T = 5`, the kernel is chosen by `‖C‖_F`, lane by lane: Gram–Schmidt in `f32` below
-/// [`crate::cayley::NARROW_BELOW`] (16), where it is within 3× of LU's error and takes the
-/// fewest instructions, else Gram–Schmidt computed in `f64` and rounded, polished by Newton–Schulz
-/// steps from [`crate::cayley::WIDE_BELOW`] (`2³²`): volume-preserving attention keeps
-/// `‖ZΛ‖/‖Z‖` within 3× of LU's error on every input tested, from `‖C‖_F = 2⁻²⁰` to the overflow
-/// of `C` (`tests/tests/cayley_range.rs`, `docs/src/numerics.md`), and the result stays
-/// orthogonal for every finite `C`. Other scalars of `f32`'s precision (dual numbers) take
-/// Gram–Schmidt polished by three Newton–Schulz steps; `f64` and exact scalars Gram–Schmidt.
+/// `T = 5`, the kernel is chosen by `‖C‖_F`, lane by lane: pivot-free elimination
+/// ([`crate::Elimination`]) in `f32` below [`crate::cayley::NARROW_BELOW`] (16), where it is
+/// within 4× of LU's error and takes the fewest instructions, else Gram–Schmidt computed in `f64`
+/// and rounded, polished by Newton–Schulz steps from [`crate::cayley::WIDE_BELOW`] (`2³²`):
+/// volume-preserving attention keeps `‖ZΛ‖/‖Z‖` within 4× of LU's error on every input tested,
+/// from `‖C‖_F = 2⁻²⁰` to the overflow of `C` (`tests/tests/cayley_range.rs`,
+/// `docs/src/numerics.md`), and the result stays orthogonal for every finite `C`. Other scalars
+/// of `f32`'s precision (dual numbers) take Gram–Schmidt polished by three Newton–Schulz steps;
+/// `f64` and exact scalars Gram–Schmidt.
 /// Finite for every `C` with `‖C‖_F²` finite (below `1.8·10¹⁹` in `f32`, `1.3·10¹⁵⁴` in `f64`);
 /// beyond, NaN but for the `f32` kernel from `T = 5` (the closed form at `T = 2` reaches its limit
-/// `−I` instead). Pivot-free elimination stays
-/// available by name ([`crate::Elimination`], `cayley!(T, strategy = elimination)`).
+/// `−I` instead). Gram–Schmidt in `f32`, within 1.3× of LU's error below 16, stays available by
+/// name ([`GramSchmidt`]).
 ///
 #[doc = include_str!("sizes.md")]
 ///
@@ -96,18 +97,19 @@ enum FromFive<'a, S, const T: usize> {
 }
 
 /// `Cay(C)` from `T = 5`: in `f32` and its lanes, [`f32_kernel`] (elimination while
-/// `‖C‖_F < 16`, else Gram–Schmidt in `f64`); in any other scalar of `f32`'s precision (dual
-/// numbers over `f32`), Gram–Schmidt [`polished`]; in `f64` and exact scalars, the columns of
-/// Gram–Schmidt (multiplied from directly, without a `T×T` result). One copy of Gram–Schmidt for
-/// every branch: unoptimised, each inlined copy of its unrolled steps takes about a megabyte of
-/// stack at `T = 8` over AVX-512 lanes.
+/// `‖C‖_F < 16`, else Gram–Schmidt in `f64`), written into `storage`; in any other scalar of
+/// `f32`'s precision (dual numbers over `f32`), Gram–Schmidt [`polished`]; in `f64` and exact
+/// scalars, the columns of Gram–Schmidt (multiplied from directly, without a `T×T` result). One
+/// copy of Gram–Schmidt for every branch: unoptimised, each inlined copy of its unrolled steps
+/// takes about a megabyte of stack at `T = 8` over AVX-512 lanes.
 #[inline(always)]
 fn from_five<'a, S: Field, const T: usize>(
     c: &SMatrix<S, T, T>,
     storage: &'a mut MaybeUninit<[[S; T]; T]>,
 ) -> FromFive<'a, S, T> {
-    if let Some(q) = f32_kernel(c) {
-        return FromFive::Matrix(q);
+    if f32_kernel(c, storage) {
+        // SAFETY: `f32_kernel` wrote every entry of `storage`.
+        return FromFive::Columns(unsafe { storage.assume_init_mut() });
     }
     let columns = cayley_columns(c, storage);
     if rounds_as_coarsely_as_f32::<S>() {

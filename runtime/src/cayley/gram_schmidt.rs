@@ -81,30 +81,6 @@ impl<S: Field, const T: usize> OrthogonalMap<S, T> for GramSchmidt {
     }
 }
 
-/// `for k in 0..T`, with the body repeated for `k = 0 … 11`, each copy for its `k` written
-/// out: the optimiser does not unroll a loop over `k` whose body holds loops of length `k`, and
-/// those then run with a counter (2.2× the instructions at `T = 4`); unrolled, each is of known
-/// length, vectorised. Beyond 12, a plain loop. Unoptimised (`debug_assertions`), a plain loop
-/// throughout: the same operations in the same order, without twelve copies of the body's stack
-/// (at `T = 8` the lane path's frame, with its own copy, neared a test thread's 2 MiB).
-macro_rules! for_each_k {
-    ($k:ident in 0..$t:ident $body:block) => {
-        #[cfg(not(debug_assertions))]
-        {
-            for_each_k!(@unrolled $k $t $body; 0 1 2 3 4 5 6 7 8 9 10 11);
-            for $k in 12..$t $body
-        }
-        #[cfg(debug_assertions)]
-        for $k in 0..$t $body
-    };
-    (@unrolled $k:ident $t:ident $body:block; $($n:literal)*) => {$(
-        if $n < $t {
-            let $k: usize = $n;
-            $body
-        }
-    )*};
-}
-
 /// `storage` filled with the columns of `Cay(C) = Y·W − I`, `W` the rows `w_k = 2 q_k / d_k`.
 #[inline(always)]
 pub(super) fn cayley_columns<'a, S: Field, const T: usize>(
@@ -217,7 +193,7 @@ fn dot<S: Field, const T: usize>(a: &[S; T], b: &[S; T]) -> S {
 /// `storage` filled with the columns of `I + C`, from the strict upper triangle of `C`: entry `i`
 /// of column `j` is `C_ij` above the diagonal, `−C_ji` below it.
 #[inline(always)]
-fn identity_plus_skew<'a, S: Field, const T: usize>(
+pub(super) fn identity_plus_skew<'a, S: Field, const T: usize>(
     c: &SMatrix<S, T, T>,
     storage: &'a mut MaybeUninit<[[S; T]; T]>,
 ) -> &'a mut [[S; T]; T] {
