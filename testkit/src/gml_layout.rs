@@ -282,3 +282,19 @@ pub fn objects(bytes: Vec<u8>, widen: bool) -> Vec<String> {
     out.sort();
     out
 }
+
+/// The layout of an HDF5 file: its [`objects`] without the datasets' values (groups, attributes
+/// with their values, datasets with their element type, shape and number of attributes), so that
+/// two networks of the same type written the same way have equal layouts.
+///
+/// # Panics
+/// As [`objects`].
+pub fn layout(bytes: Vec<u8>) -> Vec<String> {
+    objects(bytes, false)
+        .into_iter()
+        .map(|line| match line.split_once(" attributes ") {
+            Some((description, _values)) => format!("{description} attributes"),
+            None => line,
+        })
+        .collect()
+}

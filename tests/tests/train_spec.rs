@@ -12,7 +12,7 @@ use geomattn::{Schema, Tanh, VolumePreservingTransformer, to_flat};
 use geomattn_spec::Error;
 use geomattn_spec::train::{Data, Optimizer, Options, train};
 use geomattn_testkit::fixture;
-use geomattn_testkit::gml_layout::objects;
+use geomattn_testkit::gml_layout::{layout, objects};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
@@ -26,14 +26,6 @@ fn params(net: &Vpt) -> Vec<f64> {
     let mut out = vec![0.0; <Vpt as Schema>::SCALARS];
     to_flat(net, &mut out).unwrap();
     out
-}
-
-/// The objects of a file without their values: groups, attributes, datasets, types, shapes.
-fn layout(bytes: Vec<u8>) -> Vec<String> {
-    objects(bytes, false)
-        .into_iter()
-        .map(|line| line.split(" attributes ").next().unwrap().to_owned())
-        .collect()
 }
 
 #[test]

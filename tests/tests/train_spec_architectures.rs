@@ -17,7 +17,7 @@ use geomattn::{
 use geomattn_spec::train::{Data, Options, train};
 use geomattn_spec::{Arch, check};
 use geomattn_testkit::fixture;
-use geomattn_testkit::gml_layout::objects;
+use geomattn_testkit::gml_layout::layout;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
@@ -124,14 +124,6 @@ fn keeps_its_structure(file: Vec<u8>, spec: &str) {
     let measured = check(&GmlFile::from_bytes(file).unwrap(), &arch, 8, 1).unwrap();
     assert!(measured.iter().any(|m| m.promised), "{spec}: {measured:?}");
     assert!(measured.iter().all(|m| m.passes()), "{spec}: {measured:?}");
-}
-
-/// The objects of a GML file and their types, without their attributes' values.
-fn layout(bytes: Vec<u8>) -> Vec<String> {
-    objects(bytes, false)
-        .into_iter()
-        .map(|line| line.split(" attributes ").next().unwrap().to_owned())
-        .collect()
 }
 
 #[test]
