@@ -102,22 +102,12 @@ pub type DefaultCayley = crate::Generated;
 /// The skew matrix whose strict upper triangle is that of `c`: what every map reads of its
 /// argument.
 pub(crate) fn skew_from_upper<S: Field, const T: usize>(c: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
-    skew_from_upper_plus(c, S::zero())
-}
-
-/// `diagonal·I` plus [`skew_from_upper`]`(c)`, entry by entry and inlined (so the lane path
-/// compiles it for its instruction set).
-#[inline(always)]
-pub(crate) fn skew_from_upper_plus<S: Field, const T: usize>(
-    c: &SMatrix<S, T, T>,
-    diagonal: S,
-) -> SMatrix<S, T, T> {
     crate::product::matrix(
         #[inline(always)]
         |i, j| match i.cmp(&j) {
             core::cmp::Ordering::Less => c[(i, j)],
             core::cmp::Ordering::Greater => -c[(j, i)],
-            core::cmp::Ordering::Equal => diagonal,
+            core::cmp::Ordering::Equal => S::zero(),
         },
     )
 }

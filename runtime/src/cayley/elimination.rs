@@ -109,9 +109,9 @@ fn subtract_multiple<S: Field, const T: usize>(row: &mut [S; T], pivot_row: &[S;
 
 /// `m⁻¹ rhs` by Gauss–Jordan elimination without pivoting, one reciprocal per pivot.
 ///
-/// Stable for the matrices it is used on, whose pivots stay away from zero: `I + C` with `C`
-/// skew (every pivot is at least 1) and column diagonally dominant matrices (the Padé
-/// denominator of the matrix exponential).
+/// Stable for the matrices it is used on, whose pivots stay away from zero: column diagonally
+/// dominant matrices (the Padé denominator of the matrix exponential; [`Elimination`] inverts
+/// `I + C` in place instead).
 #[inline(always)]
 pub(crate) fn solve_without_pivoting<S: Field, const T: usize>(
     mut m: SMatrix<S, T, T>,
