@@ -459,7 +459,9 @@ const VECTOR_REGISTERS: usize = 32;
 /// - and the outputs too (each store had waited for its cache line to be read), measured against
 ///   the inputs alone side by side: 150 → 89 ns at d = T = 8 (f64: 320 → 197), where the same
 ///   batch in the cache takes 50–58 ns; no change at d = T ≤ 5 in f32 (f64 at 5: 37 → 31.5). Two
-///   or four groups ahead were slower (95 and 93 ns against 77–82 in that run).
+///   or four groups ahead were slower (95 and 93 ns against 77–82 in that run), and so was an
+///   added prefetch into L2 four groups ahead (92 against 86); `prefetchw` for the outputs was
+///   no faster (88 against 86).
 ///
 /// In the cache it costs nothing measurable.
 const PREFETCH_BYTES: usize = 4096;
