@@ -8,20 +8,24 @@ the parallelism). Printed: rollouts per second in total and per worker, for 1 â€
 and the largest drift of |z| over the final states (the rigid body conserves it; the network
 nearly does).
 
-    python python/examples/ensemble.py --engines direct,dask,ray --workers 1,2 --count 1000000
+    python python/examples/ensemble.py --engines direct,dask,ray,ray-pool --workers 1,2 --count 1000000
 
 Run it from the repository root, with geomattn installed: Ray's workers put the driver's working
 directory first on their import path, so from `python/` they would import the source folder
 `geomattn/` (which lacks the compiled module) instead of the installed package.
 
-`direct` is the baseline: one process, geomattn's own thread pool. No home-made scheduler: Dask's `LocalCluster` (worker processes) with `dask.array.map_blocks`,
-and Ray in local mode (`ray.init(num_cpus=N)`) with `ray.data` `map_batches` over an actor pool.
+`direct` is the baseline: one process, geomattn's own thread pool. No home-made scheduler: Dask's
+`LocalCluster` (worker processes) with `dask.array.map_blocks`, and Ray in local mode
+(`ray.init(num_cpus=N)`) with `ray.data` `map_batches` over an actor pool (`ray`), or with Ray's
+`ActorPool` on actors started before the clock (`ray-pool`: a running service's cost, without
+the actors' start-up, which `ray` counts).
 """
 
 import argparse
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -98,16 +102,40 @@ def run_ray(z0, steps, workers, block):
         ray.shutdown()
 
 
+def run_ray_pool(z0, steps, workers, block):
+    """Ray's core API on actors started, with the network loaded, before the clock (as Dask's
+    workers are): what Ray costs per block once it runs, without ray.data's start-up."""
+    import ray
+    from ray.util import ActorPool
+
+    ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+    try:
+        class Rollout(RayRollout):
+            def last(self, windows):
+                return self({"data": windows})["last"]
+
+        # Actor handles (Ray's stubs type them as the class).
+        actors: list[Any] = [ray.remote(num_cpus=1)(Rollout).remote(PATH, ARCH, steps, last_only=True)
+                             for _ in range(workers)]
+        ray.get([actor.last.remote(z0[:1]) for actor in actors])  # started, network loaded
+        start = time.perf_counter()
+        blocks = [z0[k:k + block] for k in range(0, len(z0), block)]
+        last = np.concatenate(list(ActorPool(actors).map(lambda actor, b: actor.last.remote(b), blocks)))
+        return time.perf_counter() - start, last
+    finally:
+        ray.shutdown()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--count", type=int, default=1_000_000)
     p.add_argument("--steps", type=int, default=60)
     p.add_argument("--block", type=int, default=20_000)
     p.add_argument("--workers", default="1,2")
-    p.add_argument("--engines", default="direct,dask,ray")
+    p.add_argument("--engines", default="direct,dask,ray,ray-pool")
     args = p.parse_args()
     z0 = initial_windows(args.count)
-    runners = {"direct": run_direct, "dask": run_dask, "ray": run_ray}
+    runners = {"direct": run_direct, "dask": run_dask, "ray": run_ray, "ray-pool": run_ray_pool}
     print(f"{args.count} rollouts of {args.steps} steps, blocks of {args.block}, f32, "
           f"{os.cpu_count()} cores (the load average counts other processes on the machine too)")
     for engine in args.engines.split(","):
