@@ -27,7 +27,7 @@ def test_blocks_are_found_and_each_document_has_one():
         assert python_blocks((ROOT / document).read_text()), document
 
 
-@pytest.mark.parametrize("code", examples())
+@pytest.mark.parametrize("code", list(examples()))
 def test_example_runs(code, monkeypatch):
     monkeypatch.chdir(ROOT)
     exec(compile(code, "<example>", "exec"), {"__name__": "__example__"})
