@@ -463,7 +463,8 @@ const VECTOR_REGISTERS: usize = 32;
 ///   added prefetch into L2 four groups ahead (92 against 86); `prefetchw` for the outputs was
 ///   no faster (88 against 86).
 ///
-/// In the cache it costs nothing measurable.
+/// In the cache the input prefetch cost nothing measurable; the output prefetch was not measured
+/// there.
 const PREFETCH_BYTES: usize = 4096;
 
 /// Asks the processor to bring `values` into its caches (x86-64; nothing elsewhere).
