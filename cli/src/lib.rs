@@ -1,0 +1,147 @@
+//! `geomattn`: the command for people with a network trained in GeometricMachineLearning.jl.
+//! This library is the whole command, behind one function, [`main`], that the binary
+//! (`src/main.rs`) calls: as a library it compiles while `geomattn-spec`, which it builds on
+//! (spec parsing, the grid of compiled sizes, loading, rollout and structure check), is still in
+//! code generation, where a binary waits for all of it (cargo's pipelining; 95 s of a 7 min 44 s
+//! cold build on 2 cores was the binary's own, after `geomattn-spec`). This file parses the
+//! arguments and dispatches; each subcommand lives in its own module.
+//!
+//! - `geomattn` (no arguments): the main job on the bundled rigid-body network ([`main_job`]).
+//! - `geomattn inspect FILE`: the layers, their parameters, the matching architectures.
+//! - `geomattn rollout FILE --arch SPEC --init STATE [--states N]`: a trajectory of `N` states
+//!   (GML's `n_points`) as CSV, streamed as it is computed, optionally a plot.
+//! - `geomattn check FILE --arch SPEC`: the promised structure, measured.
+//! - `geomattn export FILE --arch SPEC --to blob|rust -o OUT`: the network for another program.
+//! - `geomattn classify FILE --arch SPEC --images IMAGES --labels LABELS`: a classifier's
+//!   accuracy, per class and as a confusion matrix.
+//! - `geomattn train --arch SPEC --data rigid-body|FILE --epochs N -o OUT.h5`: a network trained
+//!   as GML trains it, in GML's layout, one line per epoch with its loss.
+//! - `geomattn report [--quick]`: the tables of the layers (Cayley kernels, layers, fixtures).
+//!
+//! Exit codes ([`EXIT_CODES`], also in `--help`):
+//! - 0: done; also when the reader of standard output goes away (`geomattn rollout … | head`):
+//!   the command stops quietly at that write (see [`output`]).
+//! - 1: a structure check fails (`check`, the main job).
+//! - 2: bad input or usage (a malformed spec, a size outside the grid, a file that does not
+//!   match, a bad initial state, a count out of range, an unknown option, an output that cannot
+//!   be written): one line on stderr, no output file.
+//! - 3: a rollout diverged (a state stopped being finite): the states before it are written, and
+//!   one line on stderr says where ([`rollout::DIVERGED`]).
+
+mod check;
+mod classify;
+mod count;
+mod error;
+mod export;
+mod inspect;
+mod main_job;
+mod output;
+mod plot;
+mod progress;
+mod report;
+mod rollout;
+mod train;
+mod usage;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use error::Failure;
+
+/// Run, check and inspect structure-preserving networks trained in GeometricMachineLearning.jl.
+/// With no arguments: roll the bundled rigid-body volume-preserving transformer out for 60 steps
+/// against the ground truth, check its structure, and write the plot.
+#[derive(Parser)]
+#[command(name = "geomattn", version, after_help = after_help())]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+/// The exit codes, as `--help` lists them.
+const EXIT_CODES: &str = "Exit codes: 0 done (also when the reader of stdout goes away, as with \
+     `| head`); 1 a structure check fails; 2 bad input or usage (one line on stderr); 3 a rollout \
+     diverged (the states before it are written).";
+
+fn after_help() -> String {
+    format!(
+        "SPEC names an architecture, in the short form with all its options, e.g.\n  \
+         \"vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)\"\n  \
+         \"vpff(dim=3, n_blocks=6, n_linear=1, activation=tanh)\"\n  \
+         \"st(dim=3, seq=3, n_heads=1, n_blocks=2, L=3, activation=tanh, add_connection=false)\"\n  \
+         \"classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, Stiefel=true, \
+         add_connection=false)\"\n\
+         or as GML's constructor call pasted from Julia, e.g.\n  \
+         \"VolumePreservingTransformer(3, 3; n_blocks = 2, L = 3)\"\n{}\n\nCompiled sizes:\n{}\n\n{EXIT_CODES}",
+        geomattn_spec::gml_defaults(),
+        geomattn_spec::grid::describe()
+    )
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// The layers of a GML file with their parameters, and the architectures that match them.
+    Inspect {
+        /// The `.h5` file GML saved.
+        file: PathBuf,
+    },
+    /// Iterate the network from an initial state and write the trajectory as CSV.
+    Rollout(rollout::Args),
+    /// Measure the structure the architecture promises (exact Jacobians, random inputs).
+    Check(check::Args),
+    /// Write the network for another program: the runtime's blob, or a Rust module with the
+    /// weights as literals.
+    Export(export::Args),
+    /// Classify labelled images (IDX files, as MNIST's): accuracy, per class, confusion matrix.
+    Classify(classify::Args),
+    /// Train a network as GML trains it and write it in GML's HDF5 layout.
+    Train(train::Args),
+    /// The tables of the layers: Cayley kernels, layers, structure, fixtures, accuracy.
+    Report {
+        /// A short run (fewer timing rounds and samples).
+        #[arg(long)]
+        quick: bool,
+    },
+}
+
+/// The scalar to compute in.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Reference {
+    /// The free rigid body with inertia (2, 1, 2/3), implicit midpoint rule, h = 0.2: the ground
+    /// truth of GML's rigid-body networks.
+    RigidBody,
+}
+
+fn run(cli: Cli) -> Result<ExitCode, Failure> {
+    match cli.command {
+        None => main_job::run(),
+        Some(Command::Inspect { file }) => inspect::run(&file),
+        Some(Command::Rollout(args)) => rollout::run(&args),
+        Some(Command::Check(args)) => check::run(&args),
+        Some(Command::Export(args)) => export::run(&args),
+        Some(Command::Classify(args)) => classify::run(&args),
+        Some(Command::Train(args)) => train::run(&args),
+        Some(Command::Report { quick }) => {
+            report::run(quick)?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// The command: parses the process's arguments, runs the subcommand, and returns the exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return usage::exit(&error),
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(failure) if failure.is_closed_pipe() => ExitCode::SUCCESS,
+        Err(failure) => {
+            eprintln!("error: {failure}");
+            ExitCode::from(2)
+        }
+    }
+}
