@@ -38,20 +38,21 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use core::marker::PhantomData;
 use std::num::NonZeroU64;
 use std::path::PathBuf;
 
 use geomattn::gml::{GmlWriter, SaveError, Storage};
 use geomattn::init::glorot_network;
-use geomattn::nalgebra::{SMatrix, SMatrixView, SMatrixViewMut, SVector};
+use geomattn::nalgebra::{SMatrix, SMatrixView, SMatrixViewMut};
 use geomattn::train::{
     AdamOptimizer, AdamOptimizerWithDecay, GradientOptimizer, MomentumOptimizer, Optimizer as Step,
-    Trajectories, loss_gradient, window_order,
+    loss_gradient, window_order,
 };
 use geomattn::{
     AddConnection, ArbitraryWeight, Backward, LaneBackward, LaneTwin, Lanewise, MultiHeadAttention,
     NoConnection, ResNetStack, Schema, SequenceLayer, Sink, SkewWeight, Source, Tanh, Visit,
-    VolumePreservingAttention, VolumePreservingFeedForward,
+    VolumePreservingAttention, VolumePreservingFeedForward, from_flat, to_flat,
 };
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -160,26 +161,161 @@ pub fn train(
     options: &Options,
     on_epoch: &mut dyn FnMut(Epoch<'_>),
 ) -> Result<Trained, Error> {
-    on_grid!(arch, f64, train_on_grid, (data, options, on_epoch))
+    let start = on_grid!(arch, f64, train_on_grid, ())?;
+    let plan = Plan::new(arch, data, options)?;
+    let mut rng = SmallRng::seed_from_u64(options.seed);
+    let mut trainee = start(arch, options, plan.decay_epochs, &mut rng)?;
+    let mut windows = Windows::default();
+    let mut losses = Vec::new();
+    for epoch in 1..=options.epochs {
+        let order = window_order(plan.starts, data.count(), &mut rng);
+        let mut total = 0.0;
+        for minibatch in order.chunks(options.batch) {
+            windows.fill(data, minibatch, plan.seq);
+            total += trainee
+                .step(&windows.inputs, &windows.targets)
+                .map_err(|e| train_error(format!("epoch {epoch}: {e}")))?;
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let loss = total / order.len().div_ceil(options.batch) as f64;
+        losses.push(loss);
+        let checkpoint = match options.checkpoint_every {
+            Some(every) if epoch % every == 0 => Some(trainee.file(options.storage)?),
+            _ => None,
+        };
+        on_epoch(Epoch {
+            epoch,
+            loss,
+            windows: order.len(),
+            checkpoint: checkpoint.as_deref(),
+        });
+    }
+    let file = trainee.file(options.storage)?;
+    Ok(Trained { file, losses })
 }
 
-/// The callback of `on_grid!`: the units' parts' types. The volume-preserving transformer trains
-/// in lanes, the others window by window ([`PerWindow`]).
+fn train_error(reason: String) -> Error {
+    Error::Train { reason }
+}
+
+/// What the options and the data fix before the first epoch, checked in this order.
+struct Plan {
+    /// States per window.
+    seq: usize,
+    /// Windows per trajectory.
+    starts: usize,
+    /// `AdamWithDecay`'s `n_epochs`.
+    decay_epochs: NonZeroU64,
+}
+
+impl Plan {
+    fn new(arch: &Arch, data: &Data, options: &Options) -> Result<Self, Error> {
+        let seq = arch.seq();
+        if data.dim() != arch.dim() {
+            return Err(Error::Length {
+                what: "a state of the training data",
+                arch: arch.to_string(),
+                expected: arch.dim().to_string(),
+                found: data.dim(),
+            });
+        }
+        if data.count() == 0 {
+            return Err(train_error("there are no trajectories to train on".into()));
+        }
+        let epochs = NonZeroU64::new(options.epochs)
+            .ok_or_else(|| train_error("the number of epochs must be at least 1".into()))?;
+        if options.batch == 0 {
+            return Err(train_error("the batch size must be at least 1".into()));
+        }
+        if options.checkpoint_every == Some(0) {
+            return Err(train_error(
+                "the checkpoint interval must be at least 1 epoch".into(),
+            ));
+        }
+        let decay_epochs = match (options.decay_epochs, options.optimizer) {
+            (None, _) => epochs,
+            (Some(n), Optimizer::AdamWithDecay) => NonZeroU64::new(n)
+                .ok_or_else(|| train_error("the decay's n_epochs must be at least 1".into()))?,
+            (Some(_), _) => {
+                return Err(train_error(
+                    "the decay's n_epochs (--decay-epochs) is an option of adam-with-decay \
+                     (AdamOptimizerWithDecay) only"
+                        .into(),
+                ));
+            }
+        };
+        // GML's windows: `seq` states and the `seq` after them, from every start that has both.
+        let starts = (data.length() + 1).saturating_sub(2 * seq);
+        if starts == 0 {
+            return Err(train_error(format!(
+                "a trajectory of {} states holds no window of seq = {seq} states and the {seq} \
+                 after it (it needs at least {})",
+                data.length(),
+                2 * seq
+            )));
+        }
+        Ok(Self {
+            seq,
+            starts,
+            decay_epochs,
+        })
+    }
+}
+
+/// A minibatch's windows, flat `(D, T, B)`: the inputs (`T` states from each start) and the
+/// targets (the `T` states after them), in the order of [`window_order`]'s pairs. A window of
+/// consecutive states is one slice of a trajectory's values.
+#[derive(Default)]
+struct Windows {
+    inputs: Vec<f64>,
+    targets: Vec<f64>,
+}
+
+impl Windows {
+    fn fill(&mut self, data: &Data, minibatch: &[(usize, usize)], seq: usize) {
+        let window = data.dim() * seq;
+        self.inputs.clear();
+        self.targets.clear();
+        for &(start, trajectory) in minibatch {
+            let values = &data.trajectory(trajectory)[start * data.dim()..];
+            self.inputs.extend_from_slice(&values[..window]);
+            self.targets.extend_from_slice(&values[window..2 * window]);
+        }
+    }
+}
+
+/// A network in training, its weights and optimisers: all that depends on the network's type,
+/// behind one object-safe face, so that the epoch loop of [`train`] is compiled once rather than
+/// once per network type of the grid.
+trait Trainee {
+    /// One minibatch (flat `(D, T, B)` inputs and targets): its loss before the step, then one
+    /// step of every part's optimiser.
+    fn step(&mut self, inputs: &[f64], targets: &[f64]) -> Result<f64, geomattn::Error>;
+
+    /// The network as a GML file, each weight stored as `storage`.
+    fn file(&self, storage: Storage) -> Result<Vec<u8>, Error>;
+}
+
+/// Starts the training of one network type: its initial weights (Glorot-uniform from `rng`, or
+/// [`Options::initial`]) and its optimisers.
+type Start = fn(&Arch, &Options, NonZeroU64, &mut SmallRng) -> Result<Box<dyn Trainee>, Error>;
+
+/// The callback of `on_grid!`: the [`Start`] of the units' parts' types. The volume-preserving
+/// transformer trains in lanes, the others window by window ([`PerWindow`]).
 macro_rules! train_on_grid {
     (vpt $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {
-        train_on_grid!(@units InLanes, $a, $d, $t, $att, $ff, $ctx)
+        train_on_grid!(@units InLanes, $d, $t, $att, $ff)
     };
     // GML trains the feed-forward network on one-state windows (`Batch(batch_size)`: each state
     // and the next, `FeedForwardLoss`): one unit, the network, then nothing, with `T = 1`.
     (vpff $a:ident, $S:ty, $d:literal, $net:ty, $ctx:expr) => {
-        train_on_grid!(@units PerWindow, $a, $d, 1, $net, Nothing, $ctx)
+        train_on_grid!(@units PerWindow, $d, 1, $net, Nothing)
     };
     ($kind:ident $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {
-        train_on_grid!(@units PerWindow, $a, $d, $t, $att, $ff, $ctx)
+        train_on_grid!(@units PerWindow, $d, $t, $att, $ff)
     };
-    (@units $passes:ty, $a:ident, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {{
-        let (data, options, on_epoch) = $ctx;
-        train_units::<
+    (@units $passes:ty, $d:literal, $t:literal, $att:ty, $ff:ty) => {
+        Ok(Training::<
             $passes,
             $att,
             $ff,
@@ -187,8 +323,8 @@ macro_rules! train_on_grid {
             $t,
             { <$att as Schema>::SCALARS },
             { <$ff as Schema>::SCALARS },
-        >(data, options, on_epoch, $a)
-    }};
+        >::start as Start)
+    };
 }
 use train_on_grid;
 
@@ -220,125 +356,104 @@ impl<const P: usize> AnyOptimizer<P> {
         }
     }
 
+    /// `Optimizer::step_network`, with the network flattened once for whichever optimiser this
+    /// is (`step_network` of each of the four would be compiled for every part type of the grid).
     fn step<N: Schema<Scalar = f64>, G: Schema<Scalar = f64>>(
         &mut self,
         net: &mut N,
         gradient: &G,
     ) -> Result<(), geomattn::Error> {
+        let mut parameters = [0.0; P];
+        let mut flat_gradient = [0.0; P];
+        to_flat(net, &mut parameters)?;
+        to_flat(gradient, &mut flat_gradient)?;
         match self {
-            Self::Adam(o) => o.step_network(net, gradient),
-            Self::AdamWithDecay(o) => o.step_network(net, gradient),
-            Self::Momentum(o) => o.step_network(net, gradient),
-            Self::Gradient(o) => Step::<f64, P>::step_network(o, net, gradient),
+            Self::Adam(o) => o.step(&mut parameters, &flat_gradient),
+            Self::AdamWithDecay(o) => o.step(&mut parameters, &flat_gradient),
+            Self::Momentum(o) => o.step(&mut parameters, &flat_gradient),
+            Self::Gradient(o) => Step::<f64, P>::step(o, &mut parameters, &flat_gradient),
         }
+        *net = from_flat(&parameters)?;
+        Ok(())
     }
 }
 
-/// Trains the units `(Att, Ff)` of a transformer on windows of `T` states in `R^D`, their passes
-/// run by `P`; `PA` and `PF` are the parts' parameter counts.
-fn train_units<P, Att, Ff, const D: usize, const T: usize, const PA: usize, const PF: usize>(
-    data: &Data,
-    options: &Options,
-    on_epoch: &mut dyn FnMut(Epoch<'_>),
-    arch: &Arch,
-) -> Result<Trained, Error>
+/// The units `(Att, Ff)` of a transformer on windows of `T` states in `R^D` in training, their
+/// passes run by `P`; `PA` and `PF` are the parts' parameter counts.
+struct Training<P, Att, Ff, const D: usize, const T: usize, const PA: usize, const PF: usize> {
+    units: Vec<(Att, Ff)>,
+    optimizers: Vec<(AnyOptimizer<PA>, AnyOptimizer<PF>)>,
+    work: Workspace<D, T>,
+    passes: PhantomData<P>,
+}
+
+impl<P, Att, Ff, const D: usize, const T: usize, const PA: usize, const PF: usize>
+    Training<P, Att, Ff, D, T, PA, PF>
+where
+    P: Passes<Att, D, T> + Passes<Ff, D, T> + 'static,
+    Att: Unit<D, T> + 'static,
+    Ff: Unit<D, T> + 'static,
+{
+    fn start(
+        arch: &Arch,
+        options: &Options,
+        decay_epochs: NonZeroU64,
+        rng: &mut SmallRng,
+    ) -> Result<Box<dyn Trainee>, Error> {
+        let glorot = |rng: &mut SmallRng| -> Result<(Att, Ff), Error> {
+            let attention = glorot_network(rng).map_err(|e| train_error(e.to_string()))?;
+            let feedforward = glorot_network(rng).map_err(|e| train_error(e.to_string()))?;
+            Ok((attention, feedforward))
+        };
+        let units: Vec<(Att, Ff)> = match &options.initial {
+            Some(path) => units::<Att, Ff>(&read(path)?, arch)?.0,
+            None => (0..arch.units())
+                .map(|_| glorot(rng))
+                .collect::<Result<_, _>>()?,
+        };
+        let optimizers = units
+            .iter()
+            .map(|_| {
+                (
+                    AnyOptimizer::new(options, decay_epochs),
+                    AnyOptimizer::new(options, decay_epochs),
+                )
+            })
+            .collect();
+        Ok(Box::new(Self {
+            units,
+            optimizers,
+            work: Workspace::default(),
+            passes: PhantomData,
+        }))
+    }
+}
+
+impl<P, Att, Ff, const D: usize, const T: usize, const PA: usize, const PF: usize> Trainee
+    for Training<P, Att, Ff, D, T, PA, PF>
 where
     P: Passes<Att, D, T> + Passes<Ff, D, T>,
     Att: Unit<D, T>,
     Ff: Unit<D, T>,
 {
-    let l = arch.units();
-    let trajectories = data.trajectories::<D>(arch)?;
-    let starts = trajectories.starts(T);
-    let train_error = |reason: String| Error::Train { reason };
-    let epochs = NonZeroU64::new(options.epochs)
-        .ok_or_else(|| train_error("the number of epochs must be at least 1".into()))?;
-    if options.batch == 0 {
-        return Err(train_error("the batch size must be at least 1".into()));
-    }
-    if options.checkpoint_every == Some(0) {
-        return Err(train_error(
-            "the checkpoint interval must be at least 1 epoch".into(),
-        ));
-    }
-    let decay_epochs = match (options.decay_epochs, options.optimizer) {
-        (None, _) => epochs,
-        (Some(n), Optimizer::AdamWithDecay) => NonZeroU64::new(n)
-            .ok_or_else(|| train_error("the decay's n_epochs must be at least 1".into()))?,
-        (Some(_), _) => {
-            return Err(train_error(
-                "the decay's n_epochs (--decay-epochs) is an option of adam-with-decay \
-                 (AdamOptimizerWithDecay) only"
-                    .into(),
-            ));
+    fn step(&mut self, inputs: &[f64], targets: &[f64]) -> Result<f64, geomattn::Error> {
+        let targets: Vec<SMatrix<f64, D, T>> = targets
+            .chunks_exact(D * T)
+            .map(SMatrix::from_column_slice)
+            .collect();
+        let (loss, gradients) =
+            minibatch_gradient::<P, _, _, D, T>(&self.units, inputs, &targets, &mut self.work)?;
+        let parts = self.units.iter_mut().zip(&mut self.optimizers);
+        for (((attention, feedforward), (opt_a, opt_f)), (g_a, g_f)) in parts.zip(&gradients) {
+            opt_a.step(attention, g_a)?;
+            opt_f.step(feedforward, g_f)?;
         }
-    };
-    if starts == 0 {
-        return Err(train_error(format!(
-            "a trajectory of {} states holds no window of seq = {T} states and the {T} after it \
-             (it needs at least {})",
-            data.length(),
-            2 * T
-        )));
+        Ok(loss)
     }
-    let mut rng = SmallRng::seed_from_u64(options.seed);
-    let glorot = |rng: &mut SmallRng| -> Result<(Att, Ff), Error> {
-        let attention = glorot_network(rng).map_err(|e| train_error(e.to_string()))?;
-        let feedforward = glorot_network(rng).map_err(|e| train_error(e.to_string()))?;
-        Ok((attention, feedforward))
-    };
-    let mut units: Vec<(Att, Ff)> = match &options.initial {
-        Some(path) => units::<Att, Ff>(&read(path)?, arch)?.0,
-        None => (0..l).map(|_| glorot(&mut rng)).collect::<Result<_, _>>()?,
-    };
-    let mut optimizers: Vec<(AnyOptimizer<PA>, AnyOptimizer<PF>)> = (0..l)
-        .map(|_| {
-            (
-                AnyOptimizer::new(options, decay_epochs),
-                AnyOptimizer::new(options, decay_epochs),
-            )
-        })
-        .collect();
-    let mut losses = Vec::new();
-    let mut work = Workspace::default();
-    for epoch in 1..=options.epochs {
-        let order = window_order(starts, trajectories.count(), &mut rng);
-        let mut total = 0.0;
-        for minibatch in order.chunks(options.batch) {
-            let (inputs, targets) = trajectories
-                .windows::<T>(minibatch)
-                .map_err(|e| train_error(e.to_string()))?;
-            let gradients =
-                minibatch_gradient::<P, _, _, D, T>(&units, &inputs, &targets, &mut work)
-                    .map_err(|e| train_error(format!("epoch {epoch}: {e}")))?;
-            total += gradients.0;
-            for (((attention, feedforward), (opt_a, opt_f)), (g_a, g_f)) in
-                units.iter_mut().zip(&mut optimizers).zip(&gradients.1)
-            {
-                opt_a
-                    .step(attention, g_a)
-                    .map_err(|e| train_error(e.to_string()))?;
-                opt_f
-                    .step(feedforward, g_f)
-                    .map_err(|e| train_error(e.to_string()))?;
-            }
-        }
-        #[allow(clippy::cast_precision_loss)]
-        let loss = total / order.len().div_ceil(options.batch) as f64;
-        losses.push(loss);
-        let checkpoint = match options.checkpoint_every {
-            Some(every) if epoch % every == 0 => Some(gml_file(&units, options.storage)?),
-            _ => None,
-        };
-        on_epoch(Epoch {
-            epoch,
-            loss,
-            windows: order.len(),
-            checkpoint: checkpoint.as_deref(),
-        });
+
+    fn file(&self, storage: Storage) -> Result<Vec<u8>, Error> {
+        gml_file(&self.units, storage)
     }
-    let file = gml_file(&units, options.storage)?;
-    Ok(Trained { file, losses })
 }
 
 /// The units as a GML file, each weight stored as `storage`.
@@ -363,8 +478,6 @@ where
 /// epoch in page faults.
 #[derive(Default)]
 struct Workspace<const D: usize, const T: usize> {
-    /// The minibatch's inputs, flat `(D, T, B)`.
-    input: Vec<f64>,
     /// Each unit's attention output and unit output, flat.
     kept: Vec<(Vec<f64>, Vec<f64>)>,
     /// The network's outputs and the loss's cotangents, window by window.
@@ -381,7 +494,7 @@ struct Workspace<const D: usize, const T: usize> {
 #[allow(clippy::type_complexity)]
 fn minibatch_gradient<P, Att, Ff, const D: usize, const T: usize>(
     units: &[(Att, Ff)],
-    inputs: &[SMatrix<f64, D, T>],
+    inputs: &[f64],
     targets: &[SMatrix<f64, D, T>],
     work: &mut Workspace<D, T>,
 ) -> Result<(f64, Vec<(Att::Gradient, Ff::Gradient)>), geomattn::Error>
@@ -390,25 +503,27 @@ where
     Att: Unit<D, T>,
     Ff: Unit<D, T>,
 {
-    let n = inputs.len() * D * T;
-    work.input.clear();
-    work.input
-        .extend(inputs.iter().flat_map(|x| x.iter().copied()));
+    let n = inputs.len();
     work.kept.resize_with(units.len(), Default::default);
     for (i, &(attention, feedforward)) in units.iter().enumerate() {
         let (before, after) = work.kept.split_at_mut(i);
-        let z = before.last().map_or(&work.input, |(_, output)| output);
+        let z = before
+            .last()
+            .map_or(inputs, |(_, output)| output.as_slice());
         let (attended, output) = &mut after[0];
         attended.resize(n, 0.0);
         output.resize(n, 0.0);
         <P as Passes<Att, D, T>>::forward(attention, z, attended)?;
         <P as Passes<Ff, D, T>>::forward(feedforward, attended, output)?;
     }
-    let output = work.kept.last().map_or(&work.input, |(_, output)| output);
+    let output = work
+        .kept
+        .last()
+        .map_or(inputs, |(_, output)| output.as_slice());
     work.outputs.clear();
     work.outputs
         .extend(output.chunks_exact(D * T).map(SMatrix::from_column_slice));
-    work.out_bar.resize(inputs.len(), SMatrix::zeros());
+    work.out_bar.resize(targets.len(), SMatrix::zeros());
     let loss = loss_gradient(&work.outputs, targets, &mut work.out_bar)?;
     work.bar.clear();
     work.bar
@@ -418,7 +533,7 @@ where
     for (i, &(attention, feedforward)) in units.iter().enumerate().rev() {
         let z = i
             .checked_sub(1)
-            .map_or(&work.input, |before| &work.kept[before].1);
+            .map_or(inputs, |before| work.kept[before].1.as_slice());
         let attended = &work.kept[i].0;
         let (mut g_a, mut g_f) = (attention.zero_gradient(), feedforward.zero_gradient());
         <P as Passes<Ff, D, T>>::backward(
@@ -570,34 +685,5 @@ impl<const D: usize, const T: usize> Backward<f64, D, T> for Nothing {
         _: &mut Self,
     ) {
         z_bar.copy_from(&out_bar);
-    }
-}
-
-/// The state type of `D` values.
-type State<const D: usize> = SVector<f64, D>;
-
-impl Data {
-    /// The trajectories as `D`-dimensional states.
-    fn trajectories<const D: usize>(&self, arch: &Arch) -> Result<Trajectories<f64, D>, Error> {
-        if self.dim() != D {
-            return Err(Error::Length {
-                what: "a state of the training data",
-                arch: arch.to_string(),
-                expected: D.to_string(),
-                found: self.dim(),
-            });
-        }
-        let trajectories: Vec<Vec<State<D>>> = self
-            .iter()
-            .map(|trajectory| {
-                trajectory
-                    .chunks_exact(D)
-                    .map(State::<D>::from_column_slice)
-                    .collect()
-            })
-            .collect();
-        Trajectories::new(&trajectories).map_err(|e| Error::Train {
-            reason: e.to_string(),
-        })
     }
 }

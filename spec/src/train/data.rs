@@ -169,6 +169,12 @@ impl Data {
         self.values.len() / (self.dim * self.length).max(1)
     }
 
+    /// Trajectory `k`'s values, state after state.
+    pub(crate) fn trajectory(&self, k: usize) -> &[f64] {
+        let len = self.dim * self.length;
+        &self.values[k * len..(k + 1) * len]
+    }
+
     /// Each trajectory's values, state after state.
     pub fn iter(&self) -> impl Iterator<Item = &[f64]> {
         self.values.chunks_exact((self.dim * self.length).max(1))
