@@ -9,7 +9,7 @@
 //!   `dim = 3`) and hours of forward passes; a plot shows at most [`crate::plot::MAX_POINTS`]
 //!   of them anyway.
 //! - [`MAX_TRAIN`], 10⁹ epochs or windows per minibatch for `train`.
-//! - [`MAX_SAMPLES`], 10⁶ random inputs: each is an exact Jacobian (`dim·seq` dual-number
+//! - [`MAX_SAMPLES`], 10⁶ random inputs: each is an exact Jacobian (`dim·seq` backward
 //!   passes); a million take minutes on the bundled networks, while the default 100 already
 //!   find the worst case to the digit the table shows.
 

@@ -205,8 +205,9 @@ class Network:
     def check(self, samples: int = 100, seed: int = 0) -> list[Measurement]:
         """The structure the architecture promises, measured with exact Jacobians.
 
-        The file is read anew and evaluated in float64 with dual numbers on ``samples`` random
-        windows; the standard transformer promises nothing (an empty list).
+        The file is read anew and evaluated in float64 on ``samples`` random windows, the
+        Jacobians row by row from the backward passes; the standard transformer promises nothing
+        (an empty list).
 
         Parameters
         ----------

@@ -10,7 +10,6 @@ use geomattn::{
     AddConnection, ArbitraryWeight, MultiHeadAttention, NoConnection, ResNetStack, Schema,
     SkewWeight, Tanh, VolumePreservingAttention, VolumePreservingFeedForward,
 };
-use num_dual::Dual64;
 
 use crate::grid::{self, Grid};
 use crate::network::{Loaded, Units};
@@ -319,13 +318,13 @@ macro_rules! check_network {
     ($kind:ident $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {{
         // `sympt`, `lsympt`.
         let (file, samples, seed) = $ctx;
-        Ok(structure::symplectic::<$d, $t, _>(&units::<$att, $ff>(file, $a)?, samples, seed))
+        Ok(structure::symplectic::<$d, $t, _, _>(&units::<$att, $ff>(file, $a)?, samples, seed))
     }};
 }
 
 /// Measures the structure `arch` promises on the network in `file`, over `samples` random inputs
-/// (entries uniform in `(−1, 1)`, from `seed`), with exact Jacobians (dual numbers). An empty list:
-/// the architecture promises no structure (the standard transformer).
+/// (entries uniform in `(−1, 1)`, from `seed`), with exact Jacobians (from the backward passes).
+/// An empty list: the architecture promises no structure (the standard transformer).
 ///
 /// # Errors
 /// As [`open`].
@@ -335,7 +334,7 @@ pub fn check(
     samples: usize,
     seed: u64,
 ) -> Result<Vec<Measurement>, Error> {
-    on_grid!(arch, Dual64, check_network, (file, samples, seed))
+    on_grid!(arch, f64, check_network, (file, samples, seed))
 }
 
 /// Opens the file at `path` and checks it as `arch` (see [`check`]).

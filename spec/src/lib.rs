@@ -6,11 +6,10 @@
 //! seq=3, …)`) can only pick one of the types it was compiled with: this crate declares that grid
 //! ([`grid`]), parses the spec ([`Arch`]), loads a GML file into the matching type
 //! ([`open`], [`open_file`]) and hands it back as a [`Network`] (forward, rollout in `f32` or
-//! `f64`), or measures the structure it promises ([`check`], exact Jacobians by dual numbers).
+//! `f64`), or measures the structure it promises ([`check`], exact Jacobians from the backward passes).
 //! The number of transformer units `L` is read at run time (units are loaded one by one), so any
 //! `L` works; the other sizes are those of the grid. [`export`] writes a network for another
-//! program: the blob of its built-in type (whose `L` is then one of [`grid::BLOB_L`]), and the
-//! text of that type.
+//! program: the blob of its built-in type, and the text of that type.
 //!
 //! ```
 //! use geomattn_spec::{Arch, Precision, open_file, rigid_body};
@@ -30,9 +29,9 @@
 //! # Ok::<(), geomattn_spec::Error>(())
 //! ```
 //!
-//! Dependencies: `geomattn` (the layers and its GML loader), `num-dual` (forward-mode dual
-//! numbers: exact Jacobians without a finite-difference step, the same approach as the test
-//! suite), `rand` (seeded sample inputs of the structure check), `thiserror` (the [`Error`]).
+//! Dependencies: `geomattn` (the layers, their backward passes and its GML loader),
+//! `matrixmultiply` (the batched classifier's products), `rand` (seeded sample inputs of the
+//! structure check), `thiserror` (the [`Error`]).
 
 pub mod arch;
 #[cfg(feature = "batch")]
@@ -66,4 +65,4 @@ pub use arch::{
 pub use dispatch::{check, check_file, open, open_file};
 pub use error::Error;
 pub use network::{Network, Precision, Scalar};
-pub use structure::{Measurement, jacobian};
+pub use structure::Measurement;

@@ -1,5 +1,8 @@
-//! The structure an architecture promises, measured on a loaded network with exact Jacobians
-//! (forward-mode dual numbers from `num-dual`: no finite-difference step to tune).
+//! The structure an architecture promises, measured on a loaded network with exact Jacobians:
+//! row by row from the network's backward passes ([`geomattn::Backward`], the exact
+//! vector-Jacobian products training uses), so no finite-difference step to tune, and no other
+//! instantiation of the grid's network types than the `f64` ones training compiles anyway
+//! (forward-mode dual numbers, which this used before, were a tenth of this crate's code).
 //!
 //! - Volume-preserving feed-forward network: `|det J − 1|` of the map of one state.
 //! - Volume-preserving transformer: the attention's `Λ = Cay(C(Z))` is orthogonal
@@ -16,9 +19,9 @@
 
 use geomattn::nalgebra::{DMatrix, SMatrix};
 use geomattn::{
-    DefaultCayley, OrthogonalMap, SequenceLayer, SkewCorrelation, VolumePreservingAttention,
+    Backward, DefaultCayley, OrthogonalMap, SequenceLayer, SkewCorrelation,
+    VolumePreservingAttention,
 };
-use num_dual::Dual64;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -55,36 +58,64 @@ impl Measurement {
     }
 }
 
-/// The Jacobian of `f: R^{R×C} → R^{R2×C2}` at `z`, with inputs and outputs flattened
-/// column-major (Julia's and nalgebra's order), by forward-mode AD, one pass per input.
-///
-/// ```
-/// use geomattn::nalgebra::{Matrix2, Vector2};
-/// // f(x, y) = (x·y, x + y): J = [[y, x], [1, 1]].
-/// let jac = geomattn_spec::jacobian(|z: &Vector2<_>| Vector2::new(z[0] * z[1], z[0] + z[1]),
-///                                   &Vector2::new(2.0, 3.0));
-/// assert_eq!(jac, geomattn::nalgebra::DMatrix::from_row_slice(2, 2, &[3.0, 2.0, 1.0, 1.0]));
-/// ```
-pub fn jacobian<const R: usize, const C: usize, const R2: usize, const C2: usize>(
-    f: impl Fn(&SMatrix<Dual64, R, C>) -> SMatrix<Dual64, R2, C2>,
-    z: &SMatrix<f64, R, C>,
+/// The Jacobian of a map of `R^{R×C}` with inputs and outputs flattened column-major (Julia's and
+/// nalgebra's order), from its vector-Jacobian product `vjp` (`ȳ ↦ ȳᵀJ` at a fixed input): row
+/// `k` is `vjp` of the `k`-th unit vector.
+fn jacobian_by_rows<const R: usize, const C: usize>(
+    mut vjp: impl FnMut(&SMatrix<f64, R, C>) -> SMatrix<f64, R, C>,
 ) -> DMatrix<f64> {
-    let mut jac = DMatrix::zeros(R2 * C2, R * C);
-    for input in 0..R * C {
-        let seeded = SMatrix::<Dual64, R, C>::from_fn(|i, j| {
-            let x = Dual64::from_re(z[(i, j)]);
-            if i + R * j == input {
-                x.derivative()
-            } else {
-                x
-            }
-        });
-        let out = f(&seeded);
-        for (row, value) in out.iter().enumerate() {
-            jac[(row, input)] = value.eps;
+    let mut jac = DMatrix::zeros(R * C, R * C);
+    for output in 0..R * C {
+        let mut unit = SMatrix::<f64, R, C>::zeros();
+        unit[output] = 1.0;
+        for (input, value) in vjp(&unit).iter().enumerate() {
+            jac[(output, input)] = *value;
         }
     }
     jac
+}
+
+/// The Jacobian of `layer` at `z` ([`jacobian_by_rows`] of its backward pass).
+fn jacobian<L: Backward<f64, R, C>, const R: usize, const C: usize>(
+    layer: &L,
+    z: &SMatrix<f64, R, C>,
+) -> DMatrix<f64> {
+    let mut gradient = layer.zero_gradient();
+    jacobian_by_rows(|out_bar| layer.backward(z, out_bar, &mut gradient))
+}
+
+/// The Jacobian of the units, one after the other, at `z`: the forward pass once, keeping each
+/// unit's input and attention output, then one backward pass through every unit per output.
+fn units_jacobian<Att, Ff, const D: usize, const T: usize>(
+    units: &Units<Att, Ff>,
+    z: &SMatrix<f64, D, T>,
+) -> DMatrix<f64>
+where
+    Att: Backward<f64, D, T>,
+    Ff: Backward<f64, D, T>,
+{
+    let mut kept = Vec::with_capacity(units.0.len());
+    let mut x = *z;
+    for (attention, feedforward) in &units.0 {
+        let attended = attention.forward(&x);
+        let next = feedforward.forward(&attended);
+        kept.push((x, attended));
+        x = next;
+    }
+    let mut gradients: Vec<_> = units
+        .0
+        .iter()
+        .map(|(attention, feedforward)| (attention.zero_gradient(), feedforward.zero_gradient()))
+        .collect();
+    jacobian_by_rows(|out_bar| {
+        let mut bar = *out_bar;
+        let parts = units.0.iter().zip(&kept).zip(&mut gradients).rev();
+        for (((attention, feedforward), (input, attended)), (g_a, g_f)) in parts {
+            bar = feedforward.backward(attended, &bar, g_f);
+            bar = attention.backward(input, &bar, g_a);
+        }
+        bar
+    })
 }
 
 /// `samples` matrices with entries uniform in `(−1, 1)`, from `seed`, drawn one by one as they
@@ -102,22 +133,6 @@ fn samples<const R: usize, const C: usize>(
     (0..samples).map(move |_| SMatrix::from_fn(|_, _| unit()))
 }
 
-fn real<const R: usize, const C: usize>(z: &SMatrix<Dual64, R, C>) -> SMatrix<f64, R, C> {
-    z.map(|x| x.re)
-}
-
-fn dual<const R: usize, const C: usize>(z: &SMatrix<f64, R, C>) -> SMatrix<Dual64, R, C> {
-    z.map(Dual64::from_re)
-}
-
-/// `|det J − 1|` of `f` at `z`.
-fn determinant_error<const R: usize, const C: usize>(
-    f: impl Fn(&SMatrix<Dual64, R, C>) -> SMatrix<Dual64, R, C>,
-    z: &SMatrix<f64, R, C>,
-) -> f64 {
-    (jacobian(f, z).determinant() - 1.0).abs()
-}
-
 /// The measurements of a volume-preserving feed-forward network (one state in, one out).
 pub(crate) fn feed_forward<const D: usize, Net>(
     net: &Net,
@@ -125,10 +140,10 @@ pub(crate) fn feed_forward<const D: usize, Net>(
     seed: u64,
 ) -> Vec<Measurement>
 where
-    Net: SequenceLayer<Dual64, D, 1>,
+    Net: Backward<f64, D, 1>,
 {
     let worst = samples::<D, 1>(count, seed)
-        .map(|z| determinant_error(|x| net.forward(x), &z))
+        .map(|z| (jacobian(net, &z).determinant() - 1.0).abs())
         .fold(0.0, f64::max);
     vec![Measurement {
         property: "|det J − 1| of the map of one state".into(),
@@ -140,32 +155,32 @@ where
 
 /// The measurements of a volume-preserving transformer, unit by unit.
 pub(crate) fn transformer<const D: usize, const T: usize, Corr, Ff>(
-    units: &Units<VolumePreservingAttention<Dual64, D, T, Corr>, Ff>,
+    units: &Units<VolumePreservingAttention<f64, D, T, Corr>, Ff>,
     skew_sym: bool,
     count: usize,
     seed: u64,
 ) -> Vec<Measurement>
 where
-    Corr: SkewCorrelation<Dual64, D>,
-    DefaultCayley: OrthogonalMap<Dual64, T>,
-    Ff: SequenceLayer<Dual64, D, T> + SequenceLayer<Dual64, D, 1>,
+    Corr: SkewCorrelation<f64, D>,
+    DefaultCayley: OrthogonalMap<f64, T>,
+    VolumePreservingAttention<f64, D, T, Corr>: Backward<f64, D, T>,
+    Ff: Backward<f64, D, T> + Backward<f64, D, 1>,
 {
     let (mut orthogonality, mut feed_forward, mut whole) = (0.0_f64, 0.0_f64, 0.0_f64);
     for z in samples::<D, T>(count, seed) {
-        let mut x = dual(&z);
+        let mut x = z;
         for (attention, ff) in &units.0 {
-            let lambda = real(&DefaultCayley::map(&attention.correlation(&x)));
+            let lambda = DefaultCayley::map(&attention.correlation(&x));
             let error = (lambda.transpose() * lambda - SMatrix::<f64, T, T>::identity()).amax();
             orthogonality = orthogonality.max(error);
             let y = attention.forward(&x);
-            for column in real(&y).column_iter() {
-                let state = column.into_owned();
-                let f = |s: &SMatrix<Dual64, D, 1>| SequenceLayer::<Dual64, D, 1>::forward(ff, s);
-                feed_forward = feed_forward.max(determinant_error(f, &state));
+            for column in y.column_iter() {
+                let jac = jacobian::<Ff, D, 1>(ff, &column.into_owned());
+                feed_forward = feed_forward.max((jac.determinant() - 1.0).abs());
             }
-            x = SequenceLayer::<Dual64, D, T>::forward(ff, &y);
+            x = SequenceLayer::<f64, D, T>::forward(ff, &y);
         }
-        whole = whole.max(determinant_error(|x| units.forward(x), &z));
+        whole = whole.max((units_jacobian(units, &z).determinant() - 1.0).abs());
     }
     vec![
         Measurement {
@@ -212,18 +227,19 @@ fn structure_matrix<const D: usize, const T: usize>() -> DMatrix<f64> {
 }
 
 /// The measurement of a symplectic transformer: `‖Jᵀ𝕁J − 𝕁‖_max` of the whole map.
-pub(crate) fn symplectic<const D: usize, const T: usize, Net>(
-    net: &Net,
+pub(crate) fn symplectic<const D: usize, const T: usize, Att, Ff>(
+    units: &Units<Att, Ff>,
     count: usize,
     seed: u64,
 ) -> Vec<Measurement>
 where
-    Net: SequenceLayer<Dual64, D, T>,
+    Att: Backward<f64, D, T>,
+    Ff: Backward<f64, D, T>,
 {
     let j = structure_matrix::<D, T>();
     let worst = samples::<D, T>(count, seed)
         .map(|z| {
-            let jac = jacobian(|x| net.forward(x), &z);
+            let jac = units_jacobian(units, &z);
             (jac.transpose() * &j * jac - &j).amax()
         })
         .fold(0.0, f64::max);
@@ -233,4 +249,50 @@ where
         tolerance: SYMPLECTICITY_TOLERANCE,
         promised: true,
     }]
+}
+
+#[cfg(test)]
+mod tests {
+    use geomattn::nalgebra::{DMatrix, SMatrix};
+    use geomattn::{Identity, VolumePreservingLowerLayer, VolumePreservingUpperLayer};
+
+    use super::{jacobian, units_jacobian};
+    use crate::network::Units;
+
+    type Lower = VolumePreservingLowerLayer<f64, 2, Identity>;
+    type Upper = VolumePreservingUpperLayer<f64, 2, Identity>;
+
+    /// CONVENTIONS' `VolumePreservingLowerLayer(2, identity, no bias)` with `LowerTriangular([1],
+    /// 2)`: `x ↦ x + W x`, so `J = I + W`, a row per output (not its transpose).
+    #[test]
+    fn a_layers_jacobian_has_a_row_per_output() {
+        let lower = Lower::from_slices(&[1.0], None).unwrap();
+        let jac = jacobian(&lower, &SMatrix::<f64, 2, 1>::new(1.0, 1.0));
+        assert_eq!(jac, DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 1.0, 1.0]));
+    }
+
+    /// Units run attention then feed-forward part, unit after unit, so the Jacobian is the product
+    /// in the reverse order: `(I + U)(I + L)` per unit (the other order is `[1 1; 1 2]`), on each
+    /// of two states.
+    #[test]
+    fn the_units_jacobian_is_the_product_in_the_order_they_run() {
+        let (lower, upper) = (
+            Lower::from_slices(&[1.0], None).unwrap(),
+            Upper::from_slices(&[1.0], None).unwrap(),
+        );
+        let unit = (lower, upper);
+        let z = SMatrix::<f64, 2, 2>::new(0.5, -1.0, 2.0, 0.25);
+        let per_state = DMatrix::from_row_slice(2, 2, &[2.0, 1.0, 1.0, 1.0]);
+        let block = |m: &DMatrix<f64>| {
+            let mut out = DMatrix::zeros(4, 4);
+            out.view_mut((0, 0), (2, 2)).copy_from(m);
+            out.view_mut((2, 2), (2, 2)).copy_from(m);
+            out
+        };
+        assert_eq!(units_jacobian(&Units(vec![unit]), &z), block(&per_state));
+        assert_eq!(
+            units_jacobian(&Units(vec![unit, unit]), &z),
+            block(&(&per_state * &per_state))
+        );
+    }
 }

@@ -40,7 +40,8 @@ pub mod seeded;
 pub mod sweep;
 pub mod symplectic;
 
-use geomattn::nalgebra::SMatrix;
+use geomattn::nalgebra::{DMatrix, SMatrix};
+use num_dual::Dual64;
 use rand::Rng;
 use std::path::{Path, PathBuf};
 
@@ -60,9 +61,41 @@ pub fn q_matrix<const R: usize, const C: usize>(
     SMatrix::from_fn(|i, j| q(rows[i][j], denominator))
 }
 
-/// Exact Jacobians by forward-mode dual numbers: one definition, in `geomattn-spec` (which the
-/// `geomattn check` command uses too).
-pub use geomattn_spec::jacobian;
+/// The Jacobian of `f: R^{R×C} → R^{R2×C2}` at `z`, with inputs and outputs flattened
+/// column-major (Julia's and nalgebra's order), by forward-mode dual numbers, one pass per input:
+/// the reference the backward passes (and `geomattn check`, which builds its Jacobians from them)
+/// are held to.
+///
+/// ```
+/// use geomattn::nalgebra::{DMatrix, Vector2};
+/// // f(x, y) = (x·y, x + y): J = [[y, x], [1, 1]].
+/// let jac = geomattn_testkit::jacobian(
+///     |z: &Vector2<_>| Vector2::new(z[0] * z[1], z[0] + z[1]),
+///     &Vector2::new(2.0, 3.0),
+/// );
+/// assert_eq!(jac, DMatrix::from_row_slice(2, 2, &[3.0, 2.0, 1.0, 1.0]));
+/// ```
+pub fn jacobian<const R: usize, const C: usize, const R2: usize, const C2: usize>(
+    f: impl Fn(&SMatrix<Dual64, R, C>) -> SMatrix<Dual64, R2, C2>,
+    z: &SMatrix<f64, R, C>,
+) -> DMatrix<f64> {
+    let mut jac = DMatrix::zeros(R2 * C2, R * C);
+    for input in 0..R * C {
+        let seeded = SMatrix::<Dual64, R, C>::from_fn(|i, j| {
+            let x = Dual64::from_re(z[(i, j)]);
+            if i + R * j == input {
+                x.derivative()
+            } else {
+                x
+            }
+        });
+        let out = f(&seeded);
+        for (row, value) in out.iter().enumerate() {
+            jac[(row, input)] = value.eps;
+        }
+    }
+    jac
+}
 
 /// A skew-symmetric `T×T` matrix with entries uniform in `(−scale, scale)`.
 pub fn random_skew<const T: usize>(rng: &mut impl Rng, scale: f64) -> SMatrix<f64, T, T> {
