@@ -115,7 +115,7 @@ pub use schema::{
 };
 #[cfg(feature = "std")]
 #[doc(inline)]
-pub use schema::{read_blob_boxed, read_boxed, to_blob};
+pub use schema::{read_blob_boxed, read_boxed, slice_to_blob, to_blob};
 #[doc(inline)]
 pub use self_attention::SoftmaxAttention;
 #[doc(inline)]

@@ -6,9 +6,9 @@
 //! `add_connection`, the orthogonal map, …), and reads only into that type, so the network is
 //! loaded as the type a user declares: the built-in architecture with its `L` as a const
 //! parameter (`VolumePreservingTransformer<f32, 3, 3, 2, 1, 3, Tanh>`), not the units read one by
-//! one that [`open`](crate::open) runs. The transformers export for the `L` of [`grid::BLOB_L`]. The
-//! symplectic transformers have no blob export ([`Error::Unsupported`]: their types are not
-//! compiled here a second time); their [`rust_type`] is given, for `--to rust`.
+//! one that [`open`](crate::open) runs. A transformer's blob is written from those units
+//! (`geomattn::slice_to_blob`: the blob of `Transformer<Att, Ff, L>` is that of its array of
+//! units), so every `L` exports, and no type is compiled twice.
 //!
 //! ```
 //! use geomattn::{Tanh, VolumePreservingTransformer, read_blob};
@@ -34,93 +34,49 @@ use std::path::Path;
 use geomattn::gml::GmlFile;
 use geomattn::nalgebra::RealField;
 use geomattn::{
-    AddConnection, ArbitraryWeight, BlobScalar, MultiHeadAttention, NoConnection, ResNetStack,
-    Schema, SkewWeight, Tanh, Transformer, VolumePreservingAttention, VolumePreservingFeedForward,
-    to_blob,
+    AddConnection, ArbitraryWeight, BlobError, BlobScalar, MultiHeadAttention, NoConnection,
+    ResNetStack, Schema, SkewWeight, Tanh, VolumePreservingAttention, VolumePreservingFeedForward,
+    slice_to_blob, to_blob,
 };
 
-use crate::dispatch::{off_grid, on_grid, read, whole};
+use crate::dispatch::{off_grid, on_grid, read, units, whole};
 use crate::{Activation, Arch, Error, Kick, Precision, grid};
-
-/// Calls `$k!(arch, Transformer<Att, Ff, L>, ctx)` with the `L` of the transformer `$arch`, for
-/// the values of [`grid::BLOB_L`]; another `L` is `Err(OffGrid)`.
-macro_rules! on_blob_l {
-    ($a:ident, $att:ty, $ff:ty, $k:ident, $ctx:expr) => {
-        match transformer_l($a) {
-            1 => $k!($a, Transformer<$att, $ff, 1>, $ctx),
-            2 => $k!($a, Transformer<$att, $ff, 2>, $ctx),
-            3 => $k!($a, Transformer<$att, $ff, 3>, $ctx),
-            4 => $k!($a, Transformer<$att, $ff, 4>, $ctx),
-            l => Err(blob_off_grid($a, l)),
-        }
-    };
-}
-
-/// `L` of a transformer (1 for the feed-forward network, which the blob grid does not limit).
-fn transformer_l(arch: &Arch) -> usize {
-    match arch {
-        Arch::Vpt(v) => v.l,
-        Arch::St(s) => s.l,
-        Arch::Ct(c) => c.l,
-        Arch::Sympt(v) => v.l,
-        Arch::LinSympt(v) => v.l,
-        Arch::Vpff(_) => 1,
-    }
-}
-
-fn blob_off_grid(arch: &Arch, l: usize) -> Error {
-    Error::OffGrid {
-        arch: arch.to_string(),
-        what: format!("L = {l}"),
-        grid: grid::blob_line(),
-    }
-}
 
 /// The marker of GML's `init_upper`.
 fn first_side(init_upper: bool) -> &'static str {
     if init_upper { "UpdateQ" } else { "UpdateP" }
 }
 
-/// The blob export does not compile the symplectic transformers' types (build time); their Rust
-/// type ([`rust_type`]) is still given.
-fn symplectic_unsupported(arch: &Arch) -> Error {
-    Error::Unsupported {
-        arch: arch.to_string(),
-        reason: "has no blob export in this build: load the GML file with \
-                 `geomattn::gml::load` into the type `geomattn export --to rust` names"
-            .into(),
+fn export_error(file: &GmlFile, source: &BlobError) -> Error {
+    Error::Export {
+        file: file.name().into(),
+        reason: source.to_string(),
     }
 }
 
-/// The blob of network `Net` loaded from `file`.
+/// The blob of network `Net` loaded from `file` (the feed-forward network).
 fn blob_of<Net>(file: &GmlFile, arch: &Arch) -> Result<Vec<u8>, Error>
 where
     Net: Schema<Scalar: RealField + BlobScalar>,
 {
-    to_blob(&whole::<Net>(file, arch)?).map_err(|source| Error::Export {
-        file: file.name().into(),
-        reason: source.to_string(),
-    })
+    to_blob(&whole::<Net>(file, arch)?).map_err(|source| export_error(file, &source))
 }
 
-macro_rules! blob_of_net {
-    ($a:ident, $net:ty, $file:expr) => {
-        blob_of::<$net>($file, $a)
-    };
+/// The blob of a transformer's units `(Att, Ff)` loaded from `file`: that of
+/// `Transformer<Att, Ff, L>` for the `L` units the file holds (`geomattn::slice_to_blob`).
+fn blob_of_units<Att, Ff>(file: &GmlFile, arch: &Arch) -> Result<Vec<u8>, Error>
+where
+    (Att, Ff): Schema<Scalar: RealField + BlobScalar>,
+{
+    slice_to_blob(&units::<Att, Ff>(file, arch)?.0).map_err(|source| export_error(file, &source))
 }
 
 macro_rules! export_blob {
     (vpff $a:ident, $S:ty, $d:literal, $net:ty, $file:expr) => {
         blob_of::<$net>($file, $a)
     };
-    (sympt $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $file:expr) => {
-        Err(symplectic_unsupported($a))
-    };
-    (lsympt $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $file:expr) => {
-        Err(symplectic_unsupported($a))
-    };
     ($kind:ident $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $file:expr) => {
-        on_blob_l!($a, $att, $ff, blob_of_net, $file)
+        blob_of_units::<$att, $ff>($file, $a)
     };
 }
 
@@ -128,8 +84,7 @@ macro_rules! export_blob {
 /// `precision` ([`rust_type`] names it).
 ///
 /// # Errors
-/// As [`open`](crate::open), and [`Error::OffGrid`] for a transformer's `L` outside
-/// [`grid::BLOB_L`].
+/// As [`open`](crate::open).
 pub fn blob(file: &GmlFile, arch: &Arch, precision: Precision) -> Result<Vec<u8>, Error> {
     match precision {
         Precision::F32 => on_grid!(arch, f32, export_blob, file),

@@ -2,8 +2,7 @@
 //! combination below is one monomorphised network type (in `f32`, `f64`, and dual numbers for
 //! the structure check); a spec outside the grid gets [`Error::OffGrid`](crate::Error::OffGrid),
 //! which names the way out. The number of transformer units `L` and `add_connection` are read
-//! at run time: any value works, except for a blob export, whose network type fixes `L`
-//! ([`BLOB_L`]).
+//! at run time: any value works.
 //!
 //! The grid covers every bundled GML network and the common small sizes, and keeps a clean
 //! release build of the `geomattn` command within a few minutes on two cores. To add a size,
@@ -79,12 +78,6 @@ pub const ST: Grid = Grid {
     free: "any L, add_connection true or false",
 };
 
-/// The numbers of transformer units `L` a transformer (`vpt`, `st`) can be exported as a blob
-/// with: the blob names the network type, whose `L` is a const parameter, so each `L` is one more
-/// type per grid point. (A Rust export, like loading and running, takes any `L`.) The match in
-/// `export.rs` lists the same values (a test checks it).
-pub const BLOB_L: &[usize] = &[1, 2, 3, 4];
-
 /// The classification transformer's grid: GML's MNIST classifier (`classes = 10` too).
 pub const CT: Grid = Grid {
     name: "classification_transformer",
@@ -156,14 +149,8 @@ impl Grid {
     }
 }
 
-/// The line of the blob export: `blob export (vpt, st): L ∈ {1, 2, 3, 4}`.
-pub fn blob_line() -> String {
-    format!("blob export (vpt, st): L ∈ {}", list(BLOB_L))
-}
-
-/// The whole grid, one line per architecture, then the [`blob_line`].
+/// The whole grid, one line per architecture.
 pub fn describe() -> String {
-    let mut lines: Vec<String> = ALL.iter().map(Grid::line).collect();
-    lines.push(blob_line());
+    let lines: Vec<String> = ALL.iter().map(Grid::line).collect();
     lines.join("\n")
 }

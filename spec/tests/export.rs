@@ -108,16 +108,61 @@ fn the_blob_names_its_type_so_another_type_refuses_it_naming_the_difference() {
 }
 
 #[test]
-fn each_length_of_the_blob_grid_is_compiled_and_no_other() {
-    // The file has L = 3: every other L of the grid reaches its type and is refused by the
-    // loader (the file has 33 layer groups), one beyond the grid is refused before loading.
-    for l in 1..=geomattn_spec::grid::BLOB_L.len() + 1 {
+fn every_length_exports_and_a_length_the_file_does_not_hold_is_refused_by_the_loader() {
+    // The file holds L = 3 units (33 layer groups): every other L reaches the loader, which
+    // refuses it, and no L is off the grid.
+    for l in 1..=6 {
         let arch: Arch = VPT.replace("L=3", &format!("L={l}")).parse().unwrap();
-        let result = export::blob_file(path(VPT_FILE), &arch, Precision::F32);
-        match (geomattn_spec::grid::BLOB_L.contains(&l), l, result) {
-            (true, 3, Ok(_)) | (true, _, Err(Error::Load { .. })) => {}
-            (false, _, Err(Error::OffGrid { what, .. })) => assert_eq!(what, format!("L = {l}")),
-            (_, _, other) => panic!("L = {l}: {other:?}"),
+        match (l, export::blob_file(path(VPT_FILE), &arch, Precision::F32)) {
+            (3, Ok(_)) | (1 | 2 | 4..=6, Err(Error::Load { .. })) => {}
+            (_, other) => panic!("L = {l}: {other:?}"),
         }
     }
+}
+
+/// Glorot weights for `Net` (seeded), written in GML's layout and exported as `spec`: the blob
+/// is that of `Net`, reads back into it, and `rust_type` names it as `rust_type`.
+fn exports_from_glorot_weights_as<Net>(spec: &str, rust_type: &str)
+where
+    Net: Schema<Scalar = f64>,
+{
+    use geomattn::gml::{GmlFile, GmlWriter, Storage};
+    use rand::SeedableRng;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+    let net: Net = geomattn::glorot_network(&mut rng).unwrap();
+    let mut writer = GmlWriter::new(Storage::Float64);
+    writer.write(&net).unwrap();
+    let file = GmlFile::from_bytes(writer.finish().unwrap()).unwrap();
+    let arch: Arch = spec.parse().unwrap();
+    let bytes = export::blob(&file, &arch, Precision::F64).unwrap();
+    assert!(bytes == to_blob(&net).unwrap(), "{spec}");
+    let back: Net = read_blob(&bytes).unwrap();
+    assert!(to_blob(&back).unwrap() == bytes, "{spec}");
+    assert_eq!(export::rust_type(&arch, Precision::F64), rust_type);
+}
+
+/// The symplectic transformers (no GML file of one is bundled) export as the blobs of the
+/// runtime's aliases, with their `L` as a const parameter.
+#[test]
+fn the_symplectic_transformers_export_as_the_blobs_of_the_runtimes_aliases() {
+    use geomattn::{
+        GmlCompatible, LinearSymplecticTransformer, SymmetricA, SymplecticTransformer, UpdateP,
+        VectorSoftmax,
+    };
+    type Kick = SymmetricA<f64, 2, GmlCompatible>;
+    exports_from_glorot_weights_as::<
+        SymplecticTransformer<f64, 2, 4, 2, 3, Tanh, VectorSoftmax, Kick, UpdateP>,
+    >(
+        "symplectic_transformer(dim=4, seq=2, n_sympnet=2, upscaling_dimension=8, L=3, \
+         sympnet_activation=tanh, attention_activation=VectorSoftmax, init_upper=false, \
+         symmetric=true, kick=gml)",
+        "geomattn::SymplecticTransformer<f64, 2, 4, 2, 3, geomattn::Tanh, geomattn::VectorSoftmax, \
+         geomattn::SymmetricA<f64, 2, geomattn::GmlCompatible>, geomattn::UpdateP>",
+    );
+    exports_from_glorot_weights_as::<LinearSymplecticTransformer<f64, 1, 2, 2, 1, 2, Tanh>>(
+        "linear_symplectic_transformer(dim=2, seq=2, n_sympnet=1, upscaling_dimension=4, L=2, \
+         activation=tanh, init_upper=true)",
+        "geomattn::LinearSymplecticTransformer<f64, 1, 2, 2, 1, 2, geomattn::Tanh, \
+         geomattn::UpdateQ>",
+    );
 }

@@ -77,7 +77,7 @@ pub use blob::{
     TypeMismatch, blob_len, read_blob, read_blob_into, write_blob,
 };
 #[cfg(feature = "std")]
-pub use blob::{read_blob_boxed, to_blob};
+pub use blob::{read_blob_boxed, slice_to_blob, to_blob};
 pub use embed::{After, EmbedFrom, Embedded, EmbeddedParam, Fitted, Mismatch, Nth, embedded};
 pub use flat::{from_flat, to_flat};
 pub use layer_type::{LayerType, Setting, SettingValue};

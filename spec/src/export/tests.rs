@@ -1,35 +1,26 @@
-//! [`rust_type`] names the types the blob export dispatches to: at every grid point, for every
-//! `L` of [`grid::BLOB_L`], in both precisions, the text is `std::any::type_name` of the
-//! dispatched type (module paths dropped: the runtime re-exports every item at its root;
-//! `type_name` leaves out generic arguments equal to their defaults, as the text does).
+//! [`rust_type`] names the types the blob export dispatches to: at every grid point of the
+//! volume-preserving networks and the standard transformer, in both precisions, the text is
+//! `std::any::type_name` of the dispatched units' `Transformer` (module paths dropped: the
+//! runtime re-exports every item at its root; `type_name` leaves out generic arguments equal to
+//! their defaults, as the text does). The symplectic transformers' text names the runtime's
+//! aliases, which `type_name` expands: `tests/export.rs` reads their blobs into those.
 
 use core::any::type_name;
 
 use super::*;
 use crate::{St, Vpff, Vpt};
 
-macro_rules! name_of_net {
-    ($a:ident, $net:ty, $ctx:expr) => {
-        Ok(type_name::<$net>())
-    };
-}
-
 macro_rules! name_of {
     (vpff $a:ident, $S:ty, $d:literal, $net:ty, $ctx:expr) => {
         Ok::<&str, Error>(type_name::<$net>())
     };
-    (sympt $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {
-        Err(symplectic_unsupported($a))
-    };
-    (lsympt $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {
-        Err(symplectic_unsupported($a))
-    };
+    // Units of one `L` (the points have `L = 1`).
     ($kind:ident $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {
-        on_blob_l!($a, $att, $ff, name_of_net, $ctx)
+        Ok(type_name::<geomattn::Transformer<$att, $ff, 1>>())
     };
 }
 
-/// `type_name` of the type [`blob`] loads `arch` as.
+/// `type_name` of the type [`blob`] loads `arch` as, with `L = 1`.
 fn dispatched(arch: &Arch, precision: Precision) -> Result<&'static str, Error> {
     match precision {
         Precision::F32 => on_grid!(arch, f32, name_of, ()),
@@ -58,44 +49,41 @@ fn without_paths(name: &str) -> String {
     out + &word
 }
 
-/// Every grid point, with every `L` of the blob grid.
+/// Every grid point of the volume-preserving networks and the standard transformer, with `L = 1`.
 fn points() -> Vec<Arch> {
     let mut out = Vec::new();
-    let tanh = Activation::Tanh;
+    let (l, activation) = (1, Activation::Tanh);
     for &dim in grid::VPT.dims {
         for &seq in grid::VPT.seqs {
             for &n_blocks in grid::VPT.n_blocks {
-                for &l in grid::BLOB_L {
-                    for skew_sym in [false, true] {
-                        let n_linear = grid::VPT.n_linear[0];
-                        let activation = tanh;
-                        out.push(Arch::Vpt(Vpt {
-                            dim,
-                            seq,
-                            n_blocks,
-                            n_linear,
-                            l,
-                            activation,
-                            skew_sym,
-                        }));
-                    }
-                    for add_connection in [false, true] {
-                        let (n_heads, activation) = (grid::ST.n_heads[0], tanh);
-                        out.push(Arch::St(St {
-                            dim,
-                            seq,
-                            n_heads,
-                            n_blocks,
-                            l,
-                            activation,
-                            add_connection,
-                        }));
-                    }
+                let n_linear = grid::VPT.n_linear[0];
+                for skew_sym in [false, true] {
+                    out.push(Arch::Vpt(Vpt {
+                        dim,
+                        seq,
+                        n_blocks,
+                        n_linear,
+                        l,
+                        activation,
+                        skew_sym,
+                    }));
+                }
+                let n_heads = grid::ST.n_heads[0];
+                for add_connection in [false, true] {
+                    out.push(Arch::St(St {
+                        dim,
+                        seq,
+                        n_heads,
+                        n_blocks,
+                        l,
+                        activation,
+                        add_connection,
+                    }));
                 }
             }
         }
         for &n_blocks in grid::VPFF.n_blocks {
-            let (n_linear, activation) = (grid::VPFF.n_linear[0], tanh);
+            let n_linear = grid::VPFF.n_linear[0];
             out.push(Arch::Vpff(Vpff {
                 dim,
                 n_blocks,
@@ -115,7 +103,7 @@ fn the_rust_type_is_the_dispatched_type_at_every_grid_point() {
     assert_eq!(grid::VPT.n_blocks, grid::ST.n_blocks);
     assert_eq!((grid::VPT.n_linear, grid::ST.n_heads), (&[1][..], &[1][..]));
     let points = points();
-    assert_eq!(points.len(), 2 * 36 * grid::BLOB_L.len() + 18);
+    assert_eq!(points.len(), 2 * 36 + 18);
     for arch in &points {
         for precision in [Precision::F32, Precision::F64] {
             let text = rust_type(arch, precision);
@@ -132,23 +120,6 @@ fn the_rust_type_names_items_at_the_crate_root() {
         let paths = text.matches("::").count();
         assert_eq!(text.matches("geomattn::").count(), paths, "{text}");
         assert!(!text.contains("geomattn::geomattn"), "{text}");
-    }
-}
-
-#[test]
-fn a_length_outside_the_blob_grid_is_off_grid() {
-    for spec in [
-        "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=5, activation=tanh, skew_sym=false)",
-        "st(dim=3, seq=3, n_heads=1, n_blocks=2, L=5, activation=tanh, add_connection=false)",
-    ] {
-        let arch: Arch = spec.parse().unwrap();
-        match dispatched(&arch, Precision::F32) {
-            Err(Error::OffGrid { what, grid, .. }) => {
-                assert_eq!(what, "L = 5");
-                assert_eq!(grid, "blob export (vpt, st): L ∈ {1, 2, 3, 4}");
-            }
-            other => panic!("{spec}: {other:?}"),
-        }
     }
 }
 

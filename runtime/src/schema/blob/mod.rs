@@ -382,24 +382,37 @@ pub fn write_blob<N: Schema>(network: &N, out: &mut [u8]) -> Result<usize, BlobE
 where
     N::Scalar: BlobScalar,
 {
-    let len = blob_len::<N>();
+    write_parts(core::slice::from_ref(network), out)
+}
+
+/// [`write_blob`] of `[N; k]` from a slice of its `k` parts.
+fn write_parts<N: Schema>(parts: &[N], out: &mut [u8]) -> Result<usize, BlobError>
+where
+    N::Scalar: BlobScalar,
+{
+    let (description_len, scalars) = (parts.len() * N::DESCRIPTION_LEN, parts.len() * N::SCALARS);
+    let len = BLOB_HEADER_LEN + description_len + scalars * usize::from(N::Scalar::WIDTH);
     let found = out.len();
     let blob = out
         .get_mut(..len)
         .ok_or(BlobError::BufferTooSmall { needed: len, found })?;
     let (header, body) = blob.split_at_mut(BLOB_HEADER_LEN);
-    let (description, payload) = body.split_at_mut(N::DESCRIPTION_LEN);
+    let (description, payload) = body.split_at_mut(description_len);
     let mut encoder = Encoder::new(description);
-    N::describe(&mut encoder);
+    for _ in parts {
+        N::describe(&mut encoder);
+    }
     encoder.finish()?;
     let mut sink = BlobSink { payload, layer: 0 };
-    network.write(&mut sink)?;
+    for part in parts {
+        part.write(&mut sink)?;
+    }
     header[..8].copy_from_slice(&BLOB_MAGIC);
     header[8..10].copy_from_slice(&BLOB_VERSION.to_le_bytes());
     header[10..12].copy_from_slice(&N::Scalar::WIDTH.to_le_bytes());
     header[12..16].copy_from_slice(&crc32fast::hash(body).to_le_bytes());
-    header[16..24].copy_from_slice(&(N::DESCRIPTION_LEN as u64).to_le_bytes());
-    header[24..32].copy_from_slice(&(N::SCALARS as u64).to_le_bytes());
+    header[16..24].copy_from_slice(&(description_len as u64).to_le_bytes());
+    header[24..32].copy_from_slice(&(scalars as u64).to_le_bytes());
     Ok(len)
 }
 
@@ -412,7 +425,38 @@ pub fn to_blob<N: Schema>(network: &N) -> Result<std::vec::Vec<u8>, BlobError>
 where
     N::Scalar: BlobScalar,
 {
-    let mut out = std::vec![0; blob_len::<N>()];
-    write_blob(network, &mut out)?;
+    slice_to_blob(core::slice::from_ref(network))
+}
+
+/// The blob of `[N; k]` written from a slice of its `k` parts, for a `k` known only at run time:
+/// byte for byte what [`to_blob`] writes for the array, and so for a [`Transformer`] of `k`
+/// units when `N` is a unit `(Att, Ff)` (whose schema is its array of units). [`read_blob`] reads
+/// it into the array's or the transformer's type.
+///
+/// ```
+/// use geomattn::{SkewSymmetric, SkewVpa, Transformer, read_blob, slice_to_blob, to_blob};
+/// type Unit = (SkewVpa<f64, 3, 2>, SkewVpa<f64, 3, 2>);
+/// let layer = |x: f64| SkewVpa::skew_sym(SkewSymmetric::from_packed(&[x, 1.0, -1.0]).unwrap());
+/// let units: Vec<Unit> = vec![(layer(0.5), layer(2.0)), (layer(-1.0), layer(0.25))];
+/// let bytes = slice_to_blob(&units)?;
+/// let net: Transformer<SkewVpa<f64, 3, 2>, SkewVpa<f64, 3, 2>, 2> = read_blob(&bytes)?;
+/// assert_eq!(to_blob(&net)?, bytes);
+/// assert_eq!(to_blob(&[units[0], units[1]])?, bytes);
+/// # Ok::<(), geomattn::BlobError>(())
+/// ```
+///
+/// [`Transformer`]: crate::Transformer
+///
+/// # Errors
+/// As [`write_blob`] ([`BlobError::Invalid`] only).
+#[cfg(feature = "std")]
+pub fn slice_to_blob<N: Schema>(parts: &[N]) -> Result<std::vec::Vec<u8>, BlobError>
+where
+    N::Scalar: BlobScalar,
+{
+    let len = BLOB_HEADER_LEN
+        + parts.len() * (N::DESCRIPTION_LEN + N::SCALARS * usize::from(N::Scalar::WIDTH));
+    let mut out = std::vec![0; len];
+    write_parts(parts, &mut out)?;
     Ok(out)
 }
