@@ -4,8 +4,8 @@
 //! figures published in `embedded/cortex-m/MEASURED.md`.
 //!
 //! Ignored by default: it needs `qemu-system-arm` and the `thumbv7em-none-eabihf` target, which
-//! `.ci/run` installs before running it with `cargo test -p geomattn-tests --test cortex_m --
-//! --ignored`. Run that way without them, it fails and says what to install. It builds the
+//! `.ci/run` installs before running it with `cargo test --workspace --test cortex_m --
+//! --ignored` (or `-p geomattn-tests`). Run that way without them, it fails and says what to install. It builds the
 //! firmware itself (`cargo build --release` in `embedded/cortex-m`, its own target directory).
 //! After a change that moves the figures, re-bless the published file with `GEOMATTN_BLESS=1`.
 //!
