@@ -1,10 +1,11 @@
 //! `geomattn`: the command for people with a network trained in GeometricMachineLearning.jl.
 //! This library is the whole command, behind one function, [`main`], that the binary
-//! (`src/main.rs`) calls: as a library it compiles while `geomattn-spec`, which it builds on
-//! (spec parsing, the grid of compiled sizes, loading, rollout and structure check), is still in
-//! code generation, where a binary waits for all of it (cargo's pipelining; 95 s of a 7 min 44 s
-//! cold build on 2 cores was the binary's own, after `geomattn-spec`). This file parses the
-//! arguments and dispatches; each subcommand lives in its own module.
+//! (`src/main.rs`) calls. Cargo's pipelining may start a library while `geomattn-spec`, which
+//! it builds on (spec parsing, the grid of compiled sizes, loading, rollout and structure check),
+//! is still in code generation; a binary waits for all of it. No gain has been measured: side by
+//! side on one core each, where nothing can overlap, the build took as long as before (the
+//! guide's Performance chapter). This file parses the arguments and dispatches; each subcommand
+//! lives in its own module.
 //!
 //! - `geomattn` (no arguments): the main job on the bundled rigid-body network ([`main_job`]).
 //! - `geomattn inspect FILE`: the layers, their parameters, the matching architectures.
