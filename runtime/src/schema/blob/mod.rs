@@ -115,7 +115,15 @@ pub const fn blob_len<N: Schema>() -> usize
 where
     N::Scalar: BlobScalar,
 {
-    BLOB_HEADER_LEN + N::DESCRIPTION_LEN + N::SCALARS * N::Scalar::WIDTH as usize
+    parts_len::<N>(1)
+}
+
+/// The length of the blob of `[N; count]`: header, then `count` descriptions and payloads.
+const fn parts_len<N: Schema>(count: usize) -> usize
+where
+    N::Scalar: BlobScalar,
+{
+    BLOB_HEADER_LEN + count * (N::DESCRIPTION_LEN + N::SCALARS * N::Scalar::WIDTH as usize)
 }
 
 fn u16_at(bytes: &[u8], at: usize) -> u16 {
@@ -391,7 +399,7 @@ where
     N::Scalar: BlobScalar,
 {
     let (description_len, scalars) = (parts.len() * N::DESCRIPTION_LEN, parts.len() * N::SCALARS);
-    let len = BLOB_HEADER_LEN + description_len + scalars * usize::from(N::Scalar::WIDTH);
+    let len = parts_len::<N>(parts.len());
     let found = out.len();
     let blob = out
         .get_mut(..len)
@@ -454,9 +462,7 @@ pub fn slice_to_blob<N: Schema>(parts: &[N]) -> Result<std::vec::Vec<u8>, BlobEr
 where
     N::Scalar: BlobScalar,
 {
-    let len = BLOB_HEADER_LEN
-        + parts.len() * (N::DESCRIPTION_LEN + N::SCALARS * usize::from(N::Scalar::WIDTH));
-    let mut out = std::vec![0; len];
+    let mut out = std::vec![0; parts_len::<N>(parts.len())];
     write_parts(parts, &mut out)?;
     Ok(out)
 }
