@@ -1,8 +1,7 @@
 //! The sizes this build is compiled for. Each architecture's layers are const-generic, so every
-//! combination below is one monomorphised network type (in `f32`, `f64`, and dual numbers for
-//! the structure check); a spec outside the grid gets [`Error::OffGrid`](crate::Error::OffGrid),
-//! which names the way out. The number of transformer units `L` and `add_connection` are read
-//! at run time: any value works.
+//! combination below is one monomorphised network type (in `f32` and `f64`); a spec outside the
+//! grid gets [`Error::OffGrid`](crate::Error::OffGrid), which names the way out. The number of
+//! transformer units `L` and `add_connection` are read at run time: any value works.
 //!
 //! The grid covers every bundled GML network and the common small sizes, and keeps a clean
 //! release build of the `geomattn` command within a few minutes on two cores. To add a size,

@@ -1,8 +1,8 @@
 //! The structure an architecture promises, measured on a loaded network with exact Jacobians:
 //! row by row from the network's backward passes ([`geomattn::Backward`], the exact
-//! vector-Jacobian products training uses), so no finite-difference step to tune, and no other
-//! instantiation of the grid's network types than the `f64` ones training compiles anyway
-//! (forward-mode dual numbers, which this used before, were a tenth of this crate's code).
+//! vector-Jacobian products training uses), so no finite-difference step to tune and no scalar
+//! type but `f64` (forward-mode dual numbers, used before, were a third; the release build took
+//! as long either way: the guide's Performance chapter).
 //!
 //! - Volume-preserving feed-forward network: `|det J − 1|` of the map of one state.
 //! - Volume-preserving transformer: the attention's `Λ = Cay(C(Z))` is orthogonal
