@@ -89,7 +89,7 @@ pub enum Layout {
 ///   computed in `f64`) than four times the scalar path's own rounding error, and at least
 ///   `16 ε`** (`ε` the machine epsilon of the network's scalar, the distance in units of
 ///   `ε·max(|y|, 1)`). The crate's tests measure it on GML's rigid-body networks
-///   (`spec/tests/batch_lanes.rs`). A rollout's states then differ as any perturbation of the
+///   (`python/tests/batch_lanes.rs`). A rollout's states then differ as any perturbation of the
 ///   state propagates through the network's steps. For a network computing in `f64`, and
 ///   wherever [`lanes`] is `false`, the scalar path (as `Exact`, bit for bit).
 /// - [`Exact`](Self::Exact): the scalar path, one window at a time: every output bit for bit

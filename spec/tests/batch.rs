@@ -74,7 +74,7 @@ fn f32_buffers_on_an_f32_network_round_once() {
 }
 
 /// Without the feature `lanes`, the default arithmetic is the scalar path: `Fast` gives `Exact`'s
-/// bits in `f32` (where the lane path's would differ: spec/tests/batch_lanes.rs), forward and
+/// bits in `f32` (where the lane path's would differ: python/tests/batch_lanes.rs), forward and
 /// rollout, over more than one staging chunk.
 #[cfg(not(feature = "lanes"))]
 #[test]

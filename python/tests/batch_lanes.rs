@@ -5,6 +5,10 @@
 //! network in f64) than four times the scalar path's own rounding, and at least 16 ε. For GML's
 //! three rigid-body networks, both precisions, both layouts, and batch sizes around the lane
 //! counts and the staging chunk.
+//!
+//! It tests `geomattn-spec` but is a test of this package: `.ci/run` builds it as maturin builds
+//! the wheel (this package, its features, target and profile), so that it reuses the wheel's
+//! build of `geomattn-spec` instead of compiling the lane path a second time.
 
 use geomattn::Isa;
 use geomattn_spec::batch::{Arithmetic, Layout, STAGED, lanes};
