@@ -206,3 +206,27 @@ fn every_command_ends_quietly_when_its_reader_goes_away() {
         }
     }
 }
+
+/// `inspect` of the crafted classifiers in `tests/malformed/` (a Stiefel weight of `[2^63 + 1, 0]`
+/// made it write out of bounds and die of SIGSEGV; `[700000, 0]`, abort on a 3.9 TB allocation):
+/// exit code 2, the weight named, nothing on stdout.
+#[test]
+fn inspect_refuses_a_stiefel_weight_of_impossible_shape_with_exit_code_2() {
+    for (file, says) in [
+        (
+            "huge_empty_stiefel_mnist_nn2.h5",
+            "`/L1/PQ/head_1/A` has shape [9223372036854775809, 0]",
+        ),
+        (
+            "wide_stiefel_mnist_nn2.h5",
+            "`/L1/PQ/head_1/A` is a 0×700000 Stiefel matrix",
+        ),
+    ] {
+        let path = repository(&format!("tests/malformed/{file}"));
+        let out = geomattn_in(Path::new("."), &["inspect", &path]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{file}: {stderr}");
+        assert!(stderr.contains(says), "{file}: {stderr}");
+        assert!(out.stdout.is_empty(), "{file}");
+    }
+}

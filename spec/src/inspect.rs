@@ -195,6 +195,15 @@ fn special(node: &Node, name: &str, path: String, gml_type: &str) -> Result<Para
         .unwrap_or_else(|| format!("no dataset `{values}`"));
     if gml_type == "StiefelManifold" {
         let (rows, cols, values) = group.dynamic_matrix("A")?;
+        // `WᵀW` is `cols × cols`: bounded by the file only when `cols ≤ rows` (then
+        // `cols² ≤ rows · cols`, the values read). A wide matrix is no Stiefel point anyway.
+        if cols > rows {
+            return Err(LoadError::WideStiefel {
+                path: format!("{}/A", group.path()),
+                rows,
+                cols,
+            });
+        }
         let w = DMatrix::from_vec(rows, cols, values);
         let deviation = (w.transpose() * &w - DMatrix::identity(cols, cols)).amax();
         return Ok(Parameter {
@@ -205,7 +214,8 @@ fn special(node: &Node, name: &str, path: String, gml_type: &str) -> Result<Para
             stiefel_deviation: Some(deviation),
         });
     }
-    let (packed, _, _) = group.dynamic_matrix("S")?;
+    // The values read, not a dimension of the shape (which may be anything beside a zero).
+    let packed = group.dynamic_matrix("S")?.2.len();
     // n(n − 1)/2 packed values (n(n + 1)/2 for a symmetric matrix).
     let diagonal = usize::from(gml_type == "SymmetricMatrix");
     let n = (0..=packed.saturating_mul(2))
@@ -231,7 +241,9 @@ fn kind(parameters: &[Parameter]) -> LayerKind {
         .filter(|p| p.name.starts_with("PQ/head_"))
         .count();
     if heads > 0 {
-        let dim = find("PQ/head_1").map_or(0, |p| parse_shape(&p.shape)[0]);
+        let dim = find("PQ/head_1")
+            .and_then(|p| parse_shape(&p.shape).first().copied())
+            .unwrap_or(0);
         return LayerKind::MultiHead { dim, heads };
     }
     if let (Some(w), Some(_), Some(_)) = (find("weight"), find("bias"), find("scale"))
@@ -288,9 +300,10 @@ fn vpff(layers: &[Layer]) -> Option<(usize, usize, usize)> {
         LayerKind::Triangular { bias, .. } => bias,
         _ => None,
     })?;
+    // The chain has 2·nb·(nl + 1) + 2 layers: only the (nb, nl) of that length are built.
     for nl in 1..=layers.len() / 2 {
         for nb in 1..=layers.len() / 2 {
-            if vpff_pattern(nb, nl) == shape {
+            if 2 * nb * (nl + 1) + 2 == shape.len() && vpff_pattern(nb, nl) == shape {
                 return Some((dim, nb, nl));
             }
         }

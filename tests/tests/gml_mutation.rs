@@ -471,3 +471,83 @@ fn regression_a_shape_of_two_to_the_sixty_is_refused_before_reading() {
          file holds (32476 bytes)"
     );
 }
+
+/// The dataspace (version 2, rank 2, maximum dimensions present, simple) of a `[7, 49]` dataset in
+/// HDF5's order: in `mnist_nn2.h5` (GML's `Stiefel = true` classifier) every head's Stiefel `A`.
+const STIEFEL_DATASPACE: [u8; 36] = [
+    2, 2, 1, 1, // version, rank, flags, class
+    7, 0, 0, 0, 0, 0, 0, 0, 49, 0, 0, 0, 0, 0, 0, 0, // the dimensions
+    7, 0, 0, 0, 0, 0, 0, 0, 49, 0, 0, 0, 0, 0, 0, 0, // their maxima
+];
+
+/// `mnist_nn2.h5` with the first head's Stiefel `A` declaring `[d0, 0]` (dimension and maximum;
+/// Julia's shape `0 × d0`), checksums re-stamped.
+fn empty_stiefel(d0: u64) -> Vec<u8> {
+    let name = "mnist_nn2.h5";
+    let bytes = std::fs::read(fixture(name)).unwrap();
+    let at = (0..bytes.len() - STIEFEL_DATASPACE.len())
+        .find(|&i| bytes[i..].starts_with(&STIEFEL_DATASPACE))
+        .unwrap();
+    let edits: Vec<(usize, u8)> = (0..8)
+        .flat_map(|k| {
+            let (d, zero) = (d0.to_le_bytes()[k], 0);
+            [
+                (at + 4 + k, d),
+                (at + 12 + k, zero),
+                (at + 20 + k, d),
+                (at + 28 + k, zero),
+            ]
+        })
+        .collect();
+    patched(name, &edits)
+}
+
+fn inspect_error(bytes: Vec<u8>) -> LoadError {
+    let file = GmlFile::from_bytes(bytes).unwrap();
+    match geomattn_spec::inspect::inspect(&file).unwrap_err() {
+        geomattn_spec::Error::Unreadable { source, .. } => *source,
+        other => panic!("not a load error: {other}"),
+    }
+}
+
+/// The memory fault of `geomattn inspect` (a SIGSEGV, about 139 KB written past an 8-byte
+/// allocation): a Stiefel weight declared `[2^63 + 1, 0]` holds no value, so the product of its
+/// dimensions fit the file, but `inspect` formed the `(2^63 + 1)²`-entry Gram matrix `WᵀW`, whose
+/// size wrapped to 1 inside nalgebra. The reader now bounds every dimension by the file's size,
+/// not only their product, and refuses it before anything is read or allocated.
+#[test]
+fn regression_a_stiefel_weight_of_two_to_the_sixty_three_columns_is_refused() {
+    let huge = (1_u64 << 63) + 1;
+    let err = inspect_error(regression_file(
+        "huge_empty_stiefel_mnist_nn2.h5",
+        empty_stiefel(huge),
+    ));
+    assert!(
+        matches!(&err, LoadError::TooLarge { path, shape, file_size: 797_928 }
+            if path == "/L1/PQ/head_1/A" && shape == &[huge, 0]),
+        "{err}"
+    );
+}
+
+/// Its neighbour within the file's size: `[700000, 0]`, Julia's `0 × 700000`, passes the reader
+/// (every dimension is below the file's 797 928 bytes), and its Gram matrix would have been
+/// 3.9 TB (an abort on allocation). A matrix with more columns than rows has no orthonormal
+/// columns: `inspect` says so, and only forms `WᵀW` when `cols ≤ rows` (so `cols² ≤` the values
+/// read).
+#[test]
+fn regression_a_wide_stiefel_weight_is_refused_by_inspect() {
+    let err = inspect_error(regression_file(
+        "wide_stiefel_mnist_nn2.h5",
+        empty_stiefel(700_000),
+    ));
+    assert!(
+        matches!(&err, LoadError::WideStiefel { path, rows: 0, cols: 700_000 }
+            if path == "/L1/PQ/head_1/A"),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "`/L1/PQ/head_1/A` is a 0×700000 Stiefel matrix: orthonormal columns need at least as \
+         many rows as columns"
+    );
+}

@@ -89,7 +89,8 @@ pub enum LoadError {
         found: Vec<u64>,
     },
     /// A dataset's shape claims more data than the whole file holds (or more elements than can be
-    /// counted): nothing is allocated for it.
+    /// counted, or a dimension larger than the file even where another is zero): nothing is
+    /// allocated for it.
     #[error(
         "`{path}` has shape {shape:?}, which needs more bytes than the whole file holds ({file_size} bytes)"
     )]
@@ -100,6 +101,19 @@ pub enum LoadError {
         shape: Vec<u64>,
         /// The size of the file in bytes.
         file_size: u64,
+    },
+    /// A Stiefel point (a matrix with orthonormal columns) that has more columns than rows, which
+    /// no matrix with orthonormal columns has.
+    #[error(
+        "`{path}` is a {rows}×{cols} Stiefel matrix: orthonormal columns need at least as many rows as columns"
+    )]
+    WideStiefel {
+        /// The dataset.
+        path: String,
+        /// Its rows (Julia's shape).
+        rows: usize,
+        /// Its columns.
+        cols: usize,
     },
     /// Reading a dataset gave another number of values than its shape says (e.g. a dataspace of
     /// HDF5's NULL class that still lists dimensions).

@@ -220,7 +220,8 @@ impl Node {
     /// The floating-point dataset `name` (Float32 or Float64) as a Julia matrix of the reversed
     /// shape: its values in column-major order (the file's row-major data as it is, widened to
     /// `f64` exactly), with its row and column counts. A vector is one column. For describing a
-    /// file without knowing its architecture.
+    /// file without knowing its architecture. `rows · cols` is the number of values, and neither
+    /// is larger than the file's size in bytes (an empty matrix too).
     ///
     /// # Errors
     /// As [`matrix`](Self::matrix), and [`LoadError::Shape`] for an array of rank above 2.
@@ -595,10 +596,15 @@ impl Node {
 
     /// The number of elements of `shape`, if they fit in the file at `element_size` bytes each.
     fn fits(&self, path: &str, shape: &[u64], element_size: u64) -> Result<u64, LoadError> {
+        // Each dimension too, not only their product: beside a zero, any dimension gives an empty
+        // dataset, and a caller that loops or allocates by one dimension (a `cols × cols` Gram
+        // matrix, a row-by-row copy) must never be handed 2^63.
+        let dimensions_fit = shape.iter().all(|&d| d <= self.file_size);
         match count(shape) {
             Some(n)
-                if n.checked_mul(element_size)
-                    .is_some_and(|b| b <= self.file_size) =>
+                if dimensions_fit
+                    && n.checked_mul(element_size)
+                        .is_some_and(|b| b <= self.file_size) =>
             {
                 Ok(n)
             }
