@@ -82,8 +82,8 @@ def path_dependencies() -> list[str]:
 
 
 def inputs_hash() -> str:
-    if path_dependencies():
-        sys.exit(f"geomattn-codegen depends on {path_dependencies()} by path: hash their sources too")
+    if found := path_dependencies():
+        sys.exit(f"geomattn-codegen depends on {found} by path: hash their sources too")
     digest = hashlib.sha256()
     paths = [ROOT / f for f in FILES]
     for folder in FOLDERS:

@@ -300,15 +300,12 @@ fn vpff(layers: &[Layer]) -> Option<(usize, usize, usize)> {
         LayerKind::Triangular { bias, .. } => bias,
         _ => None,
     })?;
-    // The chain has 2·nb·(nl + 1) + 2 layers: only the (nb, nl) of that length are built.
-    for nl in 1..=layers.len() / 2 {
-        for nb in 1..=layers.len() / 2 {
-            if 2 * nb * (nl + 1) + 2 == shape.len() && vpff_pattern(nb, nl) == shape {
-                return Some((dim, nb, nl));
-            }
-        }
-    }
-    None
+    // The chain has 2·nb·(nl + 1) + 2 layers: each nl gives nb, if any.
+    let rest = shape.len().checked_sub(2)?;
+    (1..=rest / 2).find_map(|nl| {
+        let nb = rest / (2 * (nl + 1));
+        (nb > 0 && vpff_pattern(nb, nl) == shape).then_some((dim, nb, nl))
+    })
 }
 
 /// The file's layers cut into units, each starting with an attention layer.
