@@ -362,7 +362,7 @@ impl Functions for VectorFunctions {
     type Vector<V: LaneVector> = Polynomial<V>;
 }
 
-/// Lane groups per task of [`Lanewise::forward_flat_parallel`]: 64 groups of 16 sequences of
+/// Lane groups per task of `Lanewise::forward_flat_parallel` (feature `parallel`): 64 groups of 16 sequences of
 /// `d = T = 8` in f32 are 256 KiB in and out, enough work to hide rayon's cost per task
 /// (about a microsecond) and small enough to keep both cores busy to the end.
 pub const GROUPS_PER_TASK: usize = 64;
