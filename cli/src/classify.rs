@@ -44,6 +44,15 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
     };
     let net = classify::open_file(&args.file, &arch, precision)?;
     let images = Images::read(&args.images)?;
+    if images.images().is_empty() {
+        // An accuracy of no image is no measurement (it printed 0.0000, and exit code 0).
+        return Err(geomattn_spec::Error::Idx {
+            file: args.images.display().to_string(),
+            expected: "a file of images to classify",
+            reason: "it holds no image".into(),
+        }
+        .into());
+    }
     let labels = classify::read_labels(&args.labels)?;
     let start = Instant::now();
     let evaluation = classify::evaluate(net.as_ref(), &images, &labels)?;

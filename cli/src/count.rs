@@ -16,8 +16,8 @@
 /// The most states `rollout --states` writes.
 pub const MAX_STATES: usize = 1_000_000_000;
 
-/// The most random inputs `check --samples` measures.
-pub const MAX_SAMPLES: usize = 1_000_000;
+/// The most random inputs `check --samples` measures (the library's bound).
+pub const MAX_SAMPLES: usize = geomattn_spec::structure::MAX_SAMPLES;
 
 /// clap's parser of `--states`.
 ///

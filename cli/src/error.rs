@@ -34,12 +34,29 @@ pub enum Failure {
         /// What the system reported.
         source: std::io::Error,
     },
+    /// Two outputs of one command name the same file.
+    #[error("`{first}` and `{second}` name the same file: give each output its own")]
+    SameOutput {
+        /// The first output, as named.
+        first: PathBuf,
+        /// The second.
+        second: PathBuf,
+    },
     /// Standard output could not be written.
     #[error("cannot write to standard output: {0}")]
     Stdout(std::io::Error),
 }
 
 impl Failure {
+    /// The exit code: 3 for training that diverged (as for a rollout that diverged), 2 for
+    /// everything else.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Self::Spec(geomattn_spec::Error::TrainingDiverged { .. }) => 3,
+            _ => 2,
+        }
+    }
+
     /// Whether the reader of standard output went away (`geomattn rollout … | head`): the
     /// output is no longer wanted, which is no failure; `main` then exits quietly with code 0.
     pub fn is_closed_pipe(&self) -> bool {

@@ -1,5 +1,6 @@
 //! `geomattn inspect FILE`: the layers in order with their parameters, the architectures with
-//! that layer structure, and the options the file cannot say.
+//! that layer structure, and the options the file cannot say. Exit code 2 if no architecture
+//! has that structure (the layers are still listed), as for any file no command can run.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -62,5 +63,13 @@ pub fn run(path: &Path) -> Result<ExitCode, Failure> {
         let _ = writeln!(text, "- {line}");
     }
     output::print(text)?;
+    if inspection.matches.is_empty() {
+        // The layers are listed above; no command of this build can run the file.
+        eprintln!(
+            "error: `{}`: none of this library's architectures has this layer structure",
+            path.display()
+        );
+        return Ok(ExitCode::from(2));
+    }
     Ok(ExitCode::SUCCESS)
 }

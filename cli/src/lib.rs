@@ -27,7 +27,11 @@
 //!   match, a bad initial state, a count out of range, an unknown option, an output that cannot
 //!   be written): one line on stderr, no output file.
 //! - 3: a rollout diverged (a state stopped being finite): the states before it are written, and
-//!   one line on stderr says where ([`rollout::DIVERGED`]).
+//!   one line on stderr says where ([`rollout::DIVERGED`]). Or training diverged (its loss grew
+//!   past [`geomattn_spec::train::DIVERGED`] times its start): no network is written, a
+//!   checkpoint written before stays.
+//! - On `SIGINT`, `SIGTERM` or `SIGHUP`: the unfinished outputs are removed, and the process
+//!   ends by the signal (130 in the shell for Ctrl-C).
 
 mod check;
 mod classify;
@@ -64,7 +68,7 @@ struct Cli {
 /// The exit codes, as `--help` lists them.
 const EXIT_CODES: &str = "Exit codes: 0 done (also when the reader of stdout goes away, as with \
      `| head`); 1 a structure check fails; 2 bad input or usage (one line on stderr); 3 a rollout \
-     diverged (the states before it are written).";
+     diverged (the states before it are written) or training diverged (no network written).";
 
 fn after_help() -> String {
     format!(
@@ -137,12 +141,16 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(error) => return usage::exit(&error),
     };
+    if let Err(error) = output::remove_on_signals() {
+        eprintln!("error: cannot watch for signals (to remove unfinished outputs): {error}");
+        return ExitCode::from(2);
+    }
     match run(cli) {
         Ok(code) => code,
         Err(failure) if failure.is_closed_pipe() => ExitCode::SUCCESS,
         Err(failure) => {
             eprintln!("error: {failure}");
-            ExitCode::from(2)
+            ExitCode::from(failure.exit_code())
         }
     }
 }

@@ -18,7 +18,7 @@ use geomattn_spec::{Arch, Network, Precision};
 use crate::Reference;
 use crate::count;
 use crate::error::Failure;
-use crate::output::{AtomicFile, Output, write_atomically};
+use crate::output::{Output, OutputFile, commit_all};
 use crate::plot;
 use crate::progress::Progress;
 
@@ -330,8 +330,17 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
     })?;
     let net = geomattn_spec::open(&file, &arch, precision)?;
     let rollout = Rollout::new(net.as_ref(), &init, args.states, args.reference)?;
+    // Every output opened before the first state: one that cannot be written stops the command
+    // before it computes anything.
+    let plot_file = args.plot.as_deref().map(OutputFile::create).transpose()?;
     let out = match &args.out {
-        Some(path) => Output::File(AtomicFile::create(path)?),
+        Some(path) => {
+            let file = OutputFile::create(path)?;
+            if let Some(plot_file) = &plot_file {
+                file.distinct(plot_file)?;
+            }
+            Output::File(file)
+        }
         None => Output::stdout(),
     };
     let mut csv = Csv::start(out, arch.dim(), rollout.has_reference(), args.f32)?;
@@ -343,11 +352,18 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
         }
         Ok(())
     })?;
-    csv.out.finish()?;
-    if let (Some(path), Some(kept)) = (&args.plot, kept) {
+    let mut files = Vec::new();
+    match csv.out {
+        Output::File(file) => files.push(file),
+        stdout @ Output::Stdout(_) => stdout.finish()?,
+    }
+    if let (Some(mut plot_file), Some(kept)) = (plot_file, kept) {
         let time_step = args.reference.map(Reference::time_step);
         let svg = plot::svg(&kept.rows(), &arch.to_string(), time_step);
-        write_atomically(path, svg.as_bytes())?;
+        plot_file.write_all(svg.as_bytes())?;
+        files.push(plot_file);
     }
+    // The CSV and the plot together: both in place, or neither.
+    commit_all(files)?;
     Ok(end.exit_code())
 }

@@ -17,7 +17,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::count;
 use crate::error::Failure;
-use crate::output;
+use crate::output::{self, OutputFile};
 use crate::plot;
 
 /// The tutorial's data set: trajectories and states per trajectory.
@@ -116,10 +116,10 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
     let data = if args.data == "rigid-body" {
         Data::rigid_body(TUTORIAL_TRAJECTORIES, TUTORIAL_STATES)
     } else {
-        let text = std::fs::read_to_string(&args.data).map_err(|source| Failure::Read {
-            path: PathBuf::from(&args.data),
-            source,
-        })?;
+        let path = PathBuf::from(&args.data);
+        let text = geomattn::gml::regular_file(&path)
+            .and_then(|()| std::fs::read_to_string(&path))
+            .map_err(|source| Failure::Read { path, source })?;
         Data::from_csv(&text, &args.data)?
     };
     let options = Options {
@@ -137,21 +137,31 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
         checkpoint_every: args.checkpoint_every,
         initial: args.init.clone(),
     };
+    // The outputs, opened before the first epoch: one that cannot be written is reported now,
+    // not after the training.
+    let mut network_file = OutputFile::create(&args.output)?;
+    let plot_file = args.plot.as_deref().map(OutputFile::create).transpose()?;
+    if let Some(plot_file) = &plot_file {
+        network_file.distinct(plot_file)?;
+    }
     let bar = ProgressBar::new(args.epochs).with_style(
         ProgressStyle::with_template("epoch {pos}/{len} {msg} [{elapsed} < {eta}]")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let mut printed: Result<(), Failure> = Ok(());
+    let mut log = Log::default();
     let start = Instant::now();
     let trained = train(&arch, &data, &options, &mut |epoch: Epoch| {
-        // A checkpoint that cannot be written is reported at once, and training goes on: the
+        // A checkpoint that cannot be written is reported (once), and training goes on: the
         // final write reports its own failure.
         if let Some(file) = epoch.checkpoint
             && let Err(failure) = output::write_atomically(&args.output, file)
+            && !log.checkpoint_failed
         {
+            log.checkpoint_failed = true;
             bar.suspend(|| {
                 eprintln!(
-                    "geomattn train: the checkpoint of epoch {} was not written: {failure}",
+                    "geomattn train: the checkpoint of epoch {} was not written: {failure} \
+                     (training goes on; this is said once)",
                     epoch.epoch
                 );
             });
@@ -161,22 +171,48 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
         let rate = (epoch.epoch as f64 * epoch.windows as f64) / seconds.max(1e-9);
         bar.set_position(epoch.epoch);
         bar.set_message(format!("loss {:.6e} ({rate:.0} windows/s)", epoch.loss));
-        // Each line as its epoch ends (flushed); after a failed write (the reader went away)
-        // the training finishes without printing, and the failure is reported then.
-        if printed.is_ok() {
-            printed = output::print(format_args!(
-                "epoch {} loss {:e} windows {} time {seconds:.3} s\n",
-                epoch.epoch, epoch.loss, epoch.windows
-            ));
-        }
+        log.epoch(&bar, &epoch, seconds);
     });
     bar.finish_and_clear();
     let trained = trained?;
-    printed?;
-    output::write_atomically(&args.output, &trained.file)?;
-    if let Some(path) = &args.plot {
+    // The network and its plot together: both in place, or neither.
+    network_file.write_all(&trained.file)?;
+    let mut files = vec![network_file];
+    if let Some(mut plot_file) = plot_file {
         let title = format!("Training loss of {arch}");
-        output::write_atomically(path, plot::losses_svg(&trained.losses, &title).as_bytes())?;
+        plot_file.write_all(plot::losses_svg(&trained.losses, &title).as_bytes())?;
+        files.push(plot_file);
     }
+    output::commit_all(files)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The epoch lines on standard output: a log of the training, not its result. When standard
+/// output stops taking them (`| head -1` went away, a full disk), the lines stop, the training
+/// goes on and its network is written: the reason is said once on stderr, or not at all for a
+/// reader that went away.
+#[derive(Default)]
+struct Log {
+    stdout_failed: bool,
+    checkpoint_failed: bool,
+}
+
+impl Log {
+    fn epoch(&mut self, bar: &ProgressBar, epoch: &Epoch<'_>, seconds: f64) {
+        if self.stdout_failed {
+            return;
+        }
+        let printed = output::print(format_args!(
+            "epoch {} loss {:e} windows {} time {seconds:.3} s\n",
+            epoch.epoch, epoch.loss, epoch.windows
+        ));
+        if let Err(failure) = printed {
+            self.stdout_failed = true;
+            if !failure.is_closed_pipe() {
+                bar.suspend(|| {
+                    eprintln!("geomattn train: {failure}; the epoch lines stop, training goes on");
+                });
+            }
+        }
+    }
 }

@@ -230,3 +230,81 @@ fn inspect_refuses_a_stiefel_weight_of_impossible_shape_with_exit_code_2() {
         assert!(out.stdout.is_empty(), "{file}");
     }
 }
+
+/// `check` of a network whose output is not finite (its attention weights 10¹⁶⁰): every promise
+/// it could not measure fails, exit code 1 (it printed "worst 0.0e0 … pass", exit code 0).
+#[test]
+fn check_fails_a_network_whose_output_is_not_finite() {
+    use geomattn_testkit::gml_layout::{Layer, chain, to_bytes};
+    use rand::SeedableRng;
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+    let layers = chain(&mut rng, (1, 1, 1, 2), |_| {
+        Layer::<f64>::Symmetric(vec![1e160, 1e160, 1e160], 2)
+    });
+    let path = dir.path().join("huge.h5");
+    std::fs::write(&path, to_bytes(&layers)).unwrap();
+    let path = path.display().to_string();
+    let out = geomattn_in(
+        dir.path(),
+        &["check", &path, "--arch", LSYMPT, "--samples", "5"],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("NaN") && stdout.contains("FAIL"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("pass"), "{stdout}");
+}
+
+/// `inspect` of a file whose layers no architecture of the library has: the layers are listed,
+/// and exit code 2 says that no command can run it (it exited 0).
+#[test]
+fn inspect_of_a_file_no_architecture_matches_exits_with_code_2() {
+    use geomattn_testkit::gml_layout::{Layer, to_bytes};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lonely.h5");
+    std::fs::write(&path, to_bytes(&[Layer::<f32>::Dense(vec![1.0; 4], 2)])).unwrap();
+    let out = geomattn_in(dir.path(), &["inspect", "lonely.h5"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Layers (1)"));
+    assert!(
+        stderr.contains("none of this library's architectures"),
+        "{stderr}"
+    );
+}
+
+/// `classify` of an IDX file of no image: refused, exit code 2 (it printed "accuracy 0.0000 …
+/// 1688.6 µs per image", exit code 0).
+#[test]
+fn classify_of_no_image_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("none.idx3-ubyte"),
+        [0, 0, 8, 3, 0, 0, 0, 0, 0, 0, 0, 28, 0, 0, 0, 28],
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("none.idx1-ubyte"), [0, 0, 8, 1, 0, 0, 0, 0]).unwrap();
+    let mnist = repository("fixtures/gml/mnist_nn3.h5");
+    let ct = "classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, \
+              Stiefel=true, add_connection=false)";
+    let out = geomattn_in(
+        dir.path(),
+        &[
+            "classify",
+            &mnist,
+            "--arch",
+            ct,
+            "--images",
+            "none.idx3-ubyte",
+            "--labels",
+            "none.idx1-ubyte",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("holds no image"), "{stderr}");
+    assert!(out.stdout.is_empty());
+}

@@ -336,6 +336,7 @@ fn idx(path: &Path, dims: u8, expected: &'static str) -> Result<(Vec<usize>, Vec
         expected,
         reason,
     };
+    geomattn::gml::regular_file(path).map_err(|e| bad(e.to_string()))?;
     let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
     let header = 4 * (1 + usize::from(dims));
     if bytes.len() < header {

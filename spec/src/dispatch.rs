@@ -203,7 +203,7 @@ pub(crate) fn off_grid(arch: &Arch, key: &str, value: impl ToString, grid: &Grid
 /// What the loader reported, as an [`Error`] naming the file and the architecture.
 pub(crate) fn load_error(file: &GmlFile, arch: &Arch, source: LoadError) -> Error {
     match source {
-        LoadError::Hdf5 { .. } => Error::Unreadable {
+        LoadError::Hdf5 { .. } | LoadError::NotAFile { .. } => Error::Unreadable {
             file: file.name().into(),
             source: Box::new(source),
         },
@@ -326,14 +326,21 @@ macro_rules! check_network {
 /// (entries uniform in `(−1, 1)`, from `seed`), with exact Jacobians (from the backward passes).
 /// An empty list: the architecture promises no structure (the standard transformer).
 ///
+/// A promised property passes only if measured: a sample whose output is not finite makes it
+/// NaN, and it fails.
+///
 /// # Errors
-/// As [`open`].
+/// [`Error::Samples`] unless `samples` is from 1 to [`MAX_SAMPLES`](crate::structure::MAX_SAMPLES)
+/// (no input measured would pass everything); otherwise as [`open`].
 pub fn check(
     file: &GmlFile,
     arch: &Arch,
     samples: usize,
     seed: u64,
 ) -> Result<Vec<Measurement>, Error> {
+    if !(1..=crate::structure::MAX_SAMPLES).contains(&samples) {
+        return Err(Error::Samples { samples });
+    }
     on_grid!(arch, f64, check_network, (file, samples, seed))
 }
 

@@ -100,6 +100,29 @@ pub enum Error {
         /// What went wrong.
         reason: String,
     },
+    /// Training diverged: an epoch's loss grew past [`crate::train::DIVERGED`] times the
+    /// smaller of epoch 1's loss and 1 (the loss of a network that outputs zeros).
+    #[error(
+        "training diverged at epoch {epoch}: loss {loss:e}, against {first:e} at epoch 1 \
+         (a smaller learning rate may help)"
+    )]
+    TrainingDiverged {
+        /// The epoch whose loss grew past the bound.
+        epoch: u64,
+        /// Its loss.
+        loss: f64,
+        /// Epoch 1's loss.
+        first: f64,
+    },
+    /// A structure check asked for no random input, or for more than it measures.
+    #[error(
+        "a check measures from 1 to {max} random inputs, not {samples}",
+        max = crate::structure::MAX_SAMPLES
+    )]
+    Samples {
+        /// The number asked for.
+        samples: usize,
+    },
     /// A file of training data is malformed.
     #[error("`{file}`, line {line}: {reason}")]
     Data {

@@ -37,6 +37,26 @@ pub const ORTHOGONALITY_TOLERANCE: f64 = 1e-12;
 /// `J` of order one to ten for the small grid networks).
 pub const SYMPLECTICITY_TOLERANCE: f64 = 1e-9;
 
+/// The most random inputs a check measures: each is an exact Jacobian (`dim·seq` backward
+/// passes), so a million take minutes on the grid's networks, while 100 already find the worst
+/// case to the digit a table shows.
+pub const MAX_SAMPLES: usize = 1_000_000;
+
+/// The worse of two measured values: NaN (a measurement that failed, a non-finite output) is
+/// worse than every number, where `f64::max` would drop it and let the check pass.
+fn worse(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+/// The largest absolute entry of `values`, NaN if one is NaN (nalgebra's `amax` skips NaN).
+fn largest(values: impl IntoIterator<Item = f64>) -> f64 {
+    values.into_iter().map(f64::abs).fold(0.0, worse)
+}
+
 /// One measured property: its worst value over the samples, and the bound it must stay under if
 /// the architecture promises it.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,7 +72,8 @@ pub struct Measurement {
 }
 
 impl Measurement {
-    /// Whether it holds: a promised property within its tolerance, or one not promised.
+    /// Whether it holds: a promised property within its tolerance, or one not promised. A
+    /// promised property measured as NaN fails: what could not be measured does not pass.
     pub fn passes(&self) -> bool {
         !self.promised || self.worst <= self.tolerance
     }
@@ -143,8 +164,14 @@ where
     Net: Backward<f64, D, 1>,
 {
     let worst = samples::<D, 1>(count, seed)
-        .map(|z| (jacobian(net, &z).determinant() - 1.0).abs())
-        .fold(0.0, f64::max);
+        .map(|z| {
+            let finite = SequenceLayer::<f64, D, 1>::forward(net, &z)
+                .iter()
+                .all(|v| v.is_finite());
+            let error = (jacobian(net, &z).determinant() - 1.0).abs();
+            if finite { error } else { f64::NAN }
+        })
+        .fold(0.0, worse);
     vec![Measurement {
         property: "|det J − 1| of the map of one state".into(),
         worst,
@@ -171,16 +198,31 @@ where
         let mut x = z;
         for (attention, ff) in &units.0 {
             let lambda = DefaultCayley::map(&attention.correlation(&x));
-            let error = (lambda.transpose() * lambda - SMatrix::<f64, T, T>::identity()).amax();
-            orthogonality = orthogonality.max(error);
+            let error = largest(
+                (lambda.transpose() * lambda - SMatrix::<f64, T, T>::identity())
+                    .iter()
+                    .copied(),
+            );
+            orthogonality = worse(orthogonality, error);
             let y = attention.forward(&x);
             for column in y.column_iter() {
                 let jac = jacobian::<Ff, D, 1>(ff, &column.into_owned());
-                feed_forward = feed_forward.max((jac.determinant() - 1.0).abs());
+                feed_forward = worse(feed_forward, (jac.determinant() - 1.0).abs());
             }
             x = SequenceLayer::<f64, D, T>::forward(ff, &y);
         }
-        whole = whole.max((units_jacobian(units, &z).determinant() - 1.0).abs());
+        // A network whose output is not finite fails every promise (its Jacobian may not show
+        // it: a saturated activation's derivative is 0).
+        let output_nan = if x.iter().all(|v| v.is_finite()) {
+            0.0
+        } else {
+            f64::NAN
+        };
+        whole = worse(
+            worse(whole, output_nan),
+            (units_jacobian(units, &z).determinant() - 1.0).abs(),
+        );
+        orthogonality = worse(orthogonality, output_nan);
     }
     vec![
         Measurement {
@@ -240,9 +282,13 @@ where
     let worst = samples::<D, T>(count, seed)
         .map(|z| {
             let jac = units_jacobian(units, &z);
-            (jac.transpose() * &j * jac - &j).amax()
+            let finite = SequenceLayer::<f64, D, T>::forward(units, &z)
+                .iter()
+                .all(|v| v.is_finite());
+            let error = largest((jac.transpose() * &j * jac - &j).iter().copied());
+            if finite { error } else { f64::NAN }
         })
-        .fold(0.0, f64::max);
+        .fold(0.0, worse);
     vec![Measurement {
         property: format!("‖Jᵀ𝕁J − 𝕁‖_max of the whole map of R^{{{D}×{T}}} (𝕁 on every state)"),
         worst,
@@ -256,8 +302,32 @@ mod tests {
     use geomattn::nalgebra::{DMatrix, SMatrix};
     use geomattn::{Identity, VolumePreservingLowerLayer, VolumePreservingUpperLayer};
 
-    use super::{jacobian, units_jacobian};
+    use super::{Measurement, jacobian, largest, units_jacobian, worse};
     use crate::network::Units;
+
+    /// NaN, a value that could not be measured, is the worst value and fails its promise:
+    /// `f64::max` (and nalgebra's `amax`) dropped it, and `check` passed a network whose output
+    /// was NaN with "worst 0.0e0".
+    #[test]
+    fn nan_is_the_worst_value_and_fails() {
+        assert!(worse(0.0, f64::NAN).is_nan() && worse(f64::NAN, 1.0).is_nan());
+        assert_eq!(worse(1.0, 2.0), 2.0);
+        assert!(largest([1.0, f64::NAN, -3.0]).is_nan());
+        assert_eq!(largest([1.0, -3.0]), 3.0);
+        assert_eq!(
+            [0.5, f64::NAN, 0.25].into_iter().fold(0.0, f64::max),
+            0.5,
+            "the fold the check used"
+        );
+        let measured = |worst| Measurement {
+            property: String::new(),
+            worst,
+            tolerance: 1e-9,
+            promised: true,
+        };
+        assert!(!measured(f64::NAN).passes() && !measured(f64::INFINITY).passes());
+        assert!(measured(0.0).passes());
+    }
 
     type Lower = VolumePreservingLowerLayer<f64, 2, Identity>;
     type Upper = VolumePreservingUpperLayer<f64, 2, Identity>;

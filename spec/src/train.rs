@@ -164,7 +164,8 @@ pub fn train(
     let start = on_grid!(arch, f64, train_on_grid, ())?;
     let plan = Plan::new(arch, data, options)?;
     let mut rng = SmallRng::seed_from_u64(options.seed);
-    let mut trainee = start(arch, options, plan.decay_epochs, &mut rng)?;
+    let minibatch = options.batch.min(plan.starts.saturating_mul(data.count()));
+    let mut trainee = start(arch, options, plan.decay_epochs, minibatch, &mut rng)?;
     let mut windows = Windows::default();
     let mut losses = Vec::new();
     for epoch in 1..=options.epochs {
@@ -179,8 +180,13 @@ pub fn train(
         #[allow(clippy::cast_precision_loss)]
         let loss = total / order.len().div_ceil(options.batch) as f64;
         losses.push(loss);
+        let first = losses[0];
+        // (A first epoch that fits exactly, loss 0, is measured against 1.)
+        let scale = if first > 0.0 { first.min(1.0) } else { 1.0 };
+        let diverged = loss > DIVERGED * scale;
+        // No checkpoint of a diverged network: the last one kept is the last good one.
         let checkpoint = match options.checkpoint_every {
-            Some(every) if epoch % every == 0 => Some(trainee.file(options.storage)?),
+            Some(every) if epoch % every == 0 && !diverged => Some(trainee.file(options.storage)?),
             _ => None,
         };
         on_epoch(Epoch {
@@ -189,10 +195,18 @@ pub fn train(
             windows: order.len(),
             checkpoint: checkpoint.as_deref(),
         });
+        if diverged {
+            return Err(Error::TrainingDiverged { epoch, loss, first });
+        }
     }
     let file = trainee.file(options.storage)?;
     Ok(Trained { file, losses })
 }
+
+/// How far an epoch's loss may grow before training counts as diverged: past this many times
+/// the smaller of epoch 1's loss and 1, the loss of a network that outputs zeros (GML's losses
+/// are relative errors). Adam at a learning rate of 10⁵ on the rigid body reaches 10⁸¹.
+pub const DIVERGED: f64 = 1e3;
 
 fn train_error(reason: String) -> Error {
     Error::Train { reason }
@@ -298,7 +312,9 @@ trait Trainee {
 
 /// Starts the training of one network type: its initial weights (Glorot-uniform from `rng`, or
 /// [`Options::initial`]) and its optimisers.
-type Start = fn(&Arch, &Options, NonZeroU64, &mut SmallRng) -> Result<Box<dyn Trainee>, Error>;
+/// The `usize` is the number of windows a minibatch holds.
+type Start =
+    fn(&Arch, &Options, NonZeroU64, usize, &mut SmallRng) -> Result<Box<dyn Trainee>, Error>;
 
 /// The callback of `on_grid!`: the [`Start`] of the units' parts' types. The volume-preserving
 /// transformer trains in lanes, the others window by window ([`PerWindow`]).
@@ -398,8 +414,10 @@ where
         arch: &Arch,
         options: &Options,
         decay_epochs: NonZeroU64,
+        minibatch: usize,
         rng: &mut SmallRng,
     ) -> Result<Box<dyn Trainee>, Error> {
+        Self::fits(arch.units(), minibatch)?;
         let glorot = |rng: &mut SmallRng| -> Result<(Att, Ff), Error> {
             let attention = glorot_network(rng).map_err(|e| train_error(e.to_string()))?;
             let feedforward = glorot_network(rng).map_err(|e| train_error(e.to_string()))?;
@@ -426,6 +444,32 @@ where
             work: Workspace::default(),
             passes: PhantomData,
         }))
+    }
+}
+
+impl<P, Att, Ff, const D: usize, const T: usize, const PA: usize, const PF: usize>
+    Training<P, Att, Ff, D, T, PA, PF>
+{
+    /// Refuses `units` units that cannot be allocated, before anything is: per unit its weights,
+    /// their gradient, its optimisers, and the activations a minibatch of `minibatch` windows
+    /// keeps for the backward pass (two `D×T` windows each). The allocator is asked for the sum
+    /// (and gives it back at once): under a memory limit, or past what the system can map, the
+    /// answer is no, where the same allocation in pieces would abort the process.
+    fn fits(units: usize, minibatch: usize) -> Result<(), Error> {
+        let per_unit = (2 * size_of::<(Att, Ff)>()
+            + size_of::<(AnyOptimizer<PA>, AnyOptimizer<PF>)>())
+        .checked_add(minibatch.saturating_mul(2 * D * T * size_of::<f64>()));
+        let bytes = per_unit.and_then(|b| b.checked_mul(units));
+        let allocates = bytes.is_some_and(|b| Vec::<u8>::new().try_reserve_exact(b).is_ok());
+        if allocates {
+            return Ok(());
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let gigabytes = bytes.map_or(f64::INFINITY, |b| b as f64 / 1e9);
+        Err(train_error(format!(
+            "L = {units} units need {gigabytes:.3e} GB to train on minibatches of {minibatch} \
+             windows (weights, optimiser state, activations), more than can be allocated"
+        )))
     }
 }
 

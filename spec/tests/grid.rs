@@ -281,3 +281,20 @@ fn the_short_form_prints_back_to_itself_and_equals_gmls_constructor() {
         );
     }
 }
+
+/// A check of no random input measured nothing, and passed; more than the bound is a typo.
+/// Both are refused, naming the bound (Python's `check(samples=0)` passed).
+#[test]
+fn a_check_measures_from_one_to_a_million_inputs() {
+    let arch: Arch = "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, \
+                      skew_sym=false)"
+        .parse()
+        .unwrap();
+    for samples in [0, geomattn_spec::structure::MAX_SAMPLES + 1] {
+        let error = geomattn_spec::check(&file(), &arch, samples, 0).unwrap_err();
+        assert!(matches!(error, Error::Samples { .. }), "{samples}: {error}");
+        assert!(error.to_string().contains("from 1 to 1000000"), "{error}");
+    }
+    let measured = geomattn_spec::check(&file(), &arch, 1, 0).unwrap();
+    assert!(measured.iter().all(geomattn_spec::Measurement::passes));
+}

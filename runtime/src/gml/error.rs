@@ -17,6 +17,15 @@ pub enum LoadError {
         /// What the HDF5 reader reported.
         source: hdf5_pure::Error,
     },
+    /// The path names no regular file (a FIFO, a device, a folder): an HDF5 file is read by
+    /// seeking, and a FIFO without a writer would block the reader forever.
+    #[error("cannot read `{path}`: {source}")]
+    NotAFile {
+        /// The path.
+        path: String,
+        /// What [`super::regular_file`] reported.
+        source: std::io::Error,
+    },
     /// A group or dataset the architecture needs is not in the file.
     #[error("`{path}` is missing: the architecture expects {expected} there")]
     Missing {

@@ -50,6 +50,32 @@ pub(crate) fn special(kind: Kind) -> Option<(&'static str, &'static str)> {
 
 pub(crate) const STIEFEL: &str = "StiefelManifold";
 
+/// Refuses a path that names no regular file: a FIFO (opening it blocks until a writer comes,
+/// forever if none does), a device, a socket or a folder. For every file the crate and the
+/// command read whole or by seeking; a pipe's output can be saved to a file first. A missing
+/// file passes: opening it reports that.
+///
+/// # Errors
+/// [`std::io::ErrorKind::InvalidInput`], saying what the path names.
+pub fn regular_file(path: &Path) -> std::io::Result<()> {
+    match std::fs::metadata(path) {
+        Ok(metadata) if !metadata.is_file() => {
+            let what = if metadata.is_dir() {
+                "a folder"
+            } else {
+                "a FIFO, a device or a socket"
+            };
+            Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "not a regular file ({what}); give a file (a pipe's output can be saved to one first)"
+                ),
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
 impl GmlFile {
     /// Opens a file.
     ///
@@ -57,6 +83,10 @@ impl GmlFile {
     /// [`LoadError::Hdf5`] if it cannot be read or is not HDF5.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, LoadError> {
         let name = path.as_ref().display().to_string();
+        regular_file(path.as_ref()).map_err(|source| LoadError::NotAFile {
+            path: name.clone(),
+            source,
+        })?;
         let file = File::open(path).map_err(|source| LoadError::Hdf5 {
             path: name.clone(),
             source,
