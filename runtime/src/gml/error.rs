@@ -17,8 +17,8 @@ pub enum LoadError {
         /// What the HDF5 reader reported.
         source: hdf5_pure::Error,
     },
-    /// The path names no regular file (a FIFO, a device, a folder): an HDF5 file is read by
-    /// seeking, and a FIFO without a writer would block the reader forever.
+    /// The path names a FIFO, a device or a socket: an HDF5 file is read by seeking, and a FIFO
+    /// without a writer would block the reader forever.
     #[error("cannot read `{path}`: {source}")]
     NotAFile {
         /// The path.

@@ -50,28 +50,21 @@ pub(crate) fn special(kind: Kind) -> Option<(&'static str, &'static str)> {
 
 pub(crate) const STIEFEL: &str = "StiefelManifold";
 
-/// Refuses a path that names no regular file: a FIFO (opening it blocks until a writer comes,
-/// forever if none does), a device, a socket or a folder. For every file the crate and the
-/// command read whole or by seeking; a pipe's output can be saved to a file first. A missing
-/// file passes: opening it reports that.
+/// Refuses a path that names a FIFO (opening it blocks until a writer comes, forever if none
+/// does), a device or a socket: every file the crate and the command read is read whole or by
+/// seeking; a pipe's output can be saved to a file first. A missing file and a folder pass:
+/// reading them reports the system's error (`NotFound`, `IsADirectory`), which Python turns into
+/// `FileNotFoundError` and `IsADirectoryError`.
 ///
 /// # Errors
 /// [`std::io::ErrorKind::InvalidInput`], saying what the path names.
 pub fn regular_file(path: &Path) -> std::io::Result<()> {
     match std::fs::metadata(path) {
-        Ok(metadata) if !metadata.is_file() => {
-            let what = if metadata.is_dir() {
-                "a folder"
-            } else {
-                "a FIFO, a device or a socket"
-            };
-            Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!(
-                    "not a regular file ({what}); give a file (a pipe's output can be saved to one first)"
-                ),
-            ))
-        }
+        Ok(metadata) if !metadata.is_file() && !metadata.is_dir() => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, a device or a socket); give a file (a pipe's output can \
+             be saved to one first)",
+        )),
         _ => Ok(()),
     }
 }
