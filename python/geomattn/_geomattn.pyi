@@ -212,7 +212,7 @@ class Network:
         Parameters
         ----------
         samples : int, default 100
-            The number of random windows, ``≥ 0``.
+            The number of random windows, from 1 to 10⁶.
         seed : int, default 0
             The seed of the random windows, ``≥ 0``.
 
@@ -224,7 +224,8 @@ class Network:
         Raises
         ------
         ValueError
-            ``samples`` is negative, or the file no longer holds the network.
+            ``samples`` is not from 1 to 10⁶ (none measured would pass everything), or the
+            file no longer holds the network.
         OSError
             The file can no longer be read (``FileNotFoundError`` if it is gone).
 
@@ -569,12 +570,12 @@ def set_num_threads(n: Optional[int]) -> None:
     Parameters
     ----------
     n : int or None
-        The number of threads, ``≥ 1``; ``None``: one per core (or ``RAYON_NUM_THREADS``).
+        The number of threads, from 1 to 1024; ``None``: one per core (or ``RAYON_NUM_THREADS``).
 
     Raises
     ------
     ValueError
-        ``n`` is less than 1.
+        ``n`` is not from 1 to 1024.
     RuntimeError
         The operating system refused a thread.
 

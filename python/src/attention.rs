@@ -68,6 +68,11 @@ fn build<X: Element>(packed: &Bound<'_, PyArrayDyn<X>>) -> PyResult<(Box<dyn Ker
                 readonly.shape()
             ))
         })?;
+    if let Some(index) = values.iter().position(|x| !x.to_double().is_finite()) {
+        return Err(PyValueError::new_err(format!(
+            "a has a non-finite value at position {index}: a weight must be a number"
+        )));
+    }
     let kernel = attention::build::<X>(dim, &values)
         .ok_or_else(|| PyValueError::new_err(format!("d = {dim} is not compiled")))?
         .map_err(|e| PyValueError::new_err(e.to_string()))?;

@@ -73,11 +73,20 @@ fn images(images: &Bound<'_, PyAny>) -> PyResult<(Vec<[u8; PIXELS]>, bool)> {
     let readonly: PyReadonlyArrayDyn<'_, u8> = typed
         .try_readonly()
         .map_err(|e| PyValueError::new_err(format!("images are being written elsewhere: {e}")))?;
-    let pixels: Vec<u8> = readonly.as_array().iter().copied().collect();
-    let images = pixels
-        .chunks_exact(PIXELS)
-        .map(|image| image.try_into().expect("chunks of 784"))
-        .collect();
+    let view = readonly.as_array();
+    let count = view.len() / PIXELS;
+    // One copy, into images (a copy into a flat vector first took twice the memory).
+    let mut pixels = view.iter();
+    let images = arrays::collected(
+        count,
+        std::iter::repeat_with(|| {
+            let mut image = [0; PIXELS];
+            for (to, from) in image.iter_mut().zip(&mut pixels) {
+                *to = *from;
+            }
+            image
+        }),
+    )?;
     Ok((images, single))
 }
 
@@ -132,14 +141,19 @@ impl PyClassifier {
     ) -> PyResult<Array2<f64>> {
         let (net, size) = (&*self.net, self.dim * self.seq);
         // Column-major (Julia's) windows of f64: exact from either float.
+        let len = windows.values.len();
         let columns: Vec<f64> = match windows.layout {
-            Layout::Columns => windows.values.iter().map(|x| x.to_double()).collect(),
-            Layout::Rows => windows
-                .values
-                .chunks_exact(size)
-                .flat_map(|w| (0..size).map(|k| w[(k % self.dim) * self.seq + k / self.dim]))
-                .map(|x| x.to_double())
-                .collect(),
+            Layout::Columns => {
+                arrays::collected(len, windows.values.iter().map(|x| x.to_double()))?
+            }
+            Layout::Rows => arrays::collected(
+                len,
+                windows
+                    .values
+                    .chunks_exact(size)
+                    .flat_map(|w| (0..size).map(|k| w[(k % self.dim) * self.seq + k / self.dim]))
+                    .map(|x| x.to_double()),
+            )?,
         };
         // A NaN or ∞ is named by its place in the caller's array, `[window, row, column]`.
         if let Some(index) = columns.iter().position(|x| !x.is_finite()) {

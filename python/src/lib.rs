@@ -38,17 +38,21 @@ pub(crate) fn non_negative(name: &str, value: i64) -> PyResult<usize> {
         .map_err(|_| PyValueError::new_err(format!("{name} must be ≥ 0, got {value}")))
 }
 
+/// The most threads `set_num_threads` takes: a batch gains nothing past the cores, and the pool
+/// starts every thread at once (10⁶ took 20 s before the system refused one).
+const MAX_THREADS: usize = 1024;
+
 /// Sets the number of threads batches use from now on.
 ///
 /// Parameters
 /// ----------
 /// n : int or None
-///     The number of threads, ``≥ 1``; ``None``: one per core (or ``RAYON_NUM_THREADS``).
+///     The number of threads, from 1 to 1024; ``None``: one per core (or ``RAYON_NUM_THREADS``).
 ///
 /// Raises
 /// ------
 /// ValueError
-///     ``n`` is less than 1.
+///     ``n`` is not from 1 to 1024.
 /// RuntimeError
 ///     The operating system refused a thread.
 ///
@@ -62,10 +66,10 @@ pub(crate) fn non_negative(name: &str, value: i64) -> PyResult<usize> {
 #[pyo3(signature = (n))]
 fn set_num_threads(n: Option<i64>) -> PyResult<()> {
     let n = n.map(|n| non_negative("n", n)).transpose()?;
-    if n == Some(0) {
-        return Err(PyValueError::new_err(
-            "the number of threads must be ≥ 1 (or None)",
-        ));
+    if n.is_some_and(|n| !(1..=MAX_THREADS).contains(&n)) {
+        return Err(PyValueError::new_err(format!(
+            "the number of threads must be from 1 to {MAX_THREADS} (or None)"
+        )));
     }
     parallel::set_threads(n).map_err(PyRuntimeError::new_err)
 }

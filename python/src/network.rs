@@ -239,7 +239,7 @@ impl PyNetwork {
     /// Parameters
     /// ----------
     /// samples : int, default 100
-    ///     The number of random windows, ``≥ 0``.
+    ///     The number of random windows, from 1 to 10⁶.
     /// seed : int, default 0
     ///     The seed of the random windows, ``≥ 0``.
     ///
@@ -251,7 +251,8 @@ impl PyNetwork {
     /// Raises
     /// ------
     /// ValueError
-    ///     ``samples`` is negative, or the file no longer holds the network.
+    ///     ``samples`` is not from 1 to 10⁶ (none measured would pass everything), or the
+    ///     file no longer holds the network.
     /// OSError
     ///     The file can no longer be read (``FileNotFoundError`` if it is gone).
     ///

@@ -123,7 +123,9 @@ fn unreadable(file: &str, source: &LoadError) -> PyErr {
     }
     match source {
         // The loader's message already names the file.
-        LoadError::Hdf5 { path, .. } if path == file => PyOSError::new_err(source.to_string()),
+        LoadError::Hdf5 { path, .. } | LoadError::NotAFile { path, .. } if path == file => {
+            PyOSError::new_err(source.to_string())
+        }
         _ => PyOSError::new_err(format!("cannot read `{file}`: {source}")),
     }
 }

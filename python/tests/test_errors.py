@@ -4,7 +4,12 @@ import numpy as np
 import pytest
 
 import geomattn
-from conftest import SPECS, fixture
+from conftest import FIXTURES, SPECS, fixture
+
+CT = (
+    "classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, Stiefel=true, "
+    "add_connection=false)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -103,8 +108,23 @@ def test_a_transformers_checked_error_names_the_layer_and_its_block(net):
 
 
 def test_threads(net):
-    with pytest.raises(ValueError, match="≥ 1"):
-        geomattn.set_num_threads(0)
+    # 10**6 spent 20 s starting threads before the system refused one.
+    for n in (0, 1025, 10**6):
+        with pytest.raises(ValueError, match="from 1 to 1024"):
+            geomattn.set_num_threads(n)
+
+
+def test_check_measures_from_one_to_a_million_windows(net):
+    # check(samples=0) measured nothing and passed.
+    for samples in (0, 10**6 + 1):
+        with pytest.raises(ValueError, match="from 1 to 1000000"):
+            net.check(samples=samples)
+
+
+def test_skew_attention_rejects_non_finite_weights():
+    for bad in (np.nan, np.inf, -np.inf):
+        with pytest.raises(ValueError, match="non-finite value at position 1"):
+            geomattn.SkewAttention(np.array([0.5, bad, 0.25]))
 
 
 def test_skew_attention_rejects_bad_weights():
@@ -132,3 +152,45 @@ def test_a_result_too_large_is_a_memory_error(net):
         net.rollout(np.zeros((3, 3), dtype=np.float32), 10**15)
     with pytest.raises(ValueError, match="too large"):
         net.rollout(np.zeros((3, 3), dtype=np.float32), 2**63 - 1)
+
+
+# A batch whose copy cannot be allocated under a memory limit: Python's MemoryError, where the
+# interpreter was aborted. Each call runs in a child process under RLIMIT_AS, set to what the
+# process maps after loading plus `room` times the copy: numpy's own C-order copy of a broadcast
+# batch fits, ours does not.
+_UNDER_A_LIMIT = """
+import resource, sys
+import numpy as np
+import geomattn
+kind, fixture, spec, ct_file, ct_spec = sys.argv[1:]
+net = geomattn.load(fixture, spec, dtype="float32")
+classifier = geomattn.load_classifier(ct_file, ct_spec)
+n = 10**8
+if kind == "images":
+    z, room, call = np.broadcast_to(np.zeros(784, np.uint8), (n // 8, 784)), 0.5, classifier.predict
+else:
+    z, room = np.broadcast_to(np.zeros((3, 3), np.float32), (n // 3, 3, 3)), 1.5
+    call = net if kind == "forward" else (lambda z: net.rollout(z, 1))
+copy = z.shape[0] * z[0].nbytes
+mapped = int(next(l.split()[1] for l in open("/proc/self/status") if l.startswith("VmSize:")))
+limit = mapped * 1024 + int(room * copy)
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+try:
+    call(z)
+except MemoryError as error:
+    print("MemoryError", error)
+"""
+
+
+@pytest.mark.parametrize("kind", ["forward", "rollout", "images"])
+def test_a_batch_too_large_to_copy_is_a_memory_error(kind):
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", _UNDER_A_LIMIT, kind, str(fixture("vpt")), SPECS["vpt"],
+         str(FIXTURES / "mnist_nn2.h5"), CT],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("MemoryError"), out.stdout
