@@ -56,12 +56,14 @@ impl FileKind {
         })
     }
 
-    /// The number of packed values of an `n×n` special matrix.
-    fn packed_len(self, n: usize) -> usize {
-        match self {
-            Self::Symmetric => n * (n + 1) / 2,
-            _ => n * n.saturating_sub(1) / 2,
-        }
+    /// The number of packed values of an `n×n` special matrix (`None` past `usize`: `n` is read
+    /// from the file).
+    fn packed_len(self, n: usize) -> Option<usize> {
+        let product = match self {
+            Self::Symmetric => n.checked_mul(n.checked_add(1)?),
+            _ => n.checked_mul(n.saturating_sub(1)),
+        };
+        Some(product? / 2)
     }
 }
 
@@ -106,12 +108,15 @@ const ORDER: [&str; 9] = ["A", "PQ", "PK", "PV", "weight", "bias", "scale", "W",
 /// A message naming the object of the file that is not what GML writes.
 pub fn read(path: &Path, shown: &str) -> Result<GmlContents, String> {
     let file = File::open(path).map_err(|e| format!("cannot read `{shown}`: {e}"))?;
+    let size = std::fs::metadata(path)
+        .map_err(|e| format!("cannot read `{shown}`: {e}"))?
+        .len();
     let root = file.root();
     let layers = numbered(&names(&root, "")?, "L", "")?;
     let mut params = Vec::new();
     for (k, name) in layers.iter().enumerate() {
         let group = root.group(name).map_err(|e| format!("`/{name}`: {e}"))?;
-        read_layer(&group, k + 1, &format!("/{name}"), &mut params)?;
+        read_layer(&group, k + 1, &format!("/{name}"), size, &mut params)?;
     }
     Ok(GmlContents {
         layers: layers.len(),
@@ -157,6 +162,7 @@ fn read_layer(
     group: &Group,
     layer: usize,
     path: &str,
+    size: u64,
     params: &mut Vec<FileParam>,
 ) -> Result<(), String> {
     let mut children = names(group, path)?;
@@ -188,7 +194,8 @@ fn read_layer(
             let dataset = group
                 .dataset(&child)
                 .map_err(|e| format!("`{child_path}`: {e}"))?;
-            params.push(dense(&dataset, &child_path, param(&child, None, None))?);
+            let param = param(&child, None, None);
+            params.push(dense(&dataset, &child_path, size, param)?);
             continue;
         }
         let sub = group
@@ -201,13 +208,14 @@ fn read_layer(
                     let head_path = format!("{child_path}/{head}");
                     let number = head["head_".len()..].parse().ok();
                     let param = param("head_", number, Some(child.clone()));
-                    params.push(matrix(&sub, &head, &head_path, param)?);
+                    params.push(matrix(&sub, &head, &head_path, size, param)?);
                 }
             }
             Some(_) => params.push(matrix(
                 group,
                 &child,
                 &child_path,
+                size,
                 param(&child, None, None),
             )?),
         }
@@ -216,7 +224,13 @@ fn read_layer(
 }
 
 /// A dense matrix, vector, Stiefel or special matrix named `name` in `group`.
-fn matrix(group: &Group, name: &str, path: &str, param: FileParam) -> Result<FileParam, String> {
+fn matrix(
+    group: &Group,
+    name: &str,
+    path: &str,
+    size: u64,
+    param: FileParam,
+) -> Result<FileParam, String> {
     if group
         .datasets()
         .map_err(|e| e.to_string())?
@@ -224,13 +238,13 @@ fn matrix(group: &Group, name: &str, path: &str, param: FileParam) -> Result<Fil
         .any(|d| d == name)
     {
         let dataset = group.dataset(name).map_err(|e| format!("`{path}`: {e}"))?;
-        return dense(&dataset, path, param);
+        return dense(&dataset, path, size, param);
     }
     let sub = group.group(name).map_err(|e| format!("`{path}`: {e}"))?;
     let gml_type = gml_type(&sub, path)?.unwrap_or_default();
     if gml_type == "StiefelManifold" {
         let a = sub.dataset("A").map_err(|e| format!("`{path}/A`: {e}"))?;
-        let param = dense(&a, &format!("{path}/A"), param)?;
+        let param = dense(&a, &format!("{path}/A"), size, param)?;
         return Ok(FileParam {
             kind: FileKind::Stiefel,
             ..param
@@ -239,6 +253,7 @@ fn matrix(group: &Group, name: &str, path: &str, param: FileParam) -> Result<Fil
     let kind = FileKind::special(&gml_type)
         .ok_or_else(|| format!("`{path}` has gml_type {gml_type:?}, not one GML writes"))?;
     let n = sub.dataset("n").map_err(|e| format!("`{path}/n`: {e}"))?;
+    fits(&n, &format!("{path}/n"), size)?;
     let n = match n
         .read_i64()
         .map_err(|e| format!("`{path}/n`: {e}"))?
@@ -248,13 +263,16 @@ fn matrix(group: &Group, name: &str, path: &str, param: FileParam) -> Result<Fil
         other => return Err(format!("`{path}/n` has {} values", other.len())),
     };
     let s = sub.dataset("S").map_err(|e| format!("`{path}/S`: {e}"))?;
-    let values = floats(&s, &format!("{path}/S"))?;
-    if values.len() != kind.packed_len(n) {
-        return Err(format!(
-            "`{path}/S` has {} values, a {n}×{n} {gml_type} has {}",
-            values.len(),
-            kind.packed_len(n)
-        ));
+    let values = floats(&s, &format!("{path}/S"), size)?;
+    match kind.packed_len(n) {
+        Some(len) if len == values.len() => {}
+        len => {
+            return Err(format!(
+                "`{path}/S` has {} values, a {n}×{n} {gml_type} has {}",
+                values.len(),
+                len.map_or_else(|| "more than can be counted".into(), |l| l.to_string())
+            ));
+        }
     }
     Ok(FileParam {
         kind,
@@ -266,7 +284,7 @@ fn matrix(group: &Group, name: &str, path: &str, param: FileParam) -> Result<Fil
 }
 
 /// A 1-D (vector) or 2-D (dense matrix, Julia's shape reversed) Float32 or Float64 dataset.
-fn dense(dataset: &Dataset, path: &str, param: FileParam) -> Result<FileParam, String> {
+fn dense(dataset: &Dataset, path: &str, size: u64, param: FileParam) -> Result<FileParam, String> {
     let shape = dataset.shape().map_err(|e| format!("`{path}`: {e}"))?;
     let (kind, rows, cols) = match shape.as_slice() {
         [len] => (FileKind::Vector, *len, 1),
@@ -277,7 +295,8 @@ fn dense(dataset: &Dataset, path: &str, param: FileParam) -> Result<FileParam, S
             ));
         }
     };
-    let values = floats(dataset, path)?;
+    let values = floats(dataset, path, size)?;
+    // `floats` bounded both by the file's size: they fit `usize` and so does their product.
     let (rows, cols) = (rows as usize, cols as usize);
     if values.len() != rows * cols {
         return Err(format!(
@@ -296,7 +315,8 @@ fn dense(dataset: &Dataset, path: &str, param: FileParam) -> Result<FileParam, S
 
 /// The values of a Float32 or Float64 dataset (the element types GML trains in), widened to `f64`
 /// exactly, checked finite.
-fn floats(dataset: &Dataset, path: &str) -> Result<Vec<f64>, String> {
+fn floats(dataset: &Dataset, path: &str, size: u64) -> Result<Vec<f64>, String> {
+    fits(dataset, path, size)?;
     let values = match dataset.dtype().map_err(|e| format!("`{path}`: {e}"))? {
         DType::F32 => dataset
             .read_f32()
@@ -315,6 +335,21 @@ fn floats(dataset: &Dataset, path: &str) -> Result<Vec<f64>, String> {
     }
 }
 
+/// Refuses a dataset whose declared shape a file of `size` bytes cannot hold, before anything is
+/// read or allocated: every dimension and their product at most `size` (an empty dataset may
+/// declare a dimension of 2⁶³ + 1; the runtime's reader has the same bound).
+fn fits(dataset: &Dataset, path: &str, size: u64) -> Result<(), String> {
+    let shape = dataset.shape().map_err(|e| format!("`{path}`: {e}"))?;
+    let len = shape.iter().try_fold(1_u64, |n, &d| n.checked_mul(d));
+    if shape.iter().all(|&d| d <= size) && len.is_some_and(|n| n <= size) {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{path}` has shape {shape:?}, more values than a file of {size} bytes holds"
+        ))
+    }
+}
+
 /// A group's `gml_type` attribute, if it has one.
 fn gml_type(group: &Group, path: &str) -> Result<Option<String>, String> {
     let attrs = group.attrs().map_err(|e| format!("`{path}`: {e}"))?;
@@ -322,4 +357,27 @@ fn gml_type(group: &Group, path: &str) -> Result<Option<String>, String> {
         .get("gml_type")
         .and_then(|value| value.as_str())
         .map(String::from))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::read;
+
+    /// The runtime's regression file: an MNIST classifier whose Stiefel weight declares the shape
+    /// `[2⁶³ + 1, 0]` (no value, so its product fitted the file). This reader took it for a
+    /// `0 × (2⁶³ + 1)` parameter; now its shape is refused before anything is read.
+    #[test]
+    fn a_shape_larger_than_the_file_is_refused() {
+        let malformed = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/malformed/huge_empty_stiefel_mnist_nn2.h5");
+        let error = read(&malformed, "huge").unwrap_err();
+        assert!(
+            error.contains("/L1/PQ/head_1/A") && error.contains("more values than a file"),
+            "{error}"
+        );
+        let intact = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/gml/mnist_nn2.h5");
+        assert!(read(&intact, "mnist_nn2.h5").is_ok());
+    }
 }
