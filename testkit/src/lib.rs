@@ -34,6 +34,7 @@ pub mod exact;
 pub mod exact_dual;
 pub mod gml_layout;
 pub mod gml_reference;
+pub mod hdf5_mutation;
 pub mod lanes;
 pub use geomattn_spec::rigid_body;
 pub mod seeded;
