@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::geomattn_in;
+use common::{geomattn_in, repository};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -18,14 +18,6 @@ const LSYMPT: &str = "linear_symplectic_transformer(dim=2, seq=2, n_sympnet=1, \
                       upscaling_dimension=4, L=1, activation=tanh, init_upper=true)";
 /// The initial window of [`LSYMPT`]: (q, p) = (0.5, 0.25), then (0.25, 0.5).
 const WINDOW: [f64; 4] = [0.5, 0.25, 0.25, 0.5];
-
-fn repository(path: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join(path)
-        .display()
-        .to_string()
-}
 
 /// A linear symplectic transformer whose attention `A` is the identity: each unit maps
 /// `(q, p) ↦ (q + p, q + 2p)` (up to bounded gradient kicks), growing by 2.6 per application

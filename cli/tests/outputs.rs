@@ -14,19 +14,11 @@ use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use common::geomattn_in;
+use common::{geomattn_in, repository};
 
 const VPFF: &str = "vpff(dim=3, n_blocks=6, n_linear=1, activation=tanh)";
 const Z0: &str = "0,0.8912073600614354,0.4535961214255773";
 const VPT: &str = "vpt(dim=3, seq=3, n_blocks=1, n_linear=1, L=1, activation=tanh, skew_sym=false)";
-
-fn repository(path: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join(path)
-        .display()
-        .to_string()
-}
 
 fn vpff_file() -> String {
     repository("fixtures/gml/transformer_rigid_body_nn_vpff.h5")

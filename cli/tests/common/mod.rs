@@ -12,3 +12,13 @@ pub fn geomattn_in(dir: &Path, args: &[impl AsRef<OsStr>]) -> Output {
         .output()
         .expect("the geomattn binary runs")
 }
+
+/// The path of `path` in the repository, as text (for arguments).
+#[allow(dead_code, reason = "not every test binary that shares this module names a file")]
+pub fn repository(path: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(path)
+        .display()
+        .to_string()
+}
