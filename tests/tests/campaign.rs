@@ -13,8 +13,8 @@
 //! process: the progress lines name the files done). File `k` depends only on `k` (its seed), so
 //! any one is made again with `GEOMATTN_CAMPAIGN_FROM=k GEOMATTN_CAMPAIGN=1`.
 //!
-//! Not run by `cargo test` (ignored): a million files take about 80 minutes of two cores in
-//! release (5 ms a file; the classifiers' files are 800 KB), `GEOMATTN_CAMPAIGN=1000000 cargo test --release -p geomattn-tests --test campaign --
+//! Not run by `cargo test` (ignored): a million files take about 95 minutes of two cores in
+//! release (6 ms a file; the classifiers' files are 800 KB), `GEOMATTN_CAMPAIGN=1000000 cargo test --release -p geomattn-tests --test campaign --
 //! --ignored --nocapture`. The guide's reliability section has the last campaign's figures. The
 //! seeded mutation test of the loader (`gml_mutation.rs`) runs in every `cargo test`.
 

@@ -14,7 +14,10 @@ pub fn geomattn_in(dir: &Path, args: &[impl AsRef<OsStr>]) -> Output {
 }
 
 /// The path of `path` in the repository, as text (for arguments).
-#[allow(dead_code, reason = "not every test binary that shares this module names a file")]
+#[allow(
+    dead_code,
+    reason = "not every test binary that shares this module names a file"
+)]
 pub fn repository(path: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("..")
