@@ -200,3 +200,12 @@ pub fn mutation(bytes: &[u8], blocks: &[Block], rng: &mut XorShift) -> (String, 
         }
     }
 }
+
+/// The message of a panic caught by `catch_unwind` (`panic!`'s text, or empty).
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
+}

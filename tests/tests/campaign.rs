@@ -30,7 +30,7 @@ use geomattn::{
 };
 use geomattn_spec::{Arch, Precision};
 use geomattn_testkit::fixture;
-use geomattn_testkit::hdf5_mutation::{Block, blocks, mutation};
+use geomattn_testkit::hdf5_mutation::{Block, blocks, mutation, panic_message};
 use geomattn_testkit::seeded::XorShift;
 use rayon::prelude::*;
 
@@ -144,13 +144,7 @@ fn read_everywhere(subject: &Subject, bytes: Vec<u8>) -> Result<(), String> {
             }
         }
     }))
-    .map_err(|payload| {
-        payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_default()
-    })
+    .map_err(|payload| panic_message(payload.as_ref()))
 }
 
 fn env(name: &str, default: usize) -> usize {

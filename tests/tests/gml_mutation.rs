@@ -23,7 +23,9 @@ use geomattn::{
     VolumePreservingFeedForward, VolumePreservingTransformer,
 };
 use geomattn_testkit::fixture;
-use geomattn_testkit::hdf5_mutation::{Block, blocks, lookup3, overwrite, restamp, restamp_at};
+use geomattn_testkit::hdf5_mutation::{
+    Block, blocks, lookup3, overwrite, panic_message, restamp, restamp_at,
+};
 use geomattn_testkit::seeded::XorShift;
 
 type Vpt = VolumePreservingTransformer<f64, 3, 3, 2, 1, 3, Tanh>;
@@ -82,11 +84,7 @@ fn try_load(name: &str, bytes: Vec<u8>, boxed: bool) -> Result<bool, String> {
     }));
     match outcome {
         Ok(result) => Ok(result.is_ok()),
-        Err(payload) => Err(payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_default()),
+        Err(payload) => Err(panic_message(payload.as_ref())),
     }
 }
 
