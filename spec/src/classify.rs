@@ -241,9 +241,9 @@ where
             });
         }
         let units = (0..l)
-            .map(|_| <(Att, Ff)>::read(&mut layers))
+            .map(|_| layers.read::<(Att, Ff)>())
             .collect::<Result<_, _>>()?;
-        let head = ClassificationLayer::read(&mut layers)?;
+        let head = layers.read::<ClassificationLayer<S, D, CLASSES>>()?;
         layers.finish()?;
         Ok((Units(units), head))
     };

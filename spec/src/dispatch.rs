@@ -231,7 +231,7 @@ where
             });
         }
         let units = (0..l)
-            .map(|_| <(Att, Ff) as Schema>::read(&mut layers))
+            .map(|_| layers.read::<(Att, Ff)>())
             .collect::<Result<_, _>>()?;
         layers.finish()?;
         Ok(Units(units))

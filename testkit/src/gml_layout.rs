@@ -283,14 +283,34 @@ pub fn objects(bytes: Vec<u8>, widen: bool) -> Vec<String> {
     out
 }
 
-/// The layout of an HDF5 file: its [`objects`] without the datasets' values (groups, attributes
-/// with their values, datasets with their element type, shape and number of attributes), so that
-/// two networks of the same type written the same way have equal layouts.
+/// The objects of a file without the layer types geomattn records
+/// ([`geomattn::gml::LAYER_TYPE`], which GML ignores): for a file geomattn wrote, what GML's
+/// `save` writes for the same network; a file GML wrote is all of its [`objects`].
 ///
 /// # Panics
 /// As [`objects`].
+pub fn gml_objects(bytes: Vec<u8>, widen: bool) -> Vec<String> {
+    let (_, gml) = split_recorded_types(objects(bytes, widen));
+    gml
+}
+
+/// The lines of the layer types geomattn records, and the others.
+pub fn split_recorded_types(objects: Vec<String>) -> (Vec<String>, Vec<String>) {
+    let recorded = format!(" @{} = ", geomattn::gml::LAYER_TYPE);
+    objects
+        .into_iter()
+        .partition(|line| line.contains(&recorded))
+}
+
+/// The layout of an HDF5 file, as GML's `save` writes it: its [`gml_objects`]
+/// without the datasets' values (groups, attributes with their values, datasets with their
+/// element type, shape and number of attributes), so that two networks of the same type written
+/// the same way have equal layouts.
+///
+/// # Panics
+/// As [`gml_objects`].
 pub fn layout(bytes: Vec<u8>) -> Vec<String> {
-    objects(bytes, false)
+    gml_objects(bytes, false)
         .into_iter()
         .map(|line| match line.split_once(" attributes ") {
             Some((description, _values)) => format!("{description} attributes"),

@@ -1,18 +1,18 @@
 //! `geomattn::gml::to_bytes` writes GML's own layout: every shipped fixture, loaded and saved
 //! again, gives back the same file object for object — the same groups, datasets, element types,
 //! shapes, `gml_type` attributes and values — so GML's `load` reads what geomattn writes as it
-//! reads its own files. Float64 storage gives the same layout with every weight widened, and
+//! reads its own files; geomattn adds only the layer types it records, which GML ignores. Float64 storage gives the same layout with every weight widened, and
 //! weights that cannot be stored finitely are refused with their path.
 
 use geomattn::gml::{GmlFile, SaveError, Storage, load, load_file, load_file_boxed, to_bytes};
 use geomattn::nalgebra::RealField;
 use geomattn::{
-    ClassificationTransformer, Euclidean, MultiHeadAttention, NoConnection, Schema,
+    ClassificationTransformer, Euclidean, Identity, MultiHeadAttention, NoConnection, Schema,
     StandardTransformerIntegrator, Stiefel, Tanh, VolumePreservingFeedForward,
     VolumePreservingTransformer, from_flat, to_flat,
 };
 use geomattn_testkit::fixture;
-use geomattn_testkit::gml_layout::objects;
+use geomattn_testkit::gml_layout::{gml_objects, objects, split_recorded_types};
 
 type Vpt<S> = VolumePreservingTransformer<S, 3, 3, 2, 1, 3, Tanh>;
 type Vpff<S> = VolumePreservingFeedForward<S, 3, 6, 1, Tanh>;
@@ -32,18 +32,20 @@ fn fixture_bytes(name: &str) -> Vec<u8> {
 }
 
 /// The fixture `name` read as `N`, saved as Float32 and as Float64: the same objects as the
-/// fixture, widened for Float64.
+/// fixture, widened for Float64, and the layer types geomattn records.
 fn assert_round_trip<N: Schema<Scalar: RealField + Copy>>(name: &str, network: &N) {
     let original = fixture_bytes(name);
     let saved = to_bytes(network, Storage::Float32).unwrap();
+    let (types, _) = split_recorded_types(objects(saved.clone(), false));
+    assert_eq!(types.len(), N::LAYERS, "one recorded type per layer group");
     assert_eq!(
-        objects(saved, false),
+        gml_objects(saved, false),
         objects(original.clone(), false),
         "{name}, Float32"
     );
     let saved = to_bytes(network, Storage::Float64).unwrap();
     assert_eq!(
-        objects(saved, false),
+        gml_objects(saved, false),
         objects(original, true),
         "{name}, Float64"
     );
@@ -143,4 +145,26 @@ fn weights_that_cannot_be_stored_are_refused_with_their_path() {
             Err(other) => panic!("{other}"),
         }
     }
+}
+
+/// A file geomattn wrote records each layer's type and reads only as it (issue 39, item 7), but
+/// for the sequence length, which attention's weights do not depend on: a network trained on
+/// windows of 3 runs on windows of 4, as GML's own file of it does.
+#[test]
+fn a_written_file_reads_as_its_own_type_at_any_sequence_length() {
+    let name = "transformer_rigid_body_nn_vpt.h5";
+    let net = load_file::<Vpt<f64>>(fixture(name)).unwrap();
+    let written = GmlFile::from_bytes(to_bytes(&net, Storage::Float64).unwrap()).unwrap();
+    assert!(load::<VolumePreservingTransformer<f64, 3, 4, 2, 1, 3, Tanh>>(&written).is_ok());
+    let identity = load::<VolumePreservingTransformer<f64, 3, 3, 2, 1, 3, Identity>>(&written);
+    // `/L2` and `/L3` are the linear layers (no activation), `/L4` the first nonlinear one.
+    assert_eq!(
+        identity.unwrap_err().to_string(),
+        "`/L4` was written as VolumePreservingLowerLayer(dim = 3, activation = tanh, \
+         use_bias = true), but is read as VolumePreservingLowerLayer(dim = 3, \
+         activation = identity, use_bias = true)"
+    );
+    // GML's own file reads as either: it does not say.
+    let gml = GmlFile::open(fixture(name)).unwrap();
+    assert!(load::<VolumePreservingTransformer<f64, 3, 3, 2, 1, 3, Identity>>(&gml).is_ok());
 }

@@ -3,7 +3,7 @@
 //! layers, and are symplectic (`‖Jᵀ𝕁J − 𝕁‖_max`, exact Jacobians by dual numbers) in every
 //! variant but GML's own `symmetric = true` kick with `VectorSoftmax`, which is measurably not.
 
-use geomattn::gml::{GmlFile, load};
+use geomattn::gml::{GmlFile, LoadError, Storage, load};
 use geomattn::nalgebra::SMatrix;
 use geomattn::{
     DenseA, GmlCompatible, GradientExact, GradientLayerP, GradientLayerQ,
@@ -281,4 +281,43 @@ fn a_transposed_gradient_weight_is_refused() {
         GradientLayerQ<f64, N, HIDDEN, Tanh>,
     );
     assert!(load::<Pair>(&file).is_err());
+}
+
+/// Issue 39, item 7. GML's file of a `SymplecticTransformer(4; symmetric = true)` is, name for
+/// name and shape for shape, the file of a `LinearSymplecticTransformer(4, 2)`: GML's files do not
+/// say which, and read as either. A file geomattn writes records each layer's type, and reads only
+/// as what it was written from (before, `/L1`'s symmetric `A` of size 2 read as linear attention
+/// over windows of 2).
+#[test]
+fn a_written_symplectic_transformer_is_not_read_as_a_linear_one() {
+    type Symmetric2 = St<f64, MatrixSoftmax, SymmetricA<f64, N, GmlCompatible>>;
+    type Linear2 = LinearSymplecticTransformer<f64, N, N, HIDDEN, 2, 2, Tanh>;
+    let mut rng = SmallRng::seed_from_u64(7);
+    let gml = write(&chain(&mut rng, symmetric));
+    let net: Symmetric2 = load(&gml).unwrap();
+    assert!(load::<Linear2>(&gml).is_ok(), "GML's file reads as either");
+
+    let written =
+        GmlFile::from_bytes(geomattn::gml::to_bytes(&net, Storage::Float64).unwrap()).unwrap();
+    assert_eq!(load::<Symmetric2>(&written).unwrap(), net);
+    let error = load::<Linear2>(&written).unwrap_err();
+    assert!(matches!(&error, LoadError::LayerType { path, .. } if path == "/L1"));
+    assert_eq!(
+        error.to_string(),
+        "`/L1` was written as SymplecticAttentionQ(dim = 4, symmetric = true, \
+         activation = MatrixSoftmax, kick = gml), but is read as \
+         LinearSymplecticAttentionQ(dim = 4, seq_length = 2)"
+    );
+    // And the other way round.
+    let linear: Linear2 = load(&gml).unwrap();
+    let written =
+        GmlFile::from_bytes(geomattn::gml::to_bytes(&linear, Storage::Float64).unwrap()).unwrap();
+    assert!(matches!(
+        load::<Symmetric2>(&written),
+        Err(LoadError::LayerType { .. })
+    ));
+    // The sympnet layers' activation is recorded as well: GML's file has no trace of it.
+    type Identity2 = LinearSymplecticTransformer<f64, N, N, HIDDEN, 2, 2, geomattn::Identity>;
+    let error = load::<Identity2>(&written).unwrap_err();
+    assert!(matches!(&error, LoadError::LayerType { path, .. } if path == "/L2"));
 }

@@ -12,7 +12,7 @@ use geomattn::{Schema, Tanh, VolumePreservingTransformer, to_flat};
 use geomattn_spec::Error;
 use geomattn_spec::train::{Data, Optimizer, Options, train};
 use geomattn_testkit::fixture;
-use geomattn_testkit::gml_layout::{layout, objects};
+use geomattn_testkit::gml_layout::{layout, objects, split_recorded_types};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
@@ -39,6 +39,13 @@ fn the_written_network_has_gml_s_own_layout() {
     let trained = train(&TUTORIAL.parse().unwrap(), &data, &options, &mut |_| {}).unwrap();
     let fixture = std::fs::read(fixture("transformer_rigid_body_nn_vpt.h5")).unwrap();
     assert_eq!(layout(trained.file.clone()), layout(fixture));
+    // And, beside GML's layout, the type of each of the 33 layer groups, which GML ignores.
+    let (types, _) = split_recorded_types(objects(trained.file.clone(), false));
+    assert_eq!(types.len(), 33);
+    assert!(
+        types[0].contains("VolumePreservingAttention(dim = 3, seq_length = 3"),
+        "{types:?}"
+    );
     let net: Vpt = load(&GmlFile::from_bytes(trained.file).unwrap()).unwrap();
     assert!(params(&net).iter().all(|x| x.is_finite()));
 }

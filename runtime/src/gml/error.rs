@@ -61,6 +61,19 @@ pub enum LoadError {
         /// Groups `L1 … Ln` in the file.
         found: usize,
     },
+    /// The layer group records (geomattn writes it, GML does not) that it was written from
+    /// another layer than the one read there: a linear symplectic attention read as symplectic
+    /// attention with `symmetric = true`, whose parameters have the same names and shapes, or a
+    /// `tanh` layer read as a `sigmoid` one.
+    #[error("`{path}` was written as {recorded}, but is read as {expected}")]
+    LayerType {
+        /// The layer group.
+        path: String,
+        /// The layer's type as the file records it.
+        recorded: String,
+        /// The layer's type in the network read.
+        expected: String,
+    },
     /// A child named like a numbered one (`L0`, `L01`, `head_0`) that is not in the numbering
     /// `1 … n`.
     #[error(

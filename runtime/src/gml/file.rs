@@ -36,6 +36,12 @@ pub struct Node {
     file_size: u64,
 }
 
+/// The attribute on each layer group of a file geomattn writes: the layer's type, displayed as
+/// GML's constructor with every option the Rust type fixes
+/// (`LinearSymplecticAttentionQ(dim = 4, seq_length = 2)`). GML ignores it; geomattn's loader
+/// refuses to read the group as another type.
+pub const LAYER_TYPE: &str = "geomattn_layer";
+
 /// The `gml_type` attribute GML writes for a special matrix of this kind, and the kind's name in
 /// [`crate::Error::PackedLength`]; `None` for the dense kinds.
 pub(crate) fn special(kind: Kind) -> Option<(&'static str, &'static str)> {
@@ -498,6 +504,22 @@ impl Node {
         })?;
         Ok(attrs
             .get("gml_type")
+            .and_then(|value| value.as_str())
+            .map(String::from))
+    }
+
+    /// The layer's type that geomattn records on each layer group it writes
+    /// ([`LAYER_TYPE`]), `None` if the group has none (GML's files) or it is not a string.
+    ///
+    /// # Errors
+    /// [`LoadError::Hdf5`] if the group's attributes cannot be read.
+    pub fn recorded_type(&self) -> Result<Option<String>, LoadError> {
+        let attrs = self.group.attrs().map_err(|source| LoadError::Hdf5 {
+            path: self.path.clone(),
+            source,
+        })?;
+        Ok(attrs
+            .get(LAYER_TYPE)
             .and_then(|value| value.as_str())
             .map(String::from))
     }

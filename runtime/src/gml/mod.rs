@@ -92,6 +92,6 @@ mod networks;
 mod save;
 
 pub use error::{LoadError, Object};
-pub use file::{GmlFile, Node, regular_file};
+pub use file::{GmlFile, LAYER_TYPE, Node, regular_file};
 pub use networks::{Layers, load, load_boxed, load_file, load_file_boxed};
 pub use save::{GmlWriter, SaveError, Storage, save_file, to_bytes};

@@ -1,17 +1,42 @@
 //! Building networks from a [`GmlFile`] through their [`Schema`]: the caller names the
 //! architecture by its type (every option GML's file leaves out included), and the file's layers
-//! `L1 … Ln` are read in order into it.
+//! `L1 … Ln` are read in order into it. A file geomattn wrote records each layer's type
+//! ([`LAYER_TYPE`](super::LAYER_TYPE)), and is read only as that type:
+//!
+//! ```
+//! use geomattn::{GradientLayerQ, GradientLayerP, Identity, Tanh};
+//! use geomattn::gml::{GmlFile, LoadError, Storage, load, to_bytes};
+//! use geomattn::nalgebra::{SMatrix, SVector};
+//! let layer =
+//!     GradientLayerQ::<f64, 2, 3, Tanh>::new(SMatrix::repeat(0.5), SVector::zeros(), SVector::repeat(1.0));
+//! let file = GmlFile::from_bytes(to_bytes(&layer, Storage::Float64)?)?;
+//! assert!(load::<GradientLayerQ<f64, 2, 3, Tanh>>(&file).is_ok());
+//! // The same names and shapes, another activation: GML's file would not tell them apart.
+//! let error = load::<GradientLayerQ<f64, 2, 3, Identity>>(&file).unwrap_err();
+//! assert_eq!(
+//!     error.to_string(),
+//!     "`/L1` was written as GradientLayerQ(dim = 4, upscaling_dimension = 6, activation = tanh), \
+//!      but is read as GradientLayerQ(dim = 4, upscaling_dimension = 6, activation = identity)"
+//! );
+//! // Q and P layers have the same parameters too.
+//! assert!(matches!(
+//!     load::<GradientLayerP<f64, 2, 3, Tanh>>(&file),
+//!     Err(LoadError::LayerType { .. })
+//! ));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::boxed::Box;
+use std::format;
 use std::path::Path;
-use std::string::String;
+use std::string::{String, ToString};
 use std::vec::Vec;
 
 use nalgebra::RealField;
 
 use super::file::param_name;
 use super::{GmlFile, LoadError, Node};
-use crate::{Param, Schema, Source};
+use crate::{LayerType, Param, Schema, Source, Visit};
 
 /// The layer groups of a file as a [`Source`] of values: each layer's parameters are read by name,
 /// and a layer group holding anything its schema does not have is rejected
@@ -76,6 +101,55 @@ impl Layers {
         Ok(node)
     }
 
+    /// Reads network `N` from the next layer groups, after checking the types geomattn recorded
+    /// on them ([`LAYER_TYPE`](super::LAYER_TYPE); GML's own files record none): every option
+    /// but the sequence length, which attention's weights do not depend on (linear symplectic
+    /// attention's `A` is `seq × seq`, and its shape says it).
+    ///
+    /// # Errors
+    /// [`LoadError::LayerType`] if a group records another type than `N`'s there, and what
+    /// reading `N` reports.
+    pub fn read<N: Schema>(&mut self) -> Result<N, LoadError>
+    where
+        N::Scalar: RealField,
+    {
+        self.check_recorded::<N>()?;
+        N::read(self)
+    }
+
+    /// [`read`](Self::read) onto the heap, `N` built in place (see [`load_boxed`]).
+    ///
+    /// # Errors
+    /// As [`read`](Self::read).
+    pub fn read_boxed<N: Schema>(&mut self) -> Result<Box<N>, LoadError>
+    where
+        N::Scalar: RealField,
+    {
+        self.check_recorded::<N>()?;
+        crate::read_boxed(self)
+    }
+
+    /// Checks the types recorded on the next `N::LAYERS` groups against `N`'s, but for the
+    /// sequence length ([`without_window`]); a group not in the file is left to the read, which
+    /// reports it.
+    fn check_recorded<N: Schema>(&self) -> Result<(), LoadError> {
+        let mut types = LayerTypes(Vec::new());
+        N::describe(&mut types);
+        for (node, expected) in self.nodes.iter().skip(self.next).zip(types.0) {
+            if let Some(recorded) = node.recorded_type()? {
+                let expected = expected.to_string();
+                if without_window(&recorded) != without_window(&expected) {
+                    return Err(LoadError::LayerType {
+                        path: node.path().into(),
+                        recorded,
+                        expected,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Checks that every layer group has been read.
     ///
     /// # Errors
@@ -132,6 +206,33 @@ impl Layers {
     }
 }
 
+/// A recorded layer type (`Name(key = value, …)`) as it is compared: without the sequence
+/// length. Attention's weights do not depend on it (a network trained on windows of 3 runs on
+/// windows of 4, as in GML), except linear symplectic attention's, whose `A` is `seq × seq`: its
+/// shape says it.
+fn without_window(layer_type: &str) -> String {
+    let Some((name, options)) = layer_type
+        .strip_suffix(')')
+        .and_then(|rest| rest.split_once('('))
+    else {
+        return layer_type.into();
+    };
+    let options: Vec<&str> = options
+        .split(", ")
+        .filter(|option| !option.starts_with("seq_length = "))
+        .collect();
+    format!("{name}({})", options.join(", "))
+}
+
+/// The type of every layer group of a network, in order.
+pub(super) struct LayerTypes(pub(super) Vec<LayerType>);
+
+impl Visit for LayerTypes {
+    fn layer(&mut self, layer: &LayerType) {
+        self.0.push(*layer);
+    }
+}
+
 impl<S: RealField + Copy> Source<S> for Layers {
     type Error = LoadError;
 
@@ -185,8 +286,7 @@ pub fn load<N: Schema>(file: &GmlFile) -> Result<N, LoadError>
 where
     N::Scalar: RealField,
 {
-    let mut layers = Layers::exactly(file, N::LAYERS)?;
-    N::read(&mut layers)
+    Layers::exactly(file, N::LAYERS)?.read()
 }
 
 /// Opens the file at `path` and reads network `N` from it (see [`load`]).
@@ -214,8 +314,7 @@ pub fn load_boxed<N: Schema>(file: &GmlFile) -> Result<Box<N>, LoadError>
 where
     N::Scalar: RealField,
 {
-    let mut layers = Layers::exactly(file, N::LAYERS)?;
-    crate::read_boxed(&mut layers)
+    Layers::exactly(file, N::LAYERS)?.read_boxed()
 }
 
 /// Opens the file at `path` and reads network `N` from it onto the heap (see [`load_boxed`]).

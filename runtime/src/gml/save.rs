@@ -11,6 +11,13 @@
 //! shipped fixture: loading a fixture and saving it again gives the same groups, datasets, types,
 //! shapes, attributes and values.
 //!
+//! One thing is added, which GML ignores: each layer group's attribute
+//! [`geomattn_layer`](super::LAYER_TYPE), the layer's type with every option the Rust type fixes
+//! (`GradientLayerQ(dim = 4, upscaling_dimension = 8, activation = tanh)`). GML's file does not
+//! say what it cannot tell from the weights (an activation, whether attention is linear), so that
+//! two architectures can read the same file: geomattn's loader reads a file it wrote only as what
+//! it was written from ([`LoadError::LayerType`](super::LoadError::LayerType)).
+//!
 //! The values are stored in the element type the caller names ([`Storage`]): Float32 (GML's
 //! default, what its tutorials train in; an `f64` network is rounded once to nearest) or Float64.
 //!
@@ -39,8 +46,9 @@ use std::vec::Vec;
 use hdf5_pure::{AttrValue, FileBuilder, GroupBuilder};
 use nalgebra::RealField;
 
-use super::file::{STIEFEL, param_name, special};
-use crate::{Kind, Param, Schema, Sink};
+use super::file::{LAYER_TYPE, STIEFEL, param_name, special};
+use super::networks::LayerTypes;
+use crate::{Kind, LayerType, Param, Schema, Sink};
 
 /// The element type the weights are stored in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,6 +168,8 @@ pub struct GmlWriter {
     file: FileBuilder,
     layers: usize,
     entries: Vec<Entry>,
+    /// The type of every layer group handed out so far, recorded on its group.
+    types: Vec<LayerType>,
 }
 
 impl GmlWriter {
@@ -170,6 +180,7 @@ impl GmlWriter {
             file: FileBuilder::new(),
             layers: 0,
             entries: Vec::new(),
+            types: Vec::new(),
         }
     }
 
@@ -179,6 +190,9 @@ impl GmlWriter {
             return;
         }
         let mut layer = self.file.create_group(&format!("L{}", self.layers));
+        if let Some(layer_type) = self.types.get(self.layers - 1) {
+            layer.set_attr(LAYER_TYPE, AttrValue::String(layer_type.to_string()));
+        }
         let mut parents: Vec<&'static str> = Vec::new();
         for entry in &self.entries {
             match entry.parent {
@@ -207,6 +221,9 @@ impl GmlWriter {
         N: Schema,
         N::Scalar: RealField + Copy,
     {
+        let mut types = LayerTypes(core::mem::take(&mut self.types));
+        N::describe(&mut types);
+        self.types = types.0;
         part.write(self)
     }
 

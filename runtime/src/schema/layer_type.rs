@@ -16,6 +16,21 @@
 //! ResNetLayer::<f64, 3, Identity>::describe(&mut first);
 //! assert_eq!(first.0.as_deref(), Some("ResNetLayer identity"));
 //! ```
+//!
+//! Displayed, a layer's type reads as GML's constructor with its options:
+//!
+//! ```
+//! use geomattn::{LayerType, ResNetLayer, Schema, Tanh, Visit};
+//! struct Types(Vec<String>);
+//! impl Visit for Types {
+//!     fn layer(&mut self, layer: &LayerType) {
+//!         self.0.push(layer.to_string());
+//!     }
+//! }
+//! let mut types = Types(Vec::new());
+//! ResNetLayer::<f32, 3, Tanh>::describe(&mut types);
+//! assert_eq!(types.0, ["ResNetLayer(dim = 3, activation = tanh, use_bias = true)"]);
+//! ```
 
 use core::fmt;
 
@@ -31,6 +46,20 @@ pub struct LayerType {
     pub settings: &'static [Setting],
     /// The parameters, in GML's order.
     pub params: &'static [Param],
+}
+
+/// GML's layer with the options of its type, as a GML user writes a constructor:
+/// `ResNetLayer(dim = 3, activation = tanh)`. A GML file written by geomattn records it on each
+/// layer group ([`gml`](crate::gml), feature `hdf5`).
+impl fmt::Display for LayerType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}(", self.name)?;
+        for (k, setting) in self.settings.iter().enumerate() {
+            let separator = if k == 0 { "" } else { ", " };
+            write!(f, "{separator}{} = {}", setting.key, setting.value)?;
+        }
+        f.write_str(")")
+    }
 }
 
 impl LayerType {
