@@ -228,6 +228,9 @@ class Network:
             file no longer holds the network.
         OSError
             The file can no longer be read (``FileNotFoundError`` if it is gone).
+        KeyboardInterrupt
+            Ctrl-C (or what a signal handler raises) during the check: signals are looked at
+            every 50 ms.
 
         Examples
         --------

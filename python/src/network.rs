@@ -1,5 +1,8 @@
 //! The `Network` Python class: a loaded GML network and its batch forward pass and rollout.
 
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
 use numpy::{PyArray, PyArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -10,6 +13,9 @@ use crate::dtype::DType;
 use crate::parallel;
 use crate::spec_api::{self, Element, Loaded};
 use geomattn_spec::batch::Arithmetic;
+
+/// How often a long call looks for the interpreter's pending signals (Ctrl-C).
+const SIGNAL_INTERVAL: Duration = Duration::from_millis(50);
 
 /// A network trained in GeometricMachineLearning.jl, loaded for one architecture spec by
 /// :func:`load`.
@@ -255,6 +261,9 @@ impl PyNetwork {
     ///     file no longer holds the network.
     /// OSError
     ///     The file can no longer be read (``FileNotFoundError`` if it is gone).
+    /// KeyboardInterrupt
+    ///     Ctrl-C (or what a signal handler raises) during the check: signals are looked at
+    ///     every 50 ms.
     ///
     /// Examples
     /// --------
@@ -266,9 +275,30 @@ impl PyNetwork {
     fn check(&self, py: Python<'_>, samples: i64, seed: u64) -> PyResult<Vec<Measurement>> {
         let samples = crate::non_negative("samples", samples)?;
         let (path, arch) = (&self.path, &self.loaded.arch);
-        let measurements = py
-            .detach(|| spec_api::check(path, arch, samples, seed))
-            .map_err(|e| spec_api::exception(&e))?;
+        // Ctrl-C: the interpreter's pending signals are looked at every 50 ms; a handler's
+        // exception (KeyboardInterrupt) ends the check and is raised.
+        let interrupt: Mutex<Option<PyErr>> = Mutex::new(None);
+        let last_look = Mutex::new(Instant::now());
+        let stop = || {
+            let mut last = last_look.lock().unwrap_or_else(PoisonError::into_inner);
+            if last.elapsed() < SIGNAL_INTERVAL {
+                return false;
+            }
+            *last = Instant::now();
+            let Err(error) = Python::attach(|py| py.check_signals()) else {
+                return false;
+            };
+            *interrupt.lock().unwrap_or_else(PoisonError::into_inner) = Some(error);
+            true
+        };
+        let measurements = py.detach(|| spec_api::check(path, arch, samples, seed, &stop));
+        if let Some(error) = interrupt
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+        {
+            return Err(error);
+        }
+        let measurements = measurements.map_err(|e| spec_api::exception(&e))?;
         Ok(measurements
             .into_iter()
             .map(|m| Measurement {

@@ -185,15 +185,18 @@ fn parse(arch: &str) -> Result<Arch, PyErr> {
     arch.parse::<Arch>().map_err(|e| exception(&e))
 }
 
+/// The GML file at `path`, opened.
+fn open_gml(path: &str) -> Result<GmlFile, Error> {
+    GmlFile::open(path).map_err(|source| Error::Unreadable {
+        file: path.into(),
+        source: Box::new(source),
+    })
+}
+
 /// Loads the file at `path` as `arch`, computing in `precision`.
 pub(crate) fn load(path: &str, arch: &str, precision: Precision) -> Result<Loaded, PyErr> {
     let arch = parse(arch)?;
-    let file = GmlFile::open(path).map_err(|source| {
-        exception(&Error::Unreadable {
-            file: path.into(),
-            source: Box::new(source),
-        })
-    })?;
+    let file = open_gml(path).map_err(|e| exception(&e))?;
     let net = geomattn_spec::open(&file, &arch, precision).map_err(|e| exception(&e))?;
     let parameters = parameters(&file).map_err(|source| {
         exception(&Error::Unreadable {
@@ -302,18 +305,22 @@ pub(crate) fn check(
     arch: &str,
     samples: usize,
     seed: u64,
+    stop: &dyn Fn() -> bool,
 ) -> Result<Vec<Measurement>, Error> {
     let arch: Arch = arch.parse()?;
-    Ok(geomattn_spec::check_file(path, &arch, samples, seed)?
-        .into_iter()
-        .map(|m| Measurement {
-            passes: m.passes(),
-            property: m.property,
-            worst: m.worst,
-            tolerance: m.tolerance,
-            promised: m.promised,
-        })
-        .collect())
+    let file = open_gml(path)?;
+    Ok(
+        geomattn_spec::check_until(&file, &arch, samples, seed, stop)?
+            .into_iter()
+            .map(|m| Measurement {
+                passes: m.passes(),
+                property: m.property,
+                worst: m.worst,
+                tolerance: m.tolerance,
+                promised: m.promised,
+            })
+            .collect(),
+    )
 }
 
 /// The compiled sizes, one line per architecture.

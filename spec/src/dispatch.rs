@@ -13,7 +13,8 @@ use geomattn::{
 
 use crate::grid::{self, Grid};
 use crate::network::{Loaded, Units};
-use crate::{Activation, Arch, Error, Measurement, Network, Precision, structure};
+use crate::structure::{self, Sampling};
+use crate::{Activation, Arch, Error, Measurement, Network, Precision};
 
 /// Calls the callback macro `$k` with the network types of the grid point `$arch` names, in
 /// scalar `$S`: `$k!(vpt|st|sympt|lsympt arch, S, D, T, Attention, FeedForward, ctx)` for the
@@ -297,28 +298,27 @@ pub(crate) fn read(path: &Path) -> Result<GmlFile, Error> {
 
 macro_rules! check_network {
     (vpt $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {{
-        let (file, samples, seed) = $ctx;
+        let (file, sampling) = $ctx;
         let skew_sym = matches!($a, Arch::Vpt(v) if v.skew_sym);
         Ok(structure::transformer::<$d, $t, _, _>(
             &units::<$att, $ff>(file, $a)?,
             skew_sym,
-            samples,
-            seed,
+            sampling,
         ))
     }};
     (st $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {{
         // Loaded to check that the file holds it; the architecture promises no structure.
-        let (file, _, _) = $ctx;
+        let (file, _) = $ctx;
         units::<$att, $ff>(file, $a).map(|_| Vec::new())
     }};
     (vpff $a:ident, $S:ty, $d:literal, $net:ty, $ctx:expr) => {{
-        let (file, samples, seed) = $ctx;
-        Ok(structure::feed_forward::<$d, _>(&whole::<$net>(file, $a)?, samples, seed))
+        let (file, sampling) = $ctx;
+        Ok(structure::feed_forward::<$d, _>(&whole::<$net>(file, $a)?, sampling))
     }};
     ($kind:ident $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {{
         // `sympt`, `lsympt`.
-        let (file, samples, seed) = $ctx;
-        Ok(structure::symplectic::<$d, $t, _, _>(&units::<$att, $ff>(file, $a)?, samples, seed))
+        let (file, sampling) = $ctx;
+        Ok(structure::symplectic::<$d, $t, _, _>(&units::<$att, $ff>(file, $a)?, sampling))
     }};
 }
 
@@ -338,10 +338,30 @@ pub fn check(
     samples: usize,
     seed: u64,
 ) -> Result<Vec<Measurement>, Error> {
+    check_until(file, arch, samples, seed, &|| false)
+}
+
+/// [`check`], asking `stop` before each input whether to end early (a caller's Ctrl-C: Python's
+/// `check` asks the interpreter for pending signals every 50 ms).
+///
+/// # Errors
+/// [`Error::Stopped`] if `stop` said so; otherwise as [`check`].
+pub fn check_until(
+    file: &GmlFile,
+    arch: &Arch,
+    samples: usize,
+    seed: u64,
+    stop: &dyn Fn() -> bool,
+) -> Result<Vec<Measurement>, Error> {
     if !(1..=crate::structure::MAX_SAMPLES).contains(&samples) {
         return Err(Error::Samples { samples });
     }
-    on_grid!(arch, f64, check_network, (file, samples, seed))
+    let sampling = Sampling::new(samples, seed, stop);
+    let measurements = on_grid!(arch, f64, check_network, (file, &sampling))?;
+    if sampling.stopped() {
+        return Err(Error::Stopped);
+    }
+    Ok(measurements)
 }
 
 /// Opens the file at `path` and checks it as `arch` (see [`check`]).

@@ -123,6 +123,9 @@ pub enum Error {
         /// The number asked for.
         samples: usize,
     },
+    /// The caller asked a long computation to stop ([`crate::check_until`]).
+    #[error("stopped before the end")]
+    Stopped,
     /// A file of training data is malformed.
     #[error("`{file}`, line {line}: {reason}")]
     Data {

@@ -62,7 +62,7 @@ pub mod train;
 pub use arch::{
     Activation, Arch, AttentionActivation, Ct, Kick, LinSympt, St, Sympt, Vpff, Vpt, gml_defaults,
 };
-pub use dispatch::{check, check_file, open, open_file};
+pub use dispatch::{check, check_file, check_until, open, open_file};
 pub use error::Error;
 pub use network::{Network, Precision, Scalar};
 pub use structure::Measurement;

@@ -17,6 +17,7 @@
 //!   `geomattn::symplectic::attention`).
 //! - Standard transformer integrator: promises nothing.
 
+use core::cell::Cell;
 use geomattn::nalgebra::{DMatrix, SMatrix};
 use geomattn::{
     Backward, DefaultCayley, OrthogonalMap, SequenceLayer, SkewCorrelation,
@@ -139,31 +140,56 @@ where
     })
 }
 
-/// `samples` matrices with entries uniform in `(−1, 1)`, from `seed`, drawn one by one as they
-/// are measured (memory does not grow with `samples`).
-fn samples<const R: usize, const C: usize>(
-    samples: usize,
+/// The random inputs a check measures: how many, from which seed, and a question asked before
+/// each (`stop`: a caller's Ctrl-C) that ends the check early.
+pub(crate) struct Sampling<'a> {
+    count: usize,
     seed: u64,
-) -> impl Iterator<Item = SMatrix<f64, R, C>> {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let mut unit = move || {
-        #[allow(clippy::cast_precision_loss)]
-        let x = (rng.next_u64() >> 11) as f64 / (1_u64 << 53) as f64;
-        2.0 * x - 1.0
-    };
-    (0..samples).map(move |_| SMatrix::from_fn(|_, _| unit()))
+    stop: &'a dyn Fn() -> bool,
+    stopped: Cell<bool>,
+}
+
+impl<'a> Sampling<'a> {
+    pub(crate) fn new(count: usize, seed: u64, stop: &'a dyn Fn() -> bool) -> Self {
+        Self {
+            count,
+            seed,
+            stop,
+            stopped: Cell::new(false),
+        }
+    }
+
+    /// Whether `stop` ended the inputs early (what was measured then is not the check's result).
+    pub(crate) fn stopped(&self) -> bool {
+        self.stopped.get()
+    }
+
+    /// The inputs: matrices with entries uniform in `(−1, 1)`, drawn one by one as they are
+    /// measured (memory does not grow with their number), until `stop` says so.
+    fn inputs<const R: usize, const C: usize>(&self) -> impl Iterator<Item = SMatrix<f64, R, C>> {
+        let mut rng = SmallRng::seed_from_u64(self.seed);
+        let mut unit = move || {
+            #[allow(clippy::cast_precision_loss)]
+            let x = (rng.next_u64() >> 11) as f64 / (1_u64 << 53) as f64;
+            2.0 * x - 1.0
+        };
+        (0..self.count).map_while(move |_| {
+            if (self.stop)() {
+                self.stopped.set(true);
+                return None;
+            }
+            Some(SMatrix::from_fn(|_, _| unit()))
+        })
+    }
 }
 
 /// The measurements of a volume-preserving feed-forward network (one state in, one out).
-pub(crate) fn feed_forward<const D: usize, Net>(
-    net: &Net,
-    count: usize,
-    seed: u64,
-) -> Vec<Measurement>
+pub(crate) fn feed_forward<const D: usize, Net>(net: &Net, sampling: &Sampling) -> Vec<Measurement>
 where
     Net: Backward<f64, D, 1>,
 {
-    let worst = samples::<D, 1>(count, seed)
+    let worst = sampling
+        .inputs::<D, 1>()
         .map(|z| {
             let finite = SequenceLayer::<f64, D, 1>::forward(net, &z)
                 .iter()
@@ -184,8 +210,7 @@ where
 pub(crate) fn transformer<const D: usize, const T: usize, Corr, Ff>(
     units: &Units<VolumePreservingAttention<f64, D, T, Corr>, Ff>,
     skew_sym: bool,
-    count: usize,
-    seed: u64,
+    sampling: &Sampling,
 ) -> Vec<Measurement>
 where
     Corr: SkewCorrelation<f64, D>,
@@ -194,7 +219,7 @@ where
     Ff: Backward<f64, D, T> + Backward<f64, D, 1>,
 {
     let (mut orthogonality, mut feed_forward, mut whole) = (0.0_f64, 0.0_f64, 0.0_f64);
-    for z in samples::<D, T>(count, seed) {
+    for z in sampling.inputs::<D, T>() {
         let mut x = z;
         for (attention, ff) in &units.0 {
             let lambda = DefaultCayley::map(&attention.correlation(&x));
@@ -271,15 +296,15 @@ fn structure_matrix<const D: usize, const T: usize>() -> DMatrix<f64> {
 /// The measurement of a symplectic transformer: `‖Jᵀ𝕁J − 𝕁‖_max` of the whole map.
 pub(crate) fn symplectic<const D: usize, const T: usize, Att, Ff>(
     units: &Units<Att, Ff>,
-    count: usize,
-    seed: u64,
+    sampling: &Sampling,
 ) -> Vec<Measurement>
 where
     Att: Backward<f64, D, T>,
     Ff: Backward<f64, D, T>,
 {
     let j = structure_matrix::<D, T>();
-    let worst = samples::<D, T>(count, seed)
+    let worst = sampling
+        .inputs::<D, T>()
         .map(|z| {
             let jac = units_jacobian(units, &z);
             let finite = SequenceLayer::<f64, D, T>::forward(units, &z)
