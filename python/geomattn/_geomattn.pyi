@@ -160,8 +160,8 @@ class Network:
     ) -> _Array:
         """GML's ``iterate``: the trajectory from one initial window or a batch of them.
 
-        Each step feeds the last ``seq`` states to the network and appends the new last state
-        (GML's prediction window ``seq``).
+        Each pass feeds the last ``seq`` states to the network and appends the ``seq`` states it
+        returns (GML's prediction window ``seq``); the trajectory is cut at ``steps + 1`` states.
 
         Parameters
         ----------

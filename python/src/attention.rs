@@ -97,12 +97,9 @@ impl PySkewAttention {
                 .as_slice_mut()
                 .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
             let (input, layout) = (&windows.values[..], windows.layout);
-            py.detach(|| {
-                parallel::run(input, d * d, output, d * d, |i, o| {
-                    kernel.forward(i, layout, o, checked, arithmetic)
-                })
-            })
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            parallel::run_in_blocks(py, input, d * d, output, d * d, |i, o| {
+                kernel.forward(i, layout, o, checked, arithmetic)
+            })?;
         }
         Ok(out.into_any())
     }

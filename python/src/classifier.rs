@@ -1,6 +1,8 @@
 //! GML's classifiers (`ClassificationTransformer`, its MNIST networks) from Python: 28×28 images
 //! in, labels and class probabilities out, over every thread with the GIL released.
 
+use std::ops::Range;
+
 use geomattn_spec::Precision;
 use geomattn_spec::batch::Layout;
 use geomattn_spec::classify::{CHUNK, Classifier};
@@ -15,7 +17,7 @@ use rayon::prelude::*;
 
 use crate::arrays::{self, Windows};
 use crate::dtype::DType;
-use crate::parallel;
+use crate::parallel::{self, Pacer};
 use crate::spec_api::{self, Element};
 
 /// Pixels of one MNIST image.
@@ -124,8 +126,8 @@ impl PyClassifier {
     /// batched path, [`CHUNK`] images per task over the pool's threads.
     fn all_probabilities(&self, py: Python<'_>, images: &[[u8; PIXELS]]) -> PyResult<Array2<f64>> {
         let net = &*self.net;
-        self.rows(py, images.len(), || {
-            images
+        self.rows(py, images.len(), |block| {
+            images[block]
                 .par_chunks(CHUNK)
                 .map(|chunk| net.batch_image_probabilities(chunk))
                 .collect()
@@ -164,25 +166,32 @@ impl PyClassifier {
                 k / self.dim
             )));
         }
-        self.rows(py, windows.count(), || {
-            columns
+        self.rows(py, windows.count(), |block| {
+            columns[block.start * size..block.end * size]
                 .par_chunks(CHUNK * size)
                 .map(|chunk| net.batch_probabilities(chunk))
                 .collect()
         })
     }
 
-    /// `count` rows of probabilities from `chunks` (run on the pool with the GIL released), or
-    /// the first chunk's error as a `ValueError`.
+    /// `count` rows of probabilities, from the chunks `block` gives for each block of inputs (run
+    /// on the pool with the GIL released, pending signals looked at between blocks), or the
+    /// first chunk's error as a `ValueError`.
     fn rows(
         &self,
         py: Python<'_>,
         count: usize,
-        chunks: impl FnOnce() -> Result<Vec<Vec<f64>>, geomattn_spec::Error> + Send,
+        block: impl Fn(Range<usize>) -> Result<Vec<Vec<f64>>, geomattn_spec::Error> + Sync,
     ) -> PyResult<Array2<f64>> {
-        let chunks = py
-            .detach(|| parallel::install(chunks))
-            .map_err(|e| spec_api::exception(&e))?;
+        let mut chunks = Vec::new();
+        let mut pacer = Pacer::new(CHUNK * parallel::threads());
+        let mut start = 0;
+        while start < count {
+            let inputs = pacer.next(start, count);
+            start = inputs.end;
+            let work = || parallel::install(|| block(inputs)).map_err(|e| spec_api::exception(&e));
+            chunks.extend(pacer.run(py, work)?);
+        }
         Ok(
             Array2::from_shape_vec((count, self.classes), chunks.concat())
                 .expect("one row of probabilities per input"),

@@ -27,6 +27,7 @@ mod classifier;
 mod dtype;
 mod network;
 mod parallel;
+mod rollout;
 mod spec_api;
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};

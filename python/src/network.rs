@@ -11,6 +11,7 @@ use pyo3::types::PyDict;
 use crate::arrays;
 use crate::dtype::DType;
 use crate::parallel;
+use crate::rollout::Rollout;
 use crate::spec_api::{self, Element, Loaded};
 use geomattn_spec::batch::Arithmetic;
 
@@ -53,7 +54,7 @@ pub(crate) struct PyNetwork {
 type Reduced<'py> = (Bound<'py, PyAny>, (String, String, &'static str));
 
 /// Maps a library error of a batch to a `ValueError` with its message.
-fn batch_error(error: &geomattn::Error) -> PyErr {
+pub(crate) fn batch_error(error: &geomattn::Error) -> PyErr {
     PyValueError::new_err(error.to_string())
 }
 
@@ -74,12 +75,9 @@ impl PyNetwork {
                 .as_slice_mut()
                 .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
             let (input, layout, net) = (&windows.values[..], windows.layout, &*self.loaded.net);
-            py.detach(|| {
-                parallel::run(input, dim * seq, output, dim * seq, |i, o| {
-                    X::forward(net, i, layout, o, checked, arithmetic)
-                })
-            })
-            .map_err(|e| batch_error(&e))?;
+            parallel::run_in_blocks(py, input, dim * seq, output, dim * seq, |i, o| {
+                X::forward(net, i, layout, o, checked, arithmetic)
+            })?;
         }
         Ok(out.into_any())
     }
@@ -104,13 +102,15 @@ impl PyNetwork {
             let output = writer
                 .as_slice_mut()
                 .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-            let (input, layout, net) = (&windows.values[..], windows.layout, &*self.loaded.net);
-            py.detach(|| {
-                parallel::run(input, dim * seq, output, dim * states, |i, o| {
-                    X::rollout(net, i, layout, o, checked, arithmetic)
-                })
-            })
-            .map_err(|e| batch_error(&e))?;
+            let rollout = Rollout {
+                net: &*self.loaded.net,
+                dim,
+                seq,
+                states,
+                checked,
+                arithmetic,
+            };
+            rollout.run(py, &windows.values, windows.layout, output)?;
         }
         Ok(out.into_any())
     }
@@ -174,8 +174,8 @@ impl PyNetwork {
 
     /// GML's ``iterate``: the trajectory from one initial window or a batch of them.
     ///
-    /// Each step feeds the last ``seq`` states to the network and appends the new last state
-    /// (GML's prediction window ``seq``).
+    /// Each pass feeds the last ``seq`` states to the network and appends the ``seq`` states it
+    /// returns (GML's prediction window ``seq``); the trajectory is cut at ``steps + 1`` states.
     ///
     /// Parameters
     /// ----------

@@ -4,10 +4,17 @@
 //! parallel. Errors are reported for the first failing chunk in batch order (every chunk runs to
 //! its end or its own first error, so the report does not depend on the scheduling), with the
 //! window's index in the whole batch.
+//!
+//! A long call runs in blocks ([`Pacer`]), each with the GIL released, and looks for the
+//! interpreter's pending signals between them: Ctrl-C stops it within about [`BLOCK_TIME`], with
+//! what the handler raises (`KeyboardInterrupt`).
 
 use std::sync::{Arc, PoisonError, RwLock};
+use std::time::{Duration, Instant};
 
 use geomattn::{Error, NonFinite};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
 use rayon::prelude::*;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 
@@ -16,7 +23,64 @@ use rayon::{ThreadPool, ThreadPoolBuilder};
 static POOL: RwLock<Option<Arc<ThreadPool>>> = RwLock::new(None);
 
 /// Windows below which a batch is not split: the work of one task should dwarf its scheduling.
-const MIN_CHUNK: usize = 256;
+pub(crate) const MIN_CHUNK: usize = 256;
+
+/// About how long a block of a long call runs before the interpreter's pending signals are
+/// looked at.
+pub(crate) const BLOCK_TIME: Duration = Duration::from_millis(50);
+
+/// The most a block grows over the one before: a fast first block (a few microseconds, timed
+/// coarsely) does not make the next one huge.
+const MAX_GROWTH: usize = 64;
+
+/// The blocks of a long call: each runs with the GIL released, then the interpreter's pending
+/// signals are looked at (a handler's exception ends the call). The first block has a few chunks
+/// per thread; each next one the items that take about [`BLOCK_TIME`] at the pace of the block
+/// before (never fewer than it, at most [`MAX_GROWTH`] times as many). A call of a few
+/// milliseconds is then one or two blocks, and a long one pays a look every 50 ms or so; each
+/// block costs a fork and a join of the threads, a few percent of a call of 10 ms.
+pub(crate) struct Pacer {
+    block: usize,
+    /// The items of the block last handed out.
+    last: usize,
+}
+
+impl Pacer {
+    /// Blocks of `first` items to begin with (at least one).
+    pub(crate) fn new(first: usize) -> Self {
+        Self {
+            block: first.max(1),
+            last: 0,
+        }
+    }
+
+    /// The next block's items from `start` of `count`.
+    pub(crate) fn next(&mut self, start: usize, count: usize) -> std::ops::Range<usize> {
+        let block = start..count.min(start.saturating_add(self.block));
+        self.last = block.len();
+        block
+    }
+
+    /// Runs `work` (the block last handed out, or a part of it) with the GIL released, then looks
+    /// for pending signals.
+    ///
+    /// # Errors
+    /// What `work` returns, else what a signal handler raises.
+    pub(crate) fn run<R: Send>(
+        &mut self,
+        py: Python<'_>,
+        work: impl FnOnce() -> PyResult<R> + Send,
+    ) -> PyResult<R> {
+        let began = Instant::now();
+        let result = py.detach(work)?;
+        py.check_signals()?;
+        let elapsed = began.elapsed().as_nanos().max(1);
+        let paced = (self.last as u128 * BLOCK_TIME.as_nanos() / elapsed)
+            .min(self.block.saturating_mul(MAX_GROWTH) as u128);
+        self.block = self.block.max(usize::try_from(paced).unwrap_or(usize::MAX));
+        Ok(result)
+    }
+}
 
 /// Uses `threads` threads from now on (`None`: rayon's default).
 ///
@@ -84,11 +148,54 @@ pub(crate) fn run<X: Sync + Send>(
     results.into_iter().collect()
 }
 
+/// [`run`] in [`Pacer`]'s blocks of windows, each with the GIL released: Ctrl-C stops it between
+/// blocks. An error is a `ValueError`, naming the window in the whole batch.
+///
+/// # Errors
+/// As [`run`], and what a signal handler raises.
+pub(crate) fn run_in_blocks<X: Sync + Send>(
+    py: Python<'_>,
+    input: &[X],
+    per_input: usize,
+    output: &mut [X],
+    per_output: usize,
+    kernel: impl Fn(&[X], &mut [X]) -> Result<(), Error> + Sync,
+) -> PyResult<()> {
+    let value_error = |e: Error| PyValueError::new_err(e.to_string());
+    let count = input.len().checked_div(per_input).unwrap_or(0);
+    if count.checked_mul(per_output) != Some(output.len()) {
+        // Not one output per window: `run` names the shapes.
+        return py
+            .detach(|| run(input, per_input, output, per_output, &kernel))
+            .map_err(value_error);
+    }
+    let mut pacer = Pacer::new(threads() * MIN_CHUNK * 16);
+    let mut start = 0;
+    while start < count {
+        let block = pacer.next(start, count);
+        let input = &input[block.start * per_input..block.end * per_input];
+        let output = &mut output[block.start * per_output..block.end * per_output];
+        pacer.run(py, || {
+            run(input, per_input, output, per_output, &kernel)
+                .map_err(|e| value_error(shifted(e, block.start, 0)))
+        })?;
+        start = block.end;
+    }
+    Ok(())
+}
+
 /// An error of a chunk starting at window `offset`, with the window's index in the batch.
 fn in_batch(error: Error, offset: usize) -> Error {
+    shifted(error, offset, 0)
+}
+
+/// An error of the windows from `windows` on, whose states are counted from `steps` on: the
+/// window's index in the batch and the state's in the trajectory.
+pub(crate) fn shifted(error: Error, windows: usize, steps: usize) -> Error {
     match error {
         Error::NonFinite(found) => Error::NonFinite(NonFinite {
-            sequence: found.sequence.map(|s| s + offset),
+            sequence: found.sequence.map(|s| s + windows),
+            step: found.step + steps,
             ..found
         }),
         other => other,
