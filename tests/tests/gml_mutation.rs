@@ -1,7 +1,9 @@
-//! The GML loader on hostile input: seeded mutations of the three rigid-body fixtures (bit flips,
-//! truncations, overwrites, and sweeps of the checksummed metadata with the checksums re-stamped,
-//! so that the mutation gets past the checksum and into the parser), each loaded under
-//! `catch_unwind`: every one must give `Ok` or a `LoadError`, never a panic. Deterministic (a fixed
+//! The GML loader on hostile input: seeded mutations of the three rigid-body fixtures, as GML
+//! saved them and rewritten in Float64 (bit flips, truncations, overwrites, and sweeps of the
+//! checksummed metadata with the checksums re-stamped, so that the mutation gets past the
+//! checksum and into the parser), each loaded and inspected (`geomattn inspect`'s reader) under
+//! `catch_unwind`, and a sample of the MNIST classifier's through `classify`'s loader: every one
+//! must give `Ok` or an error, never a panic. Deterministic (a fixed
 //! seed, no clock), a few seconds in debug.
 //!
 //! The files that found the bugs are committed as regression fixtures in `tests/malformed/` (a
@@ -23,6 +25,7 @@ use geomattn::{
     VolumePreservingFeedForward, VolumePreservingTransformer,
 };
 use geomattn_testkit::fixture;
+use geomattn_testkit::gml_layout::widened;
 use geomattn_testkit::hdf5_mutation::{
     Block, blocks, lookup3, overwrite, panic_message, restamp, restamp_at,
 };
@@ -77,10 +80,16 @@ fn try_load(name: &str, bytes: Vec<u8>, boxed: bool) -> Result<bool, String> {
             geomattn::gml::load::<N>(&file).map(drop)
         }
     }
-    let outcome = catch_unwind(AssertUnwindSafe(|| match name {
-        "transformer_rigid_body_nn_st.h5" => load::<St>(bytes, boxed),
-        "transformer_rigid_body_nn_vpff.h5" => load::<Vpff>(bytes, boxed),
-        _ => load::<Vpt>(bytes, boxed),
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        // `inspect` reads every file, whatever its architecture.
+        if let Ok(file) = GmlFile::from_bytes(bytes.clone()) {
+            let _ = geomattn_spec::inspect::inspect(&file);
+        }
+        match name.trim_end_matches(FLOAT64) {
+            "transformer_rigid_body_nn_st.h5" => load::<St>(bytes, boxed),
+            "transformer_rigid_body_nn_vpff.h5" => load::<Vpff>(bytes, boxed),
+            _ => load::<Vpt>(bytes, boxed),
+        }
     }));
     match outcome {
         Ok(result) => Ok(result.is_ok()),
@@ -94,12 +103,31 @@ const FIXTURES: [&str; 3] = [
     "transformer_rigid_body_nn_vpt.h5",
 ];
 
-/// Runs every mutation of `mutations` on every fixture and fails with the panicking ones.
+/// The suffix of a subject that is a fixture rewritten in Float64 (as GML saves a network
+/// trained in Float64, and geomattn's `train --float64`).
+const FLOAT64: &str = " (Float64)";
+
+/// The files mutated: the three rigid-body fixtures as GML saved them (Float32), then in Float64.
+fn subjects() -> Vec<(String, Vec<u8>)> {
+    let gml: Vec<(String, Vec<u8>)> = FIXTURES
+        .iter()
+        .map(|name| (name.to_string(), std::fs::read(fixture(name)).unwrap()))
+        .collect();
+    // GML's files first: they keep the seeds (1, 2, 3) they had before the Float64 ones came.
+    let float64: Vec<(String, Vec<u8>)> = gml
+        .iter()
+        .map(|(name, bytes)| (format!("{name}{FLOAT64}"), widened(bytes.clone())))
+        .collect();
+    gml.into_iter().chain(float64).collect()
+}
+
+/// Runs every mutation of `mutations` on every subject, read by the loader and by `inspect`, and
+/// fails with the panicking ones.
 fn no_panics(mutations: impl Fn(&[u8], &[Block], &mut XorShift, &mut dyn FnMut(String, Vec<u8>))) {
     let mut panics = Vec::new();
     let mut runs = 0;
-    for (seed, name) in (1..).zip(FIXTURES) {
-        let bytes = std::fs::read(fixture(name)).unwrap();
+    for (seed, (name, bytes)) in (1..).zip(subjects()) {
+        let name = name.as_str();
         let blocks = blocks(&bytes);
         let mut rng = XorShift(0x9e37_79b9_7f4a_7c15 ^ seed);
         mutations(&bytes, &blocks, &mut rng, &mut |what, mutated| {
@@ -121,11 +149,46 @@ fn no_panics(mutations: impl Fn(&[u8], &[Block], &mut XorShift, &mut dyn FnMut(S
 
 #[test]
 fn the_intact_fixtures_load() {
-    for name in FIXTURES {
-        let bytes = std::fs::read(fixture(name)).unwrap();
-        assert_eq!(try_load(name, bytes.clone(), false), Ok(true), "{name}");
-        assert_eq!(try_load(name, bytes, true), Ok(true), "{name}");
+    for (name, bytes) in subjects() {
+        assert_eq!(try_load(&name, bytes.clone(), false), Ok(true), "{name}");
+        assert_eq!(try_load(&name, bytes, true), Ok(true), "{name}");
     }
+}
+
+/// The MNIST classifier (800 KB, GML's Stiefel heads) under bit flips and overwrites, read by
+/// `classify`'s loader and `inspect`: a sample here (its whole sweep is the campaign's,
+/// `campaign.rs`).
+#[test]
+fn the_classifier_under_bit_flips_and_overwrites() {
+    let spec = "classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, \
+                Stiefel=true, add_connection=false)";
+    let arch: geomattn_spec::Arch = spec.parse().unwrap();
+    let bytes = std::fs::read(fixture("mnist_nn2.h5")).unwrap();
+    let blocks = blocks(&bytes);
+    let mut rng = XorShift(0x243f_6a88_85a3_08d3);
+    let mut panics = Vec::new();
+    for k in 0..60 {
+        let (what, mutated) = if k % 2 == 0 {
+            let mut mutated = bytes.clone();
+            let (at, bit) = (rng.below(bytes.len()), rng.below(8));
+            mutated[at] ^= 1 << bit;
+            restamp_at(&mut mutated, &blocks, at);
+            (format!("flipped {at}.{bit}"), mutated)
+        } else {
+            overwrite(&bytes, &blocks, &mut rng)
+        };
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            let Ok(file) = GmlFile::from_bytes(mutated) else {
+                return;
+            };
+            let _ = geomattn_spec::inspect::inspect(&file);
+            let _ = geomattn_spec::classify::open(&file, &arch, geomattn_spec::Precision::F32);
+        }));
+        if let Err(payload) = outcome {
+            panics.push(format!("{what}: {}", panic_message(payload.as_ref())));
+        }
+    }
+    assert!(panics.is_empty(), "{panics:?}");
 }
 
 /// Whether to run the whole metadata sweep (`GEOMATTN_MUTATION_FULL=1`: every byte of every
