@@ -1,18 +1,21 @@
-//! Any bytes, loaded as each rigid-body architecture (by value and in place on the heap): the
-//! loader must return `Ok` or a `LoadError`, never panic, hang or allocate without bound.
-//! Seed the corpus with `../fixtures/gml/*.h5`.
+//! Any bytes, read by everything the command reads a GML file with: `inspect`, and the loader as
+//! each rigid-body architecture (by value and in place on the heap) and as GML's MNIST classifier
+//! (on the heap). Every outcome must be `Ok` or an error, never a panic, a hang or an allocation
+//! without bound. Seed the corpus with `../fixtures/gml/*.h5` (the classifiers' files are
+//! 800 KB: raise `-max_len` to reach them whole) and Float64 rewrites of them (see `README.md`).
 #![no_main]
 
 use geomattn::gml::{GmlFile, load, load_boxed};
 use geomattn::{
-    MultiHeadAttention, NoConnection, Schema, StandardTransformerIntegrator, Tanh, VolumePreservingFeedForward,
-    VolumePreservingTransformer,
+    ClassificationTransformer, MultiHeadAttention, NoConnection, Schema, StandardTransformerIntegrator, Stiefel,
+    Tanh, VolumePreservingFeedForward, VolumePreservingTransformer,
 };
 use libfuzzer_sys::fuzz_target;
 
 type Vpt = VolumePreservingTransformer<f64, 3, 3, 2, 1, 3, Tanh>;
 type Vpff = VolumePreservingFeedForward<f64, 3, 6, 1, Tanh>;
 type St = StandardTransformerIntegrator<f64, 3, MultiHeadAttention<f64, 3, 1, 3, NoConnection>, 2, 3, Tanh>;
+type Mnist = ClassificationTransformer<f32, 49, 7, 7, 16, 10, NoConnection, Stiefel, Tanh>;
 
 fn both<N: Schema<Scalar = f64>>(file: &GmlFile) {
     let _ = load::<N>(file);
@@ -21,8 +24,10 @@ fn both<N: Schema<Scalar = f64>>(file: &GmlFile) {
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(file) = GmlFile::from_bytes(data.to_vec()) {
+        let _ = geomattn_spec::inspect::inspect(&file);
         both::<Vpt>(&file);
         both::<Vpff>(&file);
         both::<St>(&file);
+        let _ = load_boxed::<Mnist>(&file);
     }
 });
