@@ -1,7 +1,7 @@
 //! The `Network` Python class: a loaded GML network and its batch forward pass and rollout.
 
 use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use numpy::{PyArray, PyArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -14,9 +14,6 @@ use crate::parallel;
 use crate::rollout::Rollout;
 use crate::spec_api::{self, Element, Loaded};
 use geomattn_spec::batch::Arithmetic;
-
-/// How often a long call looks for the interpreter's pending signals (Ctrl-C).
-const SIGNAL_INTERVAL: Duration = Duration::from_millis(50);
 
 /// A network trained in GeometricMachineLearning.jl, loaded for one architecture spec by
 /// :func:`load`.
@@ -52,11 +49,6 @@ pub(crate) struct PyNetwork {
 
 /// What `__reduce__` returns: `load` and its arguments `(path, arch, dtype)`.
 type Reduced<'py> = (Bound<'py, PyAny>, (String, String, &'static str));
-
-/// Maps a library error of a batch to a `ValueError` with its message.
-pub(crate) fn batch_error(error: &geomattn::Error) -> PyErr {
-    PyValueError::new_err(error.to_string())
-}
 
 impl PyNetwork {
     fn forward_as<'py, X: Element>(
@@ -281,7 +273,7 @@ impl PyNetwork {
         let last_look = Mutex::new(Instant::now());
         let stop = || {
             let mut last = last_look.lock().unwrap_or_else(PoisonError::into_inner);
-            if last.elapsed() < SIGNAL_INTERVAL {
+            if last.elapsed() < parallel::BLOCK_TIME {
                 return false;
             }
             *last = Instant::now();

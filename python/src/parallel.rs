@@ -141,7 +141,7 @@ pub(crate) fn run<X: Sync + Send>(
             .par_chunks(chunk * per_input)
             .zip(output.par_chunks_mut(chunk * per_output))
             .enumerate()
-            .map(|(k, (input, output))| kernel(input, output).map_err(|e| in_batch(e, k * chunk)))
+            .map(|(k, (input, output))| kernel(input, output).map_err(|e| shifted(e, k * chunk, 0)))
             .collect::<Vec<_>>()
     };
     let results = install(work);
@@ -161,13 +161,12 @@ pub(crate) fn run_in_blocks<X: Sync + Send>(
     per_output: usize,
     kernel: impl Fn(&[X], &mut [X]) -> Result<(), Error> + Sync,
 ) -> PyResult<()> {
-    let value_error = |e: Error| PyValueError::new_err(e.to_string());
     let count = input.len().checked_div(per_input).unwrap_or(0);
     if count.checked_mul(per_output) != Some(output.len()) {
         // Not one output per window: `run` names the shapes.
         return py
             .detach(|| run(input, per_input, output, per_output, &kernel))
-            .map_err(value_error);
+            .map_err(|e| batch_error(&e));
     }
     let mut pacer = Pacer::new(threads() * MIN_CHUNK * 16);
     let mut start = 0;
@@ -177,16 +176,16 @@ pub(crate) fn run_in_blocks<X: Sync + Send>(
         let output = &mut output[block.start * per_output..block.end * per_output];
         pacer.run(py, || {
             run(input, per_input, output, per_output, &kernel)
-                .map_err(|e| value_error(shifted(e, block.start, 0)))
+                .map_err(|e| batch_error(&shifted(e, block.start, 0)))
         })?;
         start = block.end;
     }
     Ok(())
 }
 
-/// An error of a chunk starting at window `offset`, with the window's index in the batch.
-fn in_batch(error: Error, offset: usize) -> Error {
-    shifted(error, offset, 0)
+/// Maps a library error of a batch to a `ValueError` with its message.
+pub(crate) fn batch_error(error: &Error) -> PyErr {
+    PyValueError::new_err(error.to_string())
 }
 
 /// An error of the windows from `windows` on, whose states are counted from `steps` on: the

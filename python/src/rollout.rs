@@ -14,7 +14,6 @@ use geomattn_spec::batch::{Arithmetic, Layout};
 use pyo3::prelude::*;
 
 use crate::arrays;
-use crate::network::batch_error;
 use crate::parallel::{self, Pacer};
 use crate::spec_api::Element;
 
@@ -80,7 +79,7 @@ impl Rollout<'_> {
         parallel::run(input, self.dim * self.seq, output, per_output, |i, o| {
             X::rollout(self.net, i, layout, o, self.checked, self.arithmetic)
         })
-        .map_err(|e| batch_error(&parallel::shifted(e, first, step)))
+        .map_err(|e| parallel::batch_error(&parallel::shifted(e, first, step)))
     }
 
     /// The trajectories of a block of windows (the batch's from `first` on), `segment` states at
