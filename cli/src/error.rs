@@ -47,6 +47,13 @@ pub enum Failure {
     Stdout(std::io::Error),
 }
 
+/// A spec that does not parse, or a file `inspect` cannot read: the spec crate's error.
+impl From<geomattn_arch::Error> for Failure {
+    fn from(error: geomattn_arch::Error) -> Self {
+        Self::Spec(error.into())
+    }
+}
+
 impl Failure {
     /// The exit code: 3 for training that diverged (as for a rollout that diverged), 2 for
     /// everything else.

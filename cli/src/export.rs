@@ -80,7 +80,8 @@ fn rust_module(args: &Args, arch: &Arch, precision: Precision) -> Result<String,
         reason,
     };
     let contents = gml_file::read(&args.file, &shown).map_err(export_failure)?;
-    let text = export::rust_type(arch, precision);
+    let text = export::rust_type(arch, precision)
+        .ok_or_else(|| export_failure(format!("geomattn has no compile-time type of {arch}")))?;
     let ty: syn::Type = syn::parse_str(&text)
         .map_err(|e| export_failure(format!("the type `{text}` does not parse: {e}")))?;
     let scalar = match precision {

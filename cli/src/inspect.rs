@@ -1,5 +1,6 @@
 //! `geomattn inspect FILE`: the layers in order with their parameters, the architectures with
-//! that layer structure, and the options the file cannot say. Exit code 2 if no architecture
+//! that layer structure (geomattn's spec and GML's constructor call), and the options the file
+//! cannot say. Exit code 2 if no architecture
 //! has that structure (the layers are still listed), as for any file no command can run.
 
 use std::fmt::Write as _;
@@ -54,6 +55,7 @@ pub fn run(path: &Path) -> Result<ExitCode, Failure> {
     }
     for found in &inspection.matches {
         let _ = writeln!(text, "- `{}`", found.spec);
+        let _ = writeln!(text, "  - GML: `{}`", found.gml);
         for unknown in &found.unknown {
             let _ = writeln!(text, "  - give {unknown}");
         }

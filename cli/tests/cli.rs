@@ -115,8 +115,15 @@ fn inspect_finds_the_architecture_of_every_bundled_network() {
         ),
         (
             "transformer_rigid_body_nn_st.h5",
-            "st(dim=3, seq=?, n_heads=1, n_blocks=2, L=3, activation=?, add_connection=?)",
+            "st(dim=3, seq=?, n_heads=1, n_blocks=2, L=3, activation=?, add_connection=?, \
+             attention_activation=?)",
             12,
+        ),
+        (
+            "integrator_parameters.h5",
+            "st(dim=2, seq=?, n_heads=5, n_blocks=3, L=3, activation=?, add_connection=?, \
+             transformer_dim=20, upscaling_activation=?, attention_activation=?)",
+            17,
         ),
     ] {
         let out = geomattn(&["inspect", &fixture(file)]);
@@ -126,6 +133,28 @@ fn inspect_finds_the_architecture_of_every_bundled_network() {
         assert!(text.contains(&format!("## Layers ({layers})")), "{text}");
         assert!(text.contains("give activation"), "{text}");
     }
+}
+
+/// GML's constructor call beside the spec, with `?` where the file cannot say: for the standard
+/// transformer of GML's symplectic-autoencoder tutorial, outside the compiled sizes.
+#[test]
+fn inspect_prints_gmls_constructor_call() {
+    let text = stdout(&geomattn(&[
+        "inspect",
+        &fixture("integrator_parameters_psd.h5"),
+    ]));
+    assert!(
+        text.contains(
+            "  - GML: `StandardTransformerIntegrator(8; transformer_dim = 20, n_heads = 5, \
+             n_blocks = 3, L = 3, upscaling_activation = ?, resnet_activation = ?, \
+             attention_activation = ?, add_connection = ?)`"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("  - give upscaling_activation (not in the file)"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -440,7 +469,32 @@ fn bad_input_is_one_line_exit_code_2_and_no_output_file() {
         (rollout(&vpt, VPFF, Z0), "does not load as vpff"),
         (
             rollout(&vpt, &VPT.replace("L=3", "L=2"), Z0),
-            "the file has 33 layers",
+            "the file has 33 layers, the architecture 22: every layer both have agrees, the next \
+             is the file's `/L23`: A 3×3",
+        ),
+        // The first difference: the parameter, and both shapes.
+        (
+            rollout(&vpt, &VPT.replace("skew_sym=false", "skew_sym=true"), Z0),
+            "`/L1/A` is 3×3 in the file, where the architecture's VolumePreservingAttention(3, 3; \
+             skew_sym = true) has SkewSymMatrix 3×3",
+        ),
+        // GML's rule, and a size GML allows that the grid does not hold.
+        (
+            rollout(
+                &fixture("integrator_parameters.h5"),
+                "StandardTransformerIntegrator(2; transformer_dim = 20, n_heads = 3, seq = 4)",
+                "0,1",
+            ),
+            "`n_heads = 3` does not divide `transformer_dim = 20`",
+        ),
+        (
+            rollout(
+                &fixture("integrator_parameters.h5"),
+                "StandardTransformerIntegrator(2; transformer_dim = 20, n_heads = 5, n_blocks = 3, \
+                 L = 3, upscaling_activation = tanh, seq = 4)",
+                "0,1",
+            ),
+            "cannot run yet (transformer_dim ≠ sys_dim)",
         ),
         (
             rollout("no-such-file.h5", VPT, Z0),

@@ -182,7 +182,7 @@ pub(crate) struct Parameter {
 }
 
 fn parse(arch: &str) -> Result<Arch, PyErr> {
-    arch.parse::<Arch>().map_err(|e| exception(&e))
+    arch.parse::<Arch>().map_err(|e| exception(&Error::from(e)))
 }
 
 /// The GML file at `path`, opened.

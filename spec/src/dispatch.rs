@@ -24,7 +24,9 @@ use crate::{Activation, Arch, Error, Measurement, Network, Precision};
 macro_rules! on_grid {
     ($arch:expr, $S:ty, $k:ident, $ctx:expr) => {{
         let arch: &Arch = $arch;
-        match arch {
+        match $crate::dispatch::fixed_options(arch) {
+        Err(error) => Err(error),
+        Ok(()) => match arch {
             Arch::Vpt(v) => match v.dim {
                 2 => on_grid!(@vpt_t arch, v, $S, $k, $ctx, 2),
                 3 => on_grid!(@vpt_t arch, v, $S, $k, $ctx, 3),
@@ -58,6 +60,7 @@ macro_rules! on_grid {
                 reason: "is a classifier, not an integrator: use `geomattn classify` \
                          (`geomattn_spec::classify`)".into(),
             }),
+        },
         }
     }};
     (@vpt_t $a:ident, $v:ident, $S:ty, $k:ident, $ctx:expr, $d:literal) => {
@@ -201,17 +204,60 @@ pub(crate) fn off_grid(arch: &Arch, key: &str, value: impl ToString, grid: &Grid
     }
 }
 
-/// What the loader reported, as an [`Error`] naming the file and the architecture.
+/// The options geomattn's compiled networks fix at GML's default (no compile-time type has
+/// another value): the volume-preserving networks' `init_upper = false`, the standard
+/// transformer's `transformer_dim = sys_dim` and `VectorSoftmax`, the symplectic transformer's
+/// `transformer_dim = dim`. Another value: [`Error::Unsupported`], naming it.
+pub(crate) fn fixed_options(arch: &Arch) -> Result<(), Error> {
+    let fixed = match *arch {
+        Arch::Vpt(v) if v.init_upper => Some(("init_upper = true", "init_upper = false")),
+        Arch::Vpff(v) if v.init_upper => Some(("init_upper = true", "init_upper = false")),
+        Arch::St(s) if s.transformer_dim != s.dim => {
+            Some(("transformer_dim ≠ sys_dim", "transformer_dim = sys_dim"))
+        }
+        Arch::St(s) if s.attention_activation != crate::AttentionActivation::VectorSoftmax => {
+            Some((
+                "attention_activation = MatrixSoftmax()",
+                "attention_activation = VectorSoftmax()",
+            ))
+        }
+        Arch::Sympt(s) if s.transformer_dim != s.dim => {
+            Some(("transformer_dim ≠ dim", "transformer_dim = dim"))
+        }
+        _ => None,
+    };
+    match fixed {
+        None => Ok(()),
+        Some((given, only)) => Err(Error::Unsupported {
+            arch: arch.to_string(),
+            reason: format!(
+                "cannot run yet ({given}): geomattn's compiled networks have only GML's default, \
+                 {only}. The spec is valid, and `geomattn inspect` reads such files"
+            ),
+        }),
+    }
+}
+
+/// What the loader reported, as an [`Error`] naming the file and the architecture: where the
+/// file's layers are not the architecture's chain, the first difference
+/// ([`Error::Mismatch`]), else the loader's error.
 pub(crate) fn load_error(file: &GmlFile, arch: &Arch, source: LoadError) -> Error {
     match source {
         LoadError::Hdf5 { .. } | LoadError::NotAFile { .. } => Error::Unreadable {
             file: file.name().into(),
             source: Box::new(source),
         },
-        _ => Error::Load {
-            file: file.name().into(),
-            arch: arch.to_string(),
-            source: Box::new(source),
+        _ => match geomattn_arch::inspect::mismatch(file, arch) {
+            Ok(Some(mismatch)) => Error::Mismatch {
+                file: file.name().into(),
+                arch: arch.to_string(),
+                mismatch: Box::new(mismatch),
+            },
+            _ => Error::Load {
+                file: file.name().into(),
+                arch: arch.to_string(),
+                source: Box::new(source),
+            },
         },
     }
 }
@@ -268,8 +314,9 @@ macro_rules! open_network {
 /// Loads `file` as `arch`, computing in `precision`.
 ///
 /// # Errors
-/// [`Error::OffGrid`] for sizes this build does not have, [`Error::Load`] if the file does not
-/// hold that architecture, [`Error::Unreadable`] if it is not a readable HDF5 file.
+/// [`Error::OffGrid`] for sizes this build does not have, [`Error::Mismatch`] if the file's layers
+/// are not that architecture's, [`Error::Load`] if they are but cannot be read as it,
+/// [`Error::Unreadable`] if it is not a readable HDF5 file.
 pub fn open(file: &GmlFile, arch: &Arch, precision: Precision) -> Result<Box<dyn Network>, Error> {
     match precision {
         Precision::F32 => on_grid!(arch, f32, open_network, file),

@@ -39,6 +39,16 @@ pub enum Error {
         /// What the loader reported.
         source: Box<LoadError>,
     },
+    /// The file's layers are not the architecture's chain: the first difference.
+    #[error("`{file}` does not load as {arch}: {mismatch}")]
+    Mismatch {
+        /// The file.
+        file: String,
+        /// The architecture asked for.
+        arch: String,
+        /// Where the file first differs from the architecture's chain.
+        mismatch: Box<geomattn_arch::inspect::Mismatch>,
+    },
     /// The file cannot be read at all.
     #[error("cannot read `{file}`: {source}")]
     Unreadable {
@@ -142,4 +152,13 @@ pub enum Error {
         /// The first non-finite state of the trajectory.
         state: usize,
     },
+}
+
+impl From<geomattn_arch::Error> for Error {
+    fn from(error: geomattn_arch::Error) -> Self {
+        match error {
+            geomattn_arch::Error::Spec { spec, reason } => Self::Spec { spec, reason },
+            geomattn_arch::Error::Unreadable { file, source } => Self::Unreadable { file, source },
+        }
+    }
 }

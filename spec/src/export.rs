@@ -21,7 +21,7 @@
 //! let loaded: VolumePreservingTransformer<f32, 3, 3, 2, 1, 3, Tanh> = geomattn::gml::load_file(path)?;
 //! assert_eq!(geomattn::to_blob(&loaded)?, bytes);
 //! assert_eq!(
-//!     export::rust_type(&arch, Precision::F32),
+//!     export::rust_type(&arch, Precision::F32).unwrap(),
 //!     "geomattn::Transformer<geomattn::VolumePreservingAttention<f32, 3, 3, \
 //!      geomattn::ArbitraryWeight<f32, 3>>, \
 //!      geomattn::VolumePreservingFeedForward<f32, 3, 2, 1, geomattn::Tanh>, 3>"
@@ -107,18 +107,35 @@ pub fn blob_file(
 /// The Rust type of `arch` in `precision`, with paths from the crate root `geomattn::` and the
 /// layers' defaults left out (the orthogonal map, the projections, the softmax), as the dispatch
 /// leaves them: the type [`blob`] writes and `geomattn export --to rust`
-/// declares. For any sizes (text only; a standard transformer's `n_heads` must divide `dim`, as
-/// GML requires).
-pub fn rust_type(arch: &Arch, precision: Precision) -> String {
+/// declares. For any sizes (text only).
+///
+/// `None` where geomattn's compile-time types have no such network: an activation without a
+/// type (`sigmoid`, `relu`, `softplus`), `init_upper = true` of the volume-preserving networks,
+/// an up-projection (`transformer_dim ≠ dim`), or the standard transformer with `MatrixSoftmax`.
+pub fn rust_type(arch: &Arch, precision: Precision) -> Option<String> {
     let s = match precision {
         Precision::F32 => "f32",
         Precision::F64 => "f64",
     };
     let activation = |activation: Activation| match activation {
-        Activation::Tanh => "geomattn::Tanh",
-        Activation::Identity => "geomattn::Identity",
+        Activation::Tanh => Some("geomattn::Tanh"),
+        Activation::Identity => Some("geomattn::Identity"),
+        Activation::Sigmoid | Activation::Relu | Activation::Softplus => None,
     };
-    match arch {
+    let typed = match *arch {
+        Arch::Vpt(v) => !v.init_upper,
+        Arch::Vpff(v) => !v.init_upper,
+        Arch::St(v) => {
+            v.transformer_dim == v.dim
+                && v.attention_activation == crate::AttentionActivation::VectorSoftmax
+        }
+        Arch::Sympt(v) => v.transformer_dim == v.dim,
+        Arch::LinSympt(_) | Arch::Ct(_) => true,
+    };
+    if !typed {
+        return None;
+    }
+    Some(match arch {
         Arch::Vpt(v) => {
             let weight = if v.skew_sym {
                 "SkewWeight"
@@ -133,7 +150,7 @@ pub fn rust_type(arch: &Arch, precision: Precision) -> String {
                 t = v.seq,
                 nb = v.n_blocks,
                 nl = v.n_linear,
-                act = activation(v.activation),
+                act = activation(v.activation)?,
                 l = v.l,
             )
         }
@@ -142,7 +159,7 @@ pub fn rust_type(arch: &Arch, precision: Precision) -> String {
             d = v.dim,
             nb = v.n_blocks,
             nl = v.n_linear,
-            act = activation(v.activation),
+            act = activation(v.activation)?,
         ),
         Arch::St(v) => {
             let connection = if v.add_connection {
@@ -158,7 +175,7 @@ pub fn rust_type(arch: &Arch, precision: Precision) -> String {
                 h = v.n_heads,
                 dh = v.dim / v.n_heads,
                 nb = v.n_blocks,
-                act = activation(v.activation),
+                act = activation(v.activation)?,
                 l = v.l,
             )
         }
@@ -179,7 +196,7 @@ pub fn rust_type(arch: &Arch, precision: Precision) -> String {
                 h = v.upscaling_dimension / 2,
                 ns = v.n_sympnet,
                 l = v.l,
-                act = activation(v.sympnet_activation),
+                act = activation(v.sympnet_activation)?,
                 sm = v.attention_activation,
                 first = first_side(v.init_upper),
             )
@@ -192,7 +209,7 @@ pub fn rust_type(arch: &Arch, precision: Precision) -> String {
             h = v.upscaling_dimension / 2,
             ns = v.n_sympnet,
             l = v.l,
-            act = activation(v.activation),
+            act = activation(v.activation)?,
             first = first_side(v.init_upper),
         ),
         Arch::Ct(c) => {
@@ -215,7 +232,7 @@ pub fn rust_type(arch: &Arch, precision: Precision) -> String {
                 classes = c.classes,
             )
         }
-    }
+    })
 }
 
 #[cfg(test)]

@@ -48,7 +48,7 @@ pub const VPT: Grid = Grid {
     n_heads: &[],
     n_sympnet: &[],
     activations: &[Activation::Tanh],
-    free: "any L, skew_sym true or false",
+    free: "any L, skew_sym true or false; init_upper = false",
 };
 
 /// The volume-preserving feed-forward network's grid.
@@ -61,7 +61,7 @@ pub const VPFF: Grid = Grid {
     n_heads: &[],
     n_sympnet: &[],
     activations: &[Activation::Tanh],
-    free: "nothing else",
+    free: "init_upper = false",
 };
 
 /// The standard transformer integrator's grid.
@@ -74,7 +74,8 @@ pub const ST: Grid = Grid {
     n_heads: &[1],
     n_sympnet: &[],
     activations: &[Activation::Tanh],
-    free: "any L, add_connection true or false",
+    free: "any L, add_connection true or false; transformer_dim = dim, \
+           attention_activation = VectorSoftmax",
 };
 
 /// The classification transformer's grid: GML's MNIST classifier (`classes = 10` too).
@@ -101,8 +102,8 @@ pub const SYMPT: Grid = Grid {
     n_heads: &[],
     n_sympnet: &[1, 2],
     activations: &[Activation::Tanh],
-    free: "upscaling_dimension = 2·dim, any L, init_upper and symmetric true or false, \
-           attention_activation MatrixSoftmax or VectorSoftmax, kick gml or exact",
+    free: "upscaling_dimension = 2·dim, transformer_dim = dim, any L, init_upper and symmetric \
+           true or false, attention_activation MatrixSoftmax or VectorSoftmax, kick gml or exact",
 };
 
 /// The linear symplectic transformer's grid (as [`SYMPT`]).

@@ -4,7 +4,7 @@
 //! geomattn's layers are const-generic: a `VolumePreservingTransformer<f64, 3, 3, 2, 1, 3, Tanh>`
 //! is a type fixed at compile time. A tool that reads the architecture at run time (`vpt(dim=3,
 //! seq=3, …)`) can only pick one of the types it was compiled with: this crate declares that grid
-//! ([`grid`]), parses the spec ([`Arch`]), loads a GML file into the matching type
+//! ([`grid`]), takes the spec ([`Arch`], parsed by `geomattn-arch`), loads a GML file into the matching type
 //! ([`open`], [`open_file`]) and hands it back as a [`Network`] (forward, rollout in `f32` or
 //! `f64`), or measures the structure it promises ([`check`], exact Jacobians from the backward passes).
 //! The number of transformer units `L` is read at run time (units are loaded one by one), so any
@@ -30,10 +30,10 @@
 //! ```
 //!
 //! Dependencies: `geomattn` (the layers, their backward passes and its GML loader),
+//! `geomattn-arch` (the specs, GML's chains as data, and [`inspect`]),
 //! `matrixmultiply` (the batched classifier's products), `rand` (seeded sample inputs of the
 //! structure check), `thiserror` (the [`Error`]).
 
-pub mod arch;
 #[cfg(feature = "batch")]
 pub mod batch;
 pub mod classify;
@@ -41,7 +41,6 @@ mod dispatch;
 mod error;
 pub mod export;
 pub mod grid;
-pub mod inspect;
 
 mod network;
 
@@ -59,10 +58,12 @@ pub mod structure;
 #[cfg(feature = "train")]
 pub mod train;
 
-pub use arch::{
-    Activation, Arch, AttentionActivation, Ct, Kick, LinSympt, St, Sympt, Vpff, Vpt, gml_defaults,
-};
 pub use dispatch::{check, check_file, check_until, open, open_file};
 pub use error::Error;
+/// The architectures as data (`geomattn-arch`): specs, GML's chains, and what a file holds.
+pub use geomattn_arch::{
+    Activation, Arch, AttentionActivation, Ct, Kick, LinSympt, St, Sympt, Vpff, Vpt, gml_defaults,
+    inspect, layout,
+};
 pub use network::{Network, Precision, Scalar};
 pub use structure::Measurement;

@@ -427,7 +427,7 @@ fn empty_stiefel(d0: u64) -> Vec<u8> {
 
 fn inspect_error(bytes: Vec<u8>) -> LoadError {
     let file = GmlFile::from_bytes(bytes).unwrap();
-    match geomattn_spec::inspect::inspect(&file).unwrap_err() {
+    match geomattn_spec::Error::from(geomattn_spec::inspect::inspect(&file).unwrap_err()) {
         geomattn_spec::Error::Unreadable { source, .. } => *source,
         other => panic!("not a load error: {other}"),
     }

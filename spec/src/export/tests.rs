@@ -8,7 +8,7 @@
 use core::any::type_name;
 
 use super::*;
-use crate::{St, Vpff, Vpt};
+use crate::{AttentionActivation, St, Vpff, Vpt};
 
 macro_rules! name_of {
     (vpff $a:ident, $S:ty, $d:literal, $net:ty, $ctx:expr) => {
@@ -65,6 +65,7 @@ fn points() -> Vec<Arch> {
                         n_linear,
                         l,
                         activation,
+                        init_upper: false,
                         skew_sym,
                     }));
                 }
@@ -73,10 +74,13 @@ fn points() -> Vec<Arch> {
                     out.push(Arch::St(St {
                         dim,
                         seq,
+                        transformer_dim: dim,
                         n_heads,
                         n_blocks,
                         l,
                         activation,
+                        upscaling_activation: Activation::Identity,
+                        attention_activation: AttentionActivation::VectorSoftmax,
                         add_connection,
                     }));
                 }
@@ -89,6 +93,7 @@ fn points() -> Vec<Arch> {
                 n_blocks,
                 n_linear,
                 activation,
+                init_upper: false,
             }));
         }
     }
@@ -106,7 +111,7 @@ fn the_rust_type_is_the_dispatched_type_at_every_grid_point() {
     assert_eq!(points.len(), 2 * 36 + 18);
     for arch in &points {
         for precision in [Precision::F32, Precision::F64] {
-            let text = rust_type(arch, precision);
+            let text = rust_type(arch, precision).unwrap();
             let name = dispatched(arch, precision).unwrap();
             assert_eq!(without_paths(&text), without_paths(name), "{arch}");
         }
@@ -116,7 +121,7 @@ fn the_rust_type_is_the_dispatched_type_at_every_grid_point() {
 #[test]
 fn the_rust_type_names_items_at_the_crate_root() {
     for arch in points() {
-        let text = rust_type(&arch, Precision::F64);
+        let text = rust_type(&arch, Precision::F64).unwrap();
         let paths = text.matches("::").count();
         assert_eq!(text.matches("geomattn::").count(), paths, "{text}");
         assert!(!text.contains("geomattn::geomattn"), "{text}");
@@ -162,8 +167,26 @@ fn the_rust_type_of_the_classifier_is_the_runtimes_alias() {
     ];
     for (arch, name) in cases {
         assert_eq!(
-            without_paths(&rust_type(&arch, Precision::F32)),
+            without_paths(&rust_type(&arch, Precision::F32).unwrap()),
             without_paths(name)
         );
+    }
+}
+
+/// GML's options geomattn's compile-time types do not have: no type to name.
+#[test]
+fn there_is_no_rust_type_where_the_compile_time_types_have_no_such_network() {
+    for spec in [
+        "VolumePreservingTransformer(3, 3; init_upper = true)",
+        "VolumePreservingFeedForward(3; init_upper = true)",
+        "VolumePreservingFeedForward(3, 1, 1, sigmoid)",
+        "StandardTransformerIntegrator(2; transformer_dim = 20, n_heads = 5, seq = 4)",
+        "StandardTransformerIntegrator(2; seq = 4, attention_activation = MatrixSoftmax())",
+        "StandardTransformerIntegrator(2; seq = 4, resnet_activation = relu)",
+        "SymplecticTransformer(2; transformer_dim = 4, seq = 3)",
+        "LinearSymplecticTransformer(2, 3; activation = softplus)",
+    ] {
+        let arch: Arch = spec.parse().unwrap();
+        assert_eq!(rust_type(&arch, Precision::F32), None, "{spec}");
     }
 }

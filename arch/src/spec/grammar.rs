@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use self::Default::{Ignored, Required, TimesDim, Value, WhenSymmetric};
 use self::Kind::{Activation, Flag, Kick, Name, Size, Softmax};
-use self::Role::{DefaultOnly, Field, NoEffect};
+use self::Role::{Added, DefaultOnly, Field, NoEffect};
 
 /// How an option's text is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,7 +17,7 @@ pub(super) enum Kind {
     Size,
     /// `true` or `false`.
     Flag,
-    /// `tanh` or `identity`.
+    /// `identity`, `tanh`, `sigmoid` (or `σ`), `relu` or `softplus`.
     Activation,
     /// `MatrixSoftmax()` or `VectorSoftmax()`, with or without the parentheses.
     Softmax,
@@ -46,8 +46,11 @@ pub(super) enum Default {
 /// What geomattn does with an option.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Role {
-    /// A field of the architecture, and an option of the short form.
+    /// A field of the architecture, and an option the short form requires.
     Field,
+    /// A field of the architecture that the short form may leave out: it then takes GML's
+    /// default, which is what a short form written before the option existed meant.
+    Added,
     /// GML's option, of which geomattn supports GML's default only (other values are refused).
     DefaultOnly,
     /// GML's option that does not change the network geomattn builds (read, checked, unused).
@@ -111,7 +114,8 @@ impl Key {
 /// Which syntax a spec is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Form {
-    /// `vpt(dim=3, …)`: geomattn's, every option given (what `Display` prints).
+    /// `vpt(dim=3, …)`: geomattn's, every option given but the [`Role::Added`] ones (what
+    /// `Display` prints).
     Short,
     /// `VolumePreservingTransformer(3, 3; …)`: GML's constructor, with GML's defaults.
     Gml,
@@ -148,7 +152,7 @@ impl Grammar {
         let options: &'static [Key] = self.options;
         options
             .iter()
-            .filter(move |k| form == Form::Gml || k.role == Field)
+            .filter(move |k| form == Form::Gml || matches!(k.role, Field | Added))
     }
 
     /// The option `name` (or one of its spellings) if `form` takes it.
@@ -183,7 +187,7 @@ const ALIASES: &[(&str, &str)] = &[
 
 /// GML 0.4.8's `VolumePreservingTransformer`: defaults in
 /// `src/architectures/volume_preserving_transformer.jl` lines 1–6, constructor lines 34–39.
-/// `init_upper` is passed on to the feed-forward part; geomattn builds the lower-first one.
+/// `init_upper` is passed on to the feed-forward part.
 const VPT: Grammar = Grammar {
     short: "vpt",
     gml: "VolumePreservingTransformer",
@@ -196,7 +200,7 @@ const VPT: Grammar = Grammar {
         Key::gml("n_linear", Size, Value("1")),
         Key::gml("L", Size, Value("1")),
         Key::gml("activation", Activation, Value("tanh")),
-        Key::gml("init_upper", Flag, Value("false")).role(DefaultOnly),
+        Key::gml("init_upper", Flag, Value("false")).role(Added),
         Key::gml("skew_sym", Flag, Value("false")),
     ],
     aliases: &[],
@@ -215,15 +219,15 @@ const VPFF: Grammar = Grammar {
         Key::gml("n_blocks", Size, Value("1")),
         Key::gml("n_linear", Size, Value("1")),
         Key::gml("activation", Activation, Value("tanh")),
-        Key::gml("init_upper", Flag, Value("false")).role(DefaultOnly),
+        Key::gml("init_upper", Flag, Value("false")).role(Added),
     ],
     aliases: &[],
 };
 
 /// GML 0.4.8's `StandardTransformerIntegrator`: defaults in
 /// `src/architectures/standard_transformer_integrator.jl` lines 1–6, constructor lines 45–52.
-/// geomattn builds no up- and down-projection (`transformer_dim = sys_dim`), so
-/// `upscaling_activation` has no effect; its multi-head attention takes `VectorSoftmax` only.
+/// `upscaling_activation` is the activation of the `Dense` up-projection, which the chain has
+/// only with `transformer_dim ≠ sys_dim`.
 const ST: Grammar = Grammar {
     short: "st",
     gml: "StandardTransformerIntegrator",
@@ -232,13 +236,13 @@ const ST: Grammar = Grammar {
     options: &[
         Key::gml("dim", Size, Required).spelled("sys_dim"),
         Key::own("seq", Size, Required),
-        Key::gml("transformer_dim", Size, TimesDim(1, "sys_dim")).role(DefaultOnly),
+        Key::gml("transformer_dim", Size, TimesDim(1, "sys_dim")).role(Added),
         Key::gml("n_heads", Size, TimesDim(1, "sys_dim")),
         Key::gml("n_blocks", Size, Value("1")),
         Key::gml("L", Size, Value("2")),
-        Key::gml("upscaling_activation", Activation, Value("identity")).role(NoEffect),
+        Key::gml("upscaling_activation", Activation, Value("identity")).role(Added),
         Key::gml("activation", Activation, Value("tanh")).spelled("resnet_activation"),
-        Key::gml("attention_activation", Softmax, Value("VectorSoftmax()")).role(DefaultOnly),
+        Key::gml("attention_activation", Softmax, Value("VectorSoftmax()")).role(Added),
         Key::gml("add_connection", Flag, Value("true")),
     ],
     aliases: &[],
@@ -268,8 +272,8 @@ const CT: Grammar = Grammar {
 
 /// GML 0.4.8's `SymplecticTransformer`: defaults in `src/architectures/symplectic_transformer.jl`
 /// lines 1–6, constructor lines 43–50 (its docstring says `symmetric::Bool=false`; the code's
-/// default, followed here, is `true`). geomattn builds no PSD up-projection
-/// (`transformer_dim = dim`).
+/// default, followed here, is `true`). With `transformer_dim ≠ dim` the chain starts and ends
+/// with a `PSDLayer`.
 const SYMPT: Grammar = Grammar {
     short: "symplectic_transformer",
     gml: "SymplecticTransformer",
@@ -278,7 +282,7 @@ const SYMPT: Grammar = Grammar {
     options: &[
         Key::gml("dim", Size, Required),
         Key::own("seq", Size, Required),
-        Key::gml("transformer_dim", Size, TimesDim(1, "dim")).role(DefaultOnly),
+        Key::gml("transformer_dim", Size, TimesDim(1, "dim")).role(Added),
         Key::gml("n_sympnet", Size, Value("2")),
         Key::gml("upscaling_dimension", Size, TimesDim(2, "2 * dim")),
         Key::gml("L", Size, Value("1")),
@@ -331,7 +335,7 @@ pub(super) fn find(name: &str) -> Option<(&'static Grammar, Form)> {
 /// adds or restricts: the text of `geomattn --help`.
 ///
 /// ```
-/// let text = geomattn_spec::gml_defaults();
+/// let text = geomattn_arch::gml_defaults();
 /// assert!(text.contains("VolumePreservingTransformer(sys_dim, seq_length; n_blocks = 1,"));
 /// ```
 pub fn gml_defaults() -> String {
@@ -388,7 +392,7 @@ fn described(key: &Key) -> String {
         }
     }
     match key.role {
-        Field => {}
+        Field | Added => {}
         DefaultOnly => text.push_str(" (only)"),
         NoEffect => text.push_str(" (unused)"),
     }

@@ -1,11 +1,11 @@
 //! GML's constructor calls, as pasted from Julia, parse to the architecture GML 0.4.8 builds: its
 //! documentation's calls, each of its defaults, the softmaxes, geomattn's `kick`, and the one-line
 //! refusals. The defaults here are written from GML 0.4.8's source, independently of the parser's
-//! tables (`src/architectures/*.jl`, see `geomattn_spec::Arch`'s module docs).
+//! tables (`src/architectures/*.jl`, see `geomattn_arch::spec`'s module docs).
 
-use geomattn_spec::Activation::{Identity, Tanh};
-use geomattn_spec::AttentionActivation::{MatrixSoftmax, VectorSoftmax};
-use geomattn_spec::{Arch, Ct, Error, Kick, LinSympt, St, Sympt, Vpff, Vpt};
+use geomattn_arch::Activation::{Identity, Tanh};
+use geomattn_arch::AttentionActivation::{MatrixSoftmax, VectorSoftmax};
+use geomattn_arch::{Arch, Ct, Error, Kick, LinSympt, St, Sympt, Vpff, Vpt};
 
 fn parse(spec: &str) -> Arch {
     spec.parse()
@@ -70,6 +70,7 @@ fn gmls_documented_calls_parse_verbatim() {
                 n_blocks: 6,
                 n_linear: 1,
                 activation: Tanh,
+                init_upper: false,
             }),
         ),
         (
@@ -81,6 +82,7 @@ fn gmls_documented_calls_parse_verbatim() {
                 n_linear: 1,
                 l: 3,
                 activation: Tanh,
+                init_upper: false,
                 skew_sym: false,
             }),
         ),
@@ -89,10 +91,13 @@ fn gmls_documented_calls_parse_verbatim() {
             Arch::St(St {
                 dim: 3,
                 seq: 3,
+                transformer_dim: 3,
                 n_heads: 1,
                 n_blocks: 2,
                 l: 3,
                 activation: Tanh,
+                upscaling_activation: Identity,
+                attention_activation: VectorSoftmax,
                 add_connection: false,
             }),
         ),
@@ -113,6 +118,7 @@ fn gmls_documented_calls_parse_verbatim() {
             Arch::Sympt(Sympt {
                 dim: 4,
                 seq: 4,
+                transformer_dim: 4,
                 n_sympnet: 2,
                 upscaling_dimension: 8,
                 l: 4,
@@ -139,10 +145,13 @@ fn gmls_documented_calls_parse_verbatim() {
             Arch::St(St {
                 dim: 3,
                 seq: 3,
+                transformer_dim: 3,
                 n_heads: 3,
                 n_blocks: 1,
                 l: 2,
                 activation: Tanh,
+                upscaling_activation: Identity,
+                attention_activation: VectorSoftmax,
                 add_connection: true,
             }),
         ),
@@ -186,7 +195,7 @@ fn defaults() -> [Defaults; 5] {
                 ("n_linear", "1", "2", Changes),
                 ("L", "1", "3", Changes),
                 ("activation", "tanh", "identity", Changes),
-                ("init_upper", "false", "true", Refused),
+                ("init_upper", "false", "true", Changes),
                 ("skew_sym", "false", "true", Changes),
             ],
             arch: Arch::Vpt(Vpt {
@@ -196,6 +205,7 @@ fn defaults() -> [Defaults; 5] {
                 n_linear: 1,
                 l: 1,
                 activation: Tanh,
+                init_upper: false,
                 skew_sym: false,
             }),
         },
@@ -204,12 +214,13 @@ fn defaults() -> [Defaults; 5] {
         Defaults {
             head: "VolumePreservingFeedForward(3",
             own: "",
-            keywords: &[("init_upper", "false", "true", Refused)],
+            keywords: &[("init_upper", "false", "true", Changes)],
             arch: Arch::Vpff(Vpff {
                 dim: 3,
                 n_blocks: 1,
                 n_linear: 1,
                 activation: Tanh,
+                init_upper: false,
             }),
         },
         // src/architectures/standard_transformer_integrator.jl, lines 1–6 and 45–52.
@@ -217,7 +228,7 @@ fn defaults() -> [Defaults; 5] {
             head: "StandardTransformerIntegrator(3",
             own: "seq = 4",
             keywords: &[
-                ("transformer_dim", "3", "6", Refused),
+                ("transformer_dim", "3", "6", Changes),
                 ("n_heads", "3", "1", Changes),
                 ("n_blocks", "1", "2", Changes),
                 ("L", "2", "3", Changes),
@@ -227,17 +238,20 @@ fn defaults() -> [Defaults; 5] {
                     "attention_activation",
                     "VectorSoftmax()",
                     "MatrixSoftmax()",
-                    Refused,
+                    Changes,
                 ),
                 ("add_connection", "true", "false", Changes),
             ],
             arch: Arch::St(St {
                 dim: 3,
                 seq: 4,
+                transformer_dim: 3,
                 n_heads: 3,
                 n_blocks: 1,
                 l: 2,
                 activation: Tanh,
+                upscaling_activation: Identity,
+                attention_activation: VectorSoftmax,
                 add_connection: true,
             }),
         },
@@ -267,7 +281,7 @@ fn defaults() -> [Defaults; 5] {
             head: "SymplecticTransformer(4",
             own: "seq = 3",
             keywords: &[
-                ("transformer_dim", "4", "8", Refused),
+                ("transformer_dim", "4", "8", Changes),
                 ("n_sympnet", "2", "1", Changes),
                 ("upscaling_dimension", "2 * 4", "4", Changes),
                 ("L", "1", "2", Changes),
@@ -284,6 +298,7 @@ fn defaults() -> [Defaults; 5] {
             arch: Arch::Sympt(Sympt {
                 dim: 4,
                 seq: 3,
+                transformer_dim: 4,
                 n_sympnet: 2,
                 upscaling_dimension: 8,
                 l: 1,
@@ -377,7 +392,7 @@ fn each_keyword_left_out_takes_gmls_default() {
 #[test]
 fn defaults_that_follow_dim_follow_it() {
     // n_heads = sys_dim, upscaling_dimension = 2 * dim, transformer_dim = sys_dim.
-    for dim in [2, 5] {
+    for dim in [2, 6] {
         let Arch::St(st) = parse(&format!(
             "StandardTransformerIntegrator({dim}; seq = 3, transformer_dim = {dim})"
         )) else {
@@ -408,6 +423,7 @@ fn vpffs_positional_arguments_have_gmls_defaults() {
             n_blocks,
             n_linear,
             activation,
+            init_upper: false,
         })
     };
     for (spec, arch) in [
@@ -454,20 +470,15 @@ fn softmaxes_read_with_and_without_parentheses() {
     assert_eq!(attention("MatrixSoftmax"), MatrixSoftmax);
     assert_eq!(attention("VectorSoftmax()"), VectorSoftmax);
     assert_eq!(attention("VectorSoftmax"), VectorSoftmax);
-    // The standard transformer's attention: GML's VectorSoftmax only.
-    let st = |value: &str| {
-        format!("StandardTransformerIntegrator(3; seq = 3, attention_activation = {value})")
+    // The standard transformer's attention too.
+    let st = |value: &str| match parse(&format!(
+        "StandardTransformerIntegrator(3; seq = 3, attention_activation = {value})"
+    )) {
+        Arch::St(st) => st.attention_activation,
+        other => panic!("{other:?}"),
     };
-    assert_eq!(parse(&st("VectorSoftmax")), parse(&st("VectorSoftmax()")));
-    for value in ["MatrixSoftmax()", "MatrixSoftmax"] {
-        assert!(
-            refusal(&st(value)).contains(&format!(
-                "`attention_activation = {value}`: geomattn supports only GML's default, \
-                 `attention_activation = VectorSoftmax()`"
-            )),
-            "{value}"
-        );
-    }
+    assert_eq!(st("VectorSoftmax"), VectorSoftmax);
+    assert_eq!(st("MatrixSoftmax()"), MatrixSoftmax);
 }
 
 #[test]
@@ -554,9 +565,31 @@ fn bad_calls_are_refused_in_one_line_naming_the_problem() {
             "missing dim, seq, classes",
         ),
         (
-            "VolumePreservingTransformer(3, 3; activation = relu)",
-            "`activation = relu` is not an activation geomattn supports (`tanh` or `identity`)",
+            "VolumePreservingTransformer(3, 3; activation = swish)",
+            "`activation = swish` is not an activation geomattn supports (`identity`, `tanh`, \
+             `sigmoid`, `relu` or `softplus`)",
         ),
+        (
+            "StandardTransformerIntegrator(2; transformer_dim = 20, n_heads = 3, seq = 4)",
+            "`n_heads = 3` does not divide `transformer_dim = 20` (GML's MultiHeadAttention",
+        ),
+        (
+            "StandardTransformerIntegrator(4; seq = 4, n_heads = 3)",
+            "`n_heads = 3` does not divide `transformer_dim = 4`",
+        ),
+        (
+            "ClassificationTransformer(dl; dim = 49, seq = 16, classes = 10, n_heads = 6)",
+            "`n_heads = 6` does not divide `dim = 49`",
+        ),
+        (
+            "SymplecticTransformer(5; seq = 3)",
+            "`dim = 5` is odd (GML's symplectic layers split a state into its halves q and p",
+        ),
+        (
+            "SymplecticTransformer(4; seq = 3, transformer_dim = 7)",
+            "`transformer_dim = 7` is odd",
+        ),
+        ("LinearSymplecticTransformer(3, 4)", "`dim = 3` is odd"),
         (
             "VolumePreservingTransformer(3, 3; L = 0)",
             "`L = 0` is not a positive integer",
@@ -583,15 +616,22 @@ fn bad_calls_are_refused_in_one_line_naming_the_problem() {
             "`dl = 49` is not a Julia name",
         ),
         (
-            "StandardTransformerIntegrator(3; seq = 3, transformer_dim = 6)",
-            "`transformer_dim = 6`: geomattn supports only GML's default, \
-             `transformer_dim = sys_dim = 3`",
+            "ClassificationTransformer(dl; dim = 49, seq = 16, classes = 10, \
+             activation = identity)",
+            "`activation = identity`: geomattn supports only GML's default, \
+             `activation = softmax`",
         ),
         // The short form has no GML option geomattn fixes.
         (
+            "classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, \
+             Stiefel=true, add_connection=true, activation=softmax)",
+            "`classification_transformer` has no option `activation`",
+        ),
+        // The short form's added options are optional, but not unknown.
+        (
             "vpt(dim=3, seq=3, n_blocks=1, n_linear=1, L=1, activation=tanh, skew_sym=false, \
-             init_upper=false)",
-            "`vpt` has no option `init_upper`",
+             init_upper=maybe)",
+            "`init_upper = maybe` is not `true` or `false`",
         ),
         (
             "VolumePreservingTransformers(3, 3)",
@@ -609,12 +649,12 @@ fn bad_calls_are_refused_in_one_line_naming_the_problem() {
 }
 
 mod round_trip {
-    use geomattn_spec::{Activation, Arch, AttentionActivation, Ct, Kick, LinSympt, St, Sympt};
-    use geomattn_spec::{Vpff, Vpt};
+    use geomattn_arch::{Activation, Arch, AttentionActivation, Ct, Kick, LinSympt, St, Sympt};
+    use geomattn_arch::{Vpff, Vpt};
     use proptest::prelude::*;
 
     fn activation() -> impl Strategy<Value = Activation> {
-        prop_oneof![Just(Activation::Tanh), Just(Activation::Identity)]
+        proptest::sample::select(Activation::ALL.to_vec())
     }
 
     fn size() -> impl Strategy<Value = usize> {
@@ -622,68 +662,85 @@ mod round_trip {
         prop_oneof![1..=8_usize, Just(16), 1..=100_000_usize]
     }
 
-    fn arch() -> impl Strategy<Value = Arch> {
-        let softmax = prop_oneof![
+    /// A dimension and a number of heads dividing it (GML's rule).
+    fn heads() -> impl Strategy<Value = (usize, usize)> {
+        (size(), 1..=8_usize).prop_map(|(per_head, heads)| (per_head * heads, heads))
+    }
+
+    /// An even dimension (GML's rule for the symplectic layers).
+    fn even() -> impl Strategy<Value = usize> {
+        size().prop_map(|n| 2 * n)
+    }
+
+    fn softmax() -> impl Strategy<Value = AttentionActivation> {
+        prop_oneof![
             Just(AttentionActivation::MatrixSoftmax),
             Just(AttentionActivation::VectorSoftmax)
-        ];
+        ]
+    }
+
+    fn arch() -> impl Strategy<Value = Arch> {
         let symmetric = prop_oneof![Just(None), Just(Some(Kick::Gml)), Just(Some(Kick::Exact))];
         prop_oneof![
             (
-                size(),
-                size(),
-                size(),
-                size(),
-                size(),
-                activation(),
-                any::<bool>()
+                (size(), size(), size(), size(), size()),
+                (activation(), any::<bool>(), any::<bool>())
             )
-                .prop_map(|(dim, seq, n_blocks, n_linear, l, activation, skew_sym)| {
-                    Arch::Vpt(Vpt {
-                        dim,
-                        seq,
-                        n_blocks,
-                        n_linear,
-                        l,
-                        activation,
-                        skew_sym,
-                    })
-                }),
-            (size(), size(), size(), activation()).prop_map(
-                |(dim, n_blocks, n_linear, activation)| {
+                .prop_map(
+                    |((dim, seq, n_blocks, n_linear, l), (activation, init_upper, skew_sym))| {
+                        Arch::Vpt(Vpt {
+                            dim,
+                            seq,
+                            n_blocks,
+                            n_linear,
+                            l,
+                            activation,
+                            init_upper,
+                            skew_sym,
+                        })
+                    }
+                ),
+            (size(), size(), size(), activation(), any::<bool>()).prop_map(
+                |(dim, n_blocks, n_linear, activation, init_upper)| {
                     Arch::Vpff(Vpff {
                         dim,
                         n_blocks,
                         n_linear,
                         activation,
+                        init_upper,
                     })
                 }
             ),
             (
-                size(),
-                size(),
-                size(),
-                size(),
-                size(),
-                activation(),
-                any::<bool>()
+                (size(), size(), heads(), size(), size(), any::<bool>()),
+                (activation(), activation(), softmax(), any::<bool>())
             )
                 .prop_map(
-                    |(dim, seq, n_heads, n_blocks, l, activation, add_connection)| {
+                    |(
+                        (dim, seq, (transformer_dim, n_heads), n_blocks, l, upscaled),
+                        (activation, upscaling_activation, attention_activation, add_connection),
+                    )| {
                         Arch::St(St {
-                            dim,
+                            // As often with `transformer_dim = dim` as without.
+                            dim: if upscaled { dim } else { transformer_dim },
                             seq,
+                            transformer_dim,
                             n_heads,
                             n_blocks,
                             l,
                             activation,
+                            upscaling_activation: if upscaled && dim != transformer_dim {
+                                upscaling_activation
+                            } else {
+                                Activation::Identity
+                            },
+                            attention_activation,
                             add_connection,
                         })
                     }
                 ),
             (
-                size(),
-                size(),
+                heads(),
                 size(),
                 size(),
                 size(),
@@ -691,7 +748,7 @@ mod round_trip {
                 any::<bool>()
             )
                 .prop_map(
-                    |(dim, seq, classes, n_heads, l, stiefel, add_connection)| {
+                    |((dim, n_heads), seq, classes, l, stiefel, add_connection)| {
                         Arch::Ct(Ct {
                             dim,
                             seq,
@@ -704,17 +761,26 @@ mod round_trip {
                     }
                 ),
             (
-                (size(), size(), size(), size(), size()),
-                (activation(), softmax, any::<bool>(), symmetric)
+                (
+                    even(),
+                    size(),
+                    even(),
+                    any::<bool>(),
+                    size(),
+                    size(),
+                    size()
+                ),
+                (activation(), softmax(), any::<bool>(), symmetric)
             )
                 .prop_map(
                     |(
-                        (dim, seq, n_sympnet, upscaling_dimension, l),
+                        (dim, seq, transformer_dim, upscaled, n_sympnet, upscaling_dimension, l),
                         (sympnet_activation, attention_activation, init_upper, symmetric),
                     )| {
                         Arch::Sympt(Sympt {
                             dim,
                             seq,
+                            transformer_dim: if upscaled { transformer_dim } else { dim },
                             n_sympnet,
                             upscaling_dimension,
                             l,
@@ -726,7 +792,7 @@ mod round_trip {
                     }
                 ),
             (
-                size(),
+                even(),
                 size(),
                 size(),
                 size(),
@@ -771,6 +837,7 @@ mod round_trip {
                     keyword("n_linear", v.n_linear, 1),
                     keyword("L", v.l, 1),
                     keyword("activation", v.activation, Tanh),
+                    keyword("init_upper", v.init_upper, false),
                     keyword("skew_sym", v.skew_sym, false),
                 ],
             ),
@@ -780,16 +847,27 @@ mod round_trip {
                     "VolumePreservingFeedForward({}, {}, {}, {}",
                     v.dim, v.n_blocks, v.n_linear, v.activation
                 ),
-                vec![],
+                vec![keyword("init_upper", v.init_upper, false)],
             ),
             Arch::St(s) => (
                 format!("StandardTransformerIntegrator({}", s.dim),
                 vec![
                     own("seq", s.seq),
+                    keyword("transformer_dim", s.transformer_dim, s.dim),
                     keyword("n_heads", s.n_heads, s.dim),
                     keyword("n_blocks", s.n_blocks, 1),
                     keyword("L", s.l, 2),
+                    keyword(
+                        "upscaling_activation",
+                        s.upscaling_activation,
+                        Activation::Identity,
+                    ),
                     keyword("resnet_activation", s.activation, Tanh),
+                    (
+                        "attention_activation",
+                        format!("{}()", s.attention_activation),
+                        s.attention_activation == AttentionActivation::VectorSoftmax,
+                    ),
                     keyword("add_connection", s.add_connection, true),
                 ],
             ),
@@ -808,6 +886,7 @@ mod round_trip {
             Arch::Sympt(s) => {
                 let mut keywords = vec![
                     own("seq", s.seq),
+                    keyword("transformer_dim", s.transformer_dim, s.dim),
                     keyword("n_sympnet", s.n_sympnet, 2),
                     keyword("upscaling_dimension", s.upscaling_dimension, 2 * s.dim),
                     keyword("L", s.l, 1),
@@ -842,6 +921,32 @@ mod round_trip {
         #[test]
         fn the_short_form_reads_back_as_itself(arch in arch()) {
             prop_assert_eq!(arch.to_string().parse::<Arch>().unwrap(), arch);
+        }
+
+        /// The call `Arch::gml_call` prints (GML's keywords only), with geomattn's own options
+        /// added, reads back as the architecture.
+        #[test]
+        fn the_printed_gml_call_reads_back_as_itself(arch in arch()) {
+            let call = arch.gml_call(&[]);
+            let own: Vec<String> = arch
+                .options()
+                .into_iter()
+                .filter(|(name, _)| match arch {
+                    Arch::St(_) => *name == "seq",
+                    Arch::Sympt(_) => ["seq", "kick"].contains(name),
+                    Arch::Ct(_) => ["dim", "seq", "classes"].contains(name),
+                    _ => false,
+                })
+                .map(|(name, value)| format!("{name} = {value}"))
+                .collect();
+            let call = if own.is_empty() {
+                call
+            } else {
+                format!("{}, {})", call.strip_suffix(')').unwrap(), own.join(", "))
+            };
+            let parsed = call.parse::<Arch>();
+            prop_assert!(parsed.is_ok(), "{}: {:?}", call, parsed);
+            prop_assert_eq!(parsed.unwrap(), arch, "{}", call);
         }
 
         /// GML's call with any of GML's defaults left out, keywords after `;` or `,`, spread

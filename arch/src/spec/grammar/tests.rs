@@ -1,8 +1,8 @@
 use super::{Default, Form, GRAMMARS, Role, find, gml_defaults, signature, wrap};
 
-/// The rows of the defaults table in `arch.rs`'s module docs.
+/// The rows of the defaults table in `spec.rs`'s module docs.
 fn documented_rows() -> Vec<String> {
-    include_str!("../../arch.rs")
+    include_str!("../../spec.rs")
         .lines()
         .filter_map(|line| line.strip_prefix("//! | "))
         .map(str::to_string)
@@ -23,6 +23,7 @@ fn expected_rows() -> Vec<String> {
             }
             match key.role {
                 Role::Field => {}
+                Role::Added => notes.push("short form: may be left out".into()),
                 Role::DefaultOnly => notes.push("only".into()),
                 Role::NoEffect => notes.push("no effect".into()),
             }
@@ -69,17 +70,17 @@ fn the_help_shows_every_constructor_with_its_defaults() {
         signatures,
         [
             "  VolumePreservingTransformer(sys_dim, seq_length; n_blocks = 1, n_linear = 1, L = 1, \
-             activation = tanh, init_upper = false (only), skew_sym = false)",
+             activation = tanh, init_upper = false, skew_sym = false)",
             "  VolumePreservingFeedForward(sys_dim, n_blocks = 1, n_linear = 1, activation = tanh; \
-             init_upper = false (only))",
-            "  StandardTransformerIntegrator(sys_dim; transformer_dim = sys_dim (only), \
-             n_heads = sys_dim, n_blocks = 1, L = 2, upscaling_activation = identity (unused), \
-             resnet_activation = tanh, attention_activation = VectorSoftmax() (only), \
+             init_upper = false)",
+            "  StandardTransformerIntegrator(sys_dim; transformer_dim = sys_dim, \
+             n_heads = sys_dim, n_blocks = 1, L = 2, upscaling_activation = identity, \
+             resnet_activation = tanh, attention_activation = VectorSoftmax(), \
              add_connection = true) + seq",
             "  ClassificationTransformer(dl (unused); n_heads = 7, L = 16, \
              activation = softmax (only), Stiefel = true, add_connection = true) \
              + dim, seq, classes",
-            "  SymplecticTransformer(dim; transformer_dim = dim (only), n_sympnet = 2, \
+            "  SymplecticTransformer(dim; transformer_dim = dim, n_sympnet = 2, \
              upscaling_dimension = 2 * dim, L = 1, sympnet_activation = tanh, \
              attention_activation = MatrixSoftmax(), init_upper = true, symmetric = true) \
              + seq, kick = gml",

@@ -29,11 +29,10 @@ impl<'a> Value<'a> {
                 "false" => Ok(Self::Flag(false)),
                 _ => Err("`true` or `false`"),
             },
-            Kind::Activation => match text {
-                "tanh" => Ok(Self::Activation(Activation::Tanh)),
-                "identity" => Ok(Self::Activation(Activation::Identity)),
-                _ => Err("an activation geomattn supports (`tanh` or `identity`)"),
-            },
+            Kind::Activation => Activation::from_gml(text).map(Self::Activation).ok_or(
+                "an activation geomattn supports (`identity`, `tanh`, `sigmoid`, `relu` or \
+                     `softplus`)",
+            ),
             Kind::Softmax => softmax(text).map(Self::Softmax),
             Kind::Kick => match text {
                 "gml" => Ok(Self::Kick(Kick::Gml)),
@@ -121,9 +120,7 @@ impl<'a> Options<'a> {
             }
         }
         options.missing()?;
-        if form == Form::Gml {
-            options.defaults()?;
-        }
+        options.defaults()?;
         Ok(options)
     }
 
@@ -166,7 +163,7 @@ impl<'a> Options<'a> {
             .filter(|k| !self.values.contains_key(k.name))
             .filter(|k| match (self.form, k.default) {
                 (_, Default::WhenSymmetric(_)) => false,
-                (Form::Short, _) => true,
+                (Form::Short, _) => k.role != Role::Added,
                 (Form::Gml, default) => default == Default::Required,
             })
             .map(|k| self.grammar.shown(self.form, k.name))
@@ -184,10 +181,17 @@ impl<'a> Options<'a> {
         Err(self.malformed(format!("missing {} ({hint})", missing.join(", "))))
     }
 
-    /// GML's defaults for the options left out, and the refusal of any value but GML's default
-    /// for the options geomattn supports at that default only.
+    /// GML's defaults for the options left out (in the short form, for the [`Role::Added`] ones
+    /// only), and the refusal of any value but GML's default for the options geomattn supports at
+    /// that default only.
     fn defaults(&mut self) -> Result<(), Error> {
-        for key in self.grammar.options {
+        let form = self.form;
+        for key in self
+            .grammar
+            .options
+            .iter()
+            .filter(|k| form == Form::Gml || k.role == Role::Added)
+        {
             let default = match key.default {
                 Default::Value(text) => {
                     Value::read(key.kind, text).map_err(|expected| self.bad(key, text, expected))?
@@ -311,7 +315,7 @@ impl<'a> Options<'a> {
 #[cfg(test)]
 mod tests {
     use super::{AttentionActivation, Value, size, softmax};
-    use crate::arch::grammar::{GRAMMARS, Kind};
+    use crate::spec::grammar::{GRAMMARS, Kind};
 
     #[test]
     fn sizes_are_positive_integers_or_their_products() {
