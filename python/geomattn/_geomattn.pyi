@@ -24,6 +24,7 @@ __all__ = [
     "__version__",
     "get_num_threads",
     "grid",
+    "inspect",
     "load",
     "load_classifier",
     "set_num_threads",
@@ -602,6 +603,41 @@ def get_num_threads() -> int:
     --------
     >>> geomattn.get_num_threads() >= 1
     True
+    """
+
+def inspect(path: Union[str, PathLike[str]]) -> dict[str, Any]:
+    """What a GML file holds: its layers, and every architecture whose chain it is, at any size.
+
+    The file records parameters only: what it cannot say (the window length, the activations,
+    ``add_connection``, …) is ``?`` in the spec and in GML's call, and named in ``unknown``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The HDF5 file GML wrote.
+
+    Returns
+    -------
+    dict
+        ``"layers"``: one dict per layer group in order (``"name"``, and ``"parameters"``: dicts
+        with ``"name"``, ``"kind"``, ``"shape"`` as Julia writes it, ``"storage"``);
+        ``"matches"``: one dict per architecture (``"spec"``, the short form; ``"gml"``, GML's
+        constructor call; ``"unknown"``, what to give and why), empty if none.
+
+    Raises
+    ------
+    FileNotFoundError
+        There is no file at ``path`` (``PermissionError``, ``IsADirectoryError``, … likewise).
+    OSError
+        The file is not a readable HDF5 file.
+
+    Examples
+    --------
+    >>> found = geomattn.inspect("fixtures/gml/integrator_parameters.h5")
+    >>> len(found["layers"])
+    17
+    >>> found["matches"][0]["gml"]
+    'StandardTransformerIntegrator(2; transformer_dim = 20, n_heads = 5, n_blocks = 3, L = 3, upscaling_activation = ?, resnet_activation = ?, attention_activation = ?, add_connection = ?)'
     """
 
 def grid() -> str:

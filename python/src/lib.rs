@@ -25,6 +25,7 @@ mod arrays;
 mod attention;
 mod classifier;
 mod dtype;
+mod inspect;
 mod network;
 mod parallel;
 mod rollout;
@@ -120,6 +121,7 @@ fn _geomattn(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(grid, m)?)?;
+    m.add_function(wrap_pyfunction!(inspect::inspect, m)?)?;
     m.add("ATTENTION_SIZES", spec_api::attention::SIZES.to_vec())?;
     m.add("LANES", geomattn_spec::batch::lanes())?;
     // The crate's version (the workspace's, which is also the wheel's): one source of truth.

@@ -185,6 +185,12 @@ fn parse(arch: &str) -> Result<Arch, PyErr> {
     arch.parse::<Arch>().map_err(|e| exception(&Error::from(e)))
 }
 
+/// What the GML file at `path` holds.
+pub(crate) fn inspect(path: &str) -> Result<geomattn_spec::inspect::Inspection, PyErr> {
+    let file = open_gml(path).map_err(|e| exception(&e))?;
+    geomattn_spec::inspect::inspect(&file).map_err(|e| exception(&Error::from(e)))
+}
+
 /// The GML file at `path`, opened.
 fn open_gml(path: &str) -> Result<GmlFile, Error> {
     GmlFile::open(path).map_err(|source| Error::Unreadable {
