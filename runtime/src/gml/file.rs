@@ -8,6 +8,7 @@
 //! into an `f64` network is exact. A Float64 value beyond the scalar's range is an error
 //! ([`LoadError::OutOfRange`]), not an infinity.
 
+use std::collections::BTreeMap;
 use std::format;
 use std::path::Path;
 use std::string::{String, ToString};
@@ -189,8 +190,34 @@ impl Node {
     /// [`LoadError::Misnumbered`] for `<prefix>0` or a leading zero, [`LoadError::NumberingGap`]
     /// for a gap in the numbering.
     pub fn numbered_groups(&self, prefix: &str) -> Result<Vec<Node>, LoadError> {
-        let names = self.numbered(self.group_names()?, prefix)?;
-        names.iter().map(|name| self.group(name)).collect()
+        // Every subgroup opened in one walk of this group's links: opening each by name walked
+        // them again, quadratic in their number (a file of 4 000 layers took 7.7 s, 10 000
+        // took 50 s).
+        let listed: Vec<(String, Group)> = self
+            .group
+            .iter_groups()
+            .map_err(|source| LoadError::Hdf5 {
+                path: self.path.clone(),
+                source,
+            })?
+            .collect();
+        // Every name as listed (a name listed twice is a gap in the numbering, as before).
+        let names = self.numbered(
+            listed.iter().map(|(name, _)| name.clone()).collect(),
+            prefix,
+        )?;
+        let mut groups: BTreeMap<String, Group> = listed.into_iter().collect();
+        Ok(names
+            .into_iter()
+            .filter_map(|name| {
+                let group = groups.remove(&name)?;
+                Some(Node {
+                    group,
+                    path: self.child_path(&name),
+                    file_size: self.file_size,
+                })
+            })
+            .collect())
     }
 
     /// Checks that the names of the form `<prefix><digits>` are exactly `<prefix>1 …
