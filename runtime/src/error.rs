@@ -57,6 +57,22 @@ pub enum Error {
         /// Columns that were given.
         found_cols: usize,
     },
+    /// A sequence handed to a layer of run-time size ([`crate::engine`]) has the wrong shape.
+    #[error(
+        "{layer} takes sequences of shape {expected_rows}×{expected_cols}, got {found_rows}×{found_cols}"
+    )]
+    SequenceShape {
+        /// The layer (its GML name).
+        layer: &'static str,
+        /// Rows (the dimension) it takes.
+        expected_rows: usize,
+        /// Columns (time steps) it takes.
+        expected_cols: usize,
+        /// Rows of the sequence given.
+        found_rows: usize,
+        /// Columns of the sequence given.
+        found_cols: usize,
+    },
     /// A checked forward pass met a NaN or an infinity (see
     /// [`SequenceLayer::forward_checked`](crate::SequenceLayer::forward_checked)).
     #[error("{0}")]

@@ -8,7 +8,7 @@
 //! layer that changes the dimension ([`crate::Dense`], GML's up and down projections) maps
 //! sequences with [`ColumnLayer::apply_columns`].
 
-use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut, SVector};
+use nalgebra::{Dim, Matrix, RawStorage, RealField, SMatrix, SMatrixView, SMatrixViewMut, SVector};
 
 use crate::error::{FieldPath, INPUT, NonFinite};
 use crate::{Error, Field};
@@ -62,7 +62,7 @@ pub trait SequenceLayer<S: Field, const D: usize, const T: usize> {
     {
         check_finite(&z, INPUT, None)?;
         self.forward_into(z, out.as_view_mut());
-        check_finite(&out.as_view(), self.layer_name(), None)
+        check_finite(&out, self.layer_name(), None)
     }
 
     /// The output for one sequence, checked (see [`forward_checked_into`](Self::forward_checked_into)).
@@ -246,8 +246,8 @@ pub(crate) fn flat_sequence_count<S>(
 }
 
 /// `Err(NonFinite)` at the first time step of `m` with a NaN or an infinity.
-pub(crate) fn check_finite<S: RealField, const D: usize, const T: usize>(
-    m: &SMatrixView<'_, S, D, T>,
+pub(crate) fn check_finite<S: RealField, D: Dim, T: Dim, SM: RawStorage<S, D, T>>(
+    m: &Matrix<S, D, T, SM>,
     layer: &'static str,
     block: Option<usize>,
 ) -> Result<(), Error> {

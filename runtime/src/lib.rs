@@ -10,6 +10,8 @@ pub mod architectures;
 pub mod backward;
 pub mod cayley;
 pub mod correlation;
+#[cfg(feature = "std")]
+pub mod engine;
 mod error;
 pub mod exp;
 pub mod feedforward;
@@ -37,10 +39,13 @@ pub mod vpa;
 
 // The public face: every public item of the layers is re-exported here, so `geomattn::Name`
 // always works; the modules keep the explanations. Only the optional loader keeps its own
-// namespace, `geomattn::gml`. The re-exports are inlined (`#[doc(inline)]`): the crate's front
+// namespace, `geomattn::gml`, and so does the run-time engine, `geomattn::engine` (its layers
+// share the names of the compile-time ones). The re-exports are inlined (`#[doc(inline)]`): the crate's front
 // page lists the types, the architectures among them, not a list of `pub use` lines.
 #[doc(inline)]
-pub use activation::{Activation, Identity, Tanh};
+pub use activation::{
+    Activation, Function as ActivationFunction, Identity, Relu, Sigmoid, Softplus, Tanh,
+};
 #[doc(inline)]
 pub use architectures::{
     ClassificationLayer, ClassificationTransformer, Classifier, LinearPair,
@@ -60,7 +65,8 @@ pub use cayley::{
 #[doc(inline)]
 pub use correlation::{
     Additive, ArbitraryWeight, Bilinear, Correlation, LowRank, SkewCorrelation, SkewWeight,
-    lower_correlation, skew_from_lower, tensor_mat_skew_sym_assign,
+    arbitrary_correlation, lower_correlation, skew_from_lower, skew_sym_correlation,
+    tensor_mat_skew_sym_assign,
 };
 #[doc(inline)]
 pub use error::{Error, FieldPath, NonFinite};
@@ -98,6 +104,9 @@ pub use network::Then;
 pub use orthogonal::{DefaultCayley, OrthogonalMap};
 #[doc(inline)]
 pub use orthonormal::OrthonormalAttention;
+#[cfg(feature = "std")]
+#[doc(inline)]
+pub use packed::dense_from_packed;
 #[doc(inline)]
 pub use packed::{
     Lower, Mirror, Packed, PackedLayout, Skew, SkewSymmetric, StrictlyLower, StrictlyUpper, Sym,

@@ -27,7 +27,7 @@
 
 use core::marker::PhantomData;
 
-use nalgebra::{RealField, SMatrix};
+use nalgebra::{Dim, Matrix, RawStorageMut, RealField, SMatrix};
 use rand::Rng;
 
 use crate::{Error, Field, Kind, init};
@@ -218,39 +218,88 @@ impl<S: Field, const SIZE: usize, Layout: PackedLayout> Packed<S, SIZE, Layout> 
     /// Sets the packed entry at `(i, j)` and its mirror.
     #[inline(always)]
     fn set(&mut self, i: usize, j: usize, value: S) {
-        self.matrix[(i, j)] = value;
-        match Layout::MIRROR {
-            Mirror::Symmetric => self.matrix[(j, i)] = value,
-            Mirror::Antisymmetric => self.matrix[(j, i)] = -value,
-            Mirror::Zero => {}
-        }
+        set_mirrored::<S, Layout, _, _>(&mut self.matrix, i, j, value);
     }
 
     /// Builds the matrix from its packed entries, produced in packed order by `next`.
-    fn from_fn(mut next: impl FnMut() -> S) -> Self {
-        let mut packed = Self {
-            matrix: SMatrix::zeros(),
+    fn from_fn(next: impl FnMut() -> S) -> Self {
+        let mut matrix = SMatrix::zeros();
+        fill::<S, Layout, _, _>(&mut matrix, next);
+        Self {
+            matrix,
             layout: PhantomData,
-        };
-        for (i, j) in Layout::positions(SIZE) {
-            packed.set(i, j, next());
         }
-        packed
     }
 
     fn check_len(found: usize) -> Result<(), Error> {
-        let expected = Layout::packed_len(SIZE);
-        if found == expected {
-            Ok(())
-        } else {
-            Err(Error::PackedLength {
-                kind: Layout::KIND,
-                n: SIZE,
-                expected,
-                found,
-            })
-        }
+        check_len::<Layout>(SIZE, found)
     }
+}
+
+/// Sets the entry `(i, j)` of `matrix` and its mirror, as `Layout` mirrors.
+#[inline(always)]
+fn set_mirrored<S: Field, Layout: PackedLayout, N: Dim, SM: RawStorageMut<S, N, N>>(
+    matrix: &mut Matrix<S, N, N, SM>,
+    i: usize,
+    j: usize,
+    value: S,
+) {
+    matrix[(i, j)] = value;
+    match Layout::MIRROR {
+        Mirror::Symmetric => matrix[(j, i)] = value,
+        Mirror::Antisymmetric => matrix[(j, i)] = -value,
+        Mirror::Zero => {}
+    }
+}
+
+/// Fills the zero matrix `matrix` (`n×n`, of compile-time or run-time size) from its packed
+/// entries, produced in packed order by `next`.
+fn fill<S: Field, Layout: PackedLayout, N: Dim, SM: RawStorageMut<S, N, N>>(
+    matrix: &mut Matrix<S, N, N, SM>,
+    mut next: impl FnMut() -> S,
+) {
+    for (i, j) in Layout::positions(matrix.nrows()) {
+        set_mirrored::<S, Layout, _, _>(matrix, i, j, next());
+    }
+}
+
+fn check_len<Layout: PackedLayout>(n: usize, found: usize) -> Result<(), Error> {
+    let expected = Layout::packed_len(n);
+    if found == expected {
+        Ok(())
+    } else {
+        Err(Error::PackedLength {
+            kind: Layout::KIND,
+            n,
+            expected,
+            found,
+        })
+    }
+}
+
+/// GML's packed vector `S` of an `n×n` matrix of layout `Layout`, held densely at a size known at
+/// run time: what [`Packed::from_packed`] builds at a compile-time size, for the run-time engine
+/// ([`crate::engine`]).
+///
+/// ```
+/// use geomattn::packed::{Upper, dense_from_packed};
+/// let w = dense_from_packed::<f64, Upper>(3, &[1.0, 2.0, 3.0])?;
+/// assert_eq!(w, geomattn::nalgebra::dmatrix![0.0, 1.0, 2.0; 0.0, 0.0, 3.0; 0.0, 0.0, 0.0]);
+/// # Ok::<(), geomattn::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::PackedLength`] if `packed` does not have `Layout::packed_len(n)` entries.
+#[cfg(feature = "std")]
+pub fn dense_from_packed<S: Field, Layout: PackedLayout>(
+    n: usize,
+    packed: &[S],
+) -> Result<nalgebra::DMatrix<S>, Error> {
+    check_len::<Layout>(n, packed.len())?;
+    let mut matrix = nalgebra::DMatrix::zeros(n, n);
+    let mut values = packed.iter().copied();
+    fill::<S, Layout, _, _>(&mut matrix, || values.next().unwrap_or_else(S::zero));
+    Ok(matrix)
 }
 
 /// `const` constructors for the scalars whose arithmetic is `const` (`f32`, `f64`).

@@ -179,9 +179,9 @@ where
     let mut x = z.into_owned();
     for (block, (attention, feedforward)) in blocks.iter().enumerate() {
         let y = attention.forward(&x);
-        check_finite(&y.as_view(), attention.layer_name(), Some(block))?;
+        check_finite(&y, attention.layer_name(), Some(block))?;
         feedforward.forward_into(y.as_view(), x.as_view_mut());
-        check_finite(&x.as_view(), feedforward.layer_name(), Some(block))?;
+        check_finite(&x, feedforward.layer_name(), Some(block))?;
     }
     out.copy_from(&x);
     Ok(())

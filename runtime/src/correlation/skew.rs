@@ -1,6 +1,9 @@
 //! The two skew correlations of GML's volume-preserving attention.
 
-use nalgebra::{RealField, SMatrix, SMatrixView};
+use nalgebra::allocator::Allocator;
+use nalgebra::{
+    DefaultAllocator, Dim, Matrix, OMatrix, RawStorage, RealField, SMatrix, SMatrixView,
+};
 use rand::Rng;
 
 use super::{Correlation, SkewCorrelation, lower_correlation, skew_from_lower};
@@ -77,8 +80,7 @@ impl<S: Field, const D: usize> ArbitraryWeight<S, D> {
 impl<S: RealField + Copy, const D: usize> ArbitraryWeight<S, D> {
     /// GML's weighting with weight `A` (`D×D`), scaled by `1/√D`.
     pub fn new(a: SMatrix<S, D, D>) -> Self {
-        let scale = S::one() / nalgebra::convert::<f64, S>(D as f64).sqrt();
-        Self::with_scale(a, scale)
+        Self::with_scale(a, gml_scale(D))
     }
 
     /// GML's initialisation: `A` from U(−√(6/2D), √(6/2D)).
@@ -87,24 +89,63 @@ impl<S: RealField + Copy, const D: usize> ArbitraryWeight<S, D> {
     }
 }
 
+/// GML's factor `1/√dim` of the arbitrary weighting.
+pub(crate) fn gml_scale<S: RealField + Copy>(dim: usize) -> S {
+    S::one() / nalgebra::convert::<f64, S>(dim as f64).sqrt()
+}
+
+/// `C = Zᵀ A Z` for a skew-symmetric `A` (given densely): [`SkewWeight`]'s correlation, for
+/// compile-time and run-time sizes.
+#[inline(always)]
+pub fn skew_sym_correlation<S, D: Dim, T: Dim, SZ>(
+    z: &Matrix<S, D, T, SZ>,
+    a: &OMatrix<S, D, D>,
+) -> OMatrix<S, T, T>
+where
+    S: Field,
+    SZ: RawStorage<S, D, T>,
+    DefaultAllocator: Allocator<D, D> + Allocator<D, T> + Allocator<T, T>,
+{
+    // For skew A, z_jᵀ A z_i = −z_iᵀ A z_j, so Zᵀ A Z is L − Lᵀ with L its strict lower part.
+    skew_from_lower(&lower_correlation(z, a))
+}
+
+/// `C = L − Lᵀ` with `L[i,j] = z_iᵀ A z_j · scale` for `i > j`: [`ArbitraryWeight`]'s
+/// correlation, for compile-time and run-time sizes.
+#[inline(always)]
+pub fn arbitrary_correlation<S, D: Dim, T: Dim, SZ>(
+    z: &Matrix<S, D, T, SZ>,
+    a: &OMatrix<S, D, D>,
+    scale: S,
+) -> OMatrix<S, T, T>
+where
+    S: Field,
+    SZ: RawStorage<S, D, T>,
+    DefaultAllocator: Allocator<D, D> + Allocator<D, T> + Allocator<T, T>,
+{
+    // Scaled entry by entry, as nalgebra's `l * scale` does, but inlined (nalgebra's loop stays
+    // out of line, compiled for the baseline instruction set: see `geomattn::Isa`).
+    let l = lower_correlation(z, a);
+    let t = l.shape_generic().0;
+    skew_from_lower(&product::matrix_generic(
+        t,
+        t,
+        #[inline(always)]
+        |i, j| l[(i, j)] * scale,
+    ))
+}
+
 impl<S: Field, const D: usize> Correlation<S, D> for SkewWeight<S, D> {
     #[inline(always)]
     fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
-        // For skew A, z_jᵀ A z_i = −z_iᵀ A z_j, so Zᵀ A Z is L − Lᵀ with L its strict lower part.
-        skew_from_lower(&lower_correlation(z, self.a.matrix()))
+        skew_sym_correlation(z, self.a.matrix())
     }
 }
 
 impl<S: Field, const D: usize> Correlation<S, D> for ArbitraryWeight<S, D> {
     #[inline(always)]
     fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
-        // Scaled entry by entry, as nalgebra's `l * scale` does, but inlined (nalgebra's loop stays
-        // out of line, compiled for the baseline instruction set: see `geomattn::Isa`).
-        let l = lower_correlation(z, &self.a);
-        skew_from_lower(&product::matrix(
-            #[inline(always)]
-            |i, j| l[(i, j)] * self.scale,
-        ))
+        arbitrary_correlation(z, &self.a, self.scale)
     }
 }
 

@@ -28,7 +28,10 @@ pub use volume_preserving::{
     VolumePreservingUpperLayer,
 };
 
-use nalgebra::{RealField, SMatrix, SVector};
+use nalgebra::allocator::Allocator;
+use nalgebra::{
+    DefaultAllocator, Dim, Matrix, OMatrix, OVector, RawStorage, RealField, SMatrix, SVector,
+};
 use rand::Rng;
 
 use crate::activation::Activation;
@@ -37,19 +40,29 @@ use crate::packed::matrix_from_slice;
 use crate::{ColumnLayer, SequenceLayer};
 use crate::{Error, Field, init, product};
 
-/// `W x + b`, or `W x` without a bias (always inlined, like every step of a forward pass: see
-/// [`crate::Isa`]).
+/// `W x + b`, or `W x` without a bias, for every column of `x` (always inlined, like every step
+/// of a forward pass: see [`crate::Isa`]). Written once over nalgebra's [`Dim`]: a layer of
+/// compile-time size calls it on one column (`C = U1`), the run-time engine
+/// ([`crate::engine`]) on a whole sequence.
 #[inline(always)]
-fn affine<S: Field, const ROWS: usize, const COLS: usize>(
-    w: &SMatrix<S, ROWS, COLS>,
-    x: &SVector<S, COLS>,
-    b: Option<&SVector<S, ROWS>>,
-) -> SVector<S, ROWS> {
+fn affine<S, R: Dim, K: Dim, C: Dim, SW, SX>(
+    w: &Matrix<S, R, K, SW>,
+    x: &Matrix<S, K, C, SX>,
+    b: Option<&OVector<S, R>>,
+) -> OMatrix<S, R, C>
+where
+    S: Field,
+    SW: RawStorage<S, R, K>,
+    SX: RawStorage<S, K, C>,
+    DefaultAllocator: Allocator<R, C> + Allocator<R>,
+{
     let y = product::mul(w, x);
     match b {
-        Some(b) => product::matrix(
+        Some(b) => product::matrix_generic(
+            y.shape_generic().0,
+            y.shape_generic().1,
             #[inline(always)]
-            |i, _| y[i] + b[i],
+            |i, j| y[(i, j)] + b[i],
         ),
         None => y,
     }
@@ -73,10 +86,36 @@ pub(crate) fn residual_keeping<S: Field, Act: Activation<S>, const D: usize>(
     x: &SVector<S, D>,
     b: Option<&SVector<S, D>>,
 ) -> (SVector<S, D>, SVector<S, D>) {
-    let update = Act::apply_matrix(affine(w, x, b));
-    let y = product::matrix(
+    residual_columns(w, x, b, Act::apply)
+}
+
+/// `x + σ(W x + b)` and `σ(W x + b)` for every column of `x`, with `σ = activation`: the maths of
+/// the residual layers, for compile-time and run-time sizes.
+#[inline(always)]
+pub(crate) fn residual_columns<S, D: Dim, C: Dim, SX>(
+    w: &OMatrix<S, D, D>,
+    x: &Matrix<S, D, C, SX>,
+    b: Option<&OVector<S, D>>,
+    activation: impl Fn(S) -> S,
+) -> (OMatrix<S, D, C>, OMatrix<S, D, C>)
+where
+    S: Field,
+    SX: RawStorage<S, D, C>,
+    DefaultAllocator: Allocator<D, D> + Allocator<D, C> + Allocator<D>,
+{
+    let (rows, cols) = x.shape_generic();
+    let affine = affine(w, x, b);
+    let update = product::matrix_generic(
+        rows,
+        cols,
         #[inline(always)]
-        |i, _| x[i] + update[i],
+        |i, j| activation(affine[(i, j)]),
+    );
+    let y = product::matrix_generic(
+        rows,
+        cols,
+        #[inline(always)]
+        |i, j| x[(i, j)] + update[(i, j)],
     );
     (y, update)
 }

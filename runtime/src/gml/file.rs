@@ -427,6 +427,30 @@ impl Node {
         holder.values(&name, param.kind, param.rows, param.cols, out)
     }
 
+    /// The values of the parameter at `path` inside this group (`A`, or `PQ/head_1` through
+    /// plain groups), a `rows×cols` parameter of kind `kind`, in `S`: GML's column-major order,
+    /// or its packed order for the special matrices. What a network whose sizes are known only
+    /// at run time reads ([`crate::engine`]); the file's shapes are checked before anything of
+    /// that size is allocated.
+    ///
+    /// # Errors
+    /// As [`matrix`](Self::matrix) and [`packed`](Self::packed).
+    pub fn parameter<S: RealField + Copy>(
+        &self,
+        path: &str,
+        kind: Kind,
+        rows: usize,
+        cols: usize,
+    ) -> Result<Vec<S>, LoadError> {
+        if let Some((parent, rest)) = path.split_once('/') {
+            return self.group(parent)?.parameter(rest, kind, rows, cols);
+        }
+        let values = self.file_values(path, kind, rows, cols)?;
+        let mut out = std::vec![S::zero(); values.len()];
+        self.convert(path, kind, &values, &mut out)?;
+        Ok(out)
+    }
+
     /// The values of the child `name`, a `rows×cols` parameter of kind `kind`, into `out`.
     fn values<S: RealField + Copy>(
         &self,
@@ -436,17 +460,7 @@ impl Node {
         cols: usize,
         out: &mut [S],
     ) -> Result<(), LoadError> {
-        // Column-major Julia data is the row-major HDF5 data of the reversed shape.
-        let values = match (kind, special(kind)) {
-            (Kind::Vector, _) => self.floats(name, &[rows as u64])?,
-            (Kind::Stiefel, _) => {
-                let group = self.group_expecting(name, Object::tagged(STIEFEL))?;
-                group.expect_gml_type(STIEFEL)?;
-                group.floats("A", &[cols as u64, rows as u64])?
-            }
-            (_, None) => self.floats(name, &[cols as u64, rows as u64])?,
-            (_, Some((gml_type, what))) => self.packed_values(name, kind, gml_type, what, rows)?,
-        };
+        let values = self.file_values(name, kind, rows, cols)?;
         if values.len() != out.len() {
             return Err(LoadError::ValueCount {
                 path: self.child_path(name),
@@ -455,7 +469,41 @@ impl Node {
                 found: values.len(),
             });
         }
-        for (index, (slot, &x)) in out.iter_mut().zip(&values).enumerate() {
+        self.convert(name, kind, &values, out)
+    }
+
+    /// The values of the child `name` as the file stores them, checked to be a `rows×cols`
+    /// parameter of kind `kind`.
+    fn file_values(
+        &self,
+        name: &str,
+        kind: Kind,
+        rows: usize,
+        cols: usize,
+    ) -> Result<Vec<f64>, LoadError> {
+        // Column-major Julia data is the row-major HDF5 data of the reversed shape.
+        match (kind, special(kind)) {
+            (Kind::Vector, _) => self.floats(name, &[rows as u64]),
+            (Kind::Stiefel, _) => {
+                let group = self.group_expecting(name, Object::tagged(STIEFEL))?;
+                group.expect_gml_type(STIEFEL)?;
+                group.floats("A", &[cols as u64, rows as u64])
+            }
+            (_, None) => self.floats(name, &[cols as u64, rows as u64]),
+            (_, Some((gml_type, what))) => self.packed_values(name, kind, gml_type, what, rows),
+        }
+    }
+
+    /// `values` (of the child `name`, of kind `kind`) converted into `out`, each checked to stay
+    /// finite in `S`.
+    fn convert<S: RealField + Copy>(
+        &self,
+        name: &str,
+        kind: Kind,
+        values: &[f64],
+        out: &mut [S],
+    ) -> Result<(), LoadError> {
+        for (index, (slot, &x)) in out.iter_mut().zip(values).enumerate() {
             *slot = nalgebra::convert(x);
             // A finite Float64 value beyond the scalar's range would become an infinity.
             if !slot.is_finite() {

@@ -107,14 +107,15 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// The number of scalars of a `rows×cols` parameter of this kind.
+    /// The number of scalars of a `rows×cols` parameter of this kind, saturating rather than
+    /// overflowing (sizes read from a file are not trusted).
     pub const fn len(self, rows: usize, cols: usize) -> usize {
         match self {
-            Self::Dense | Self::Stiefel => rows * cols,
+            Self::Dense | Self::Stiefel => rows.saturating_mul(cols),
             Self::Skew | Self::StrictlyLower | Self::StrictlyUpper => {
-                rows * rows.saturating_sub(1) / 2
+                rows.saturating_mul(rows.saturating_sub(1)) / 2
             }
-            Self::Symmetric => rows * (rows + 1) / 2,
+            Self::Symmetric => rows.saturating_mul(rows.saturating_add(1)) / 2,
             Self::Vector => rows,
         }
     }

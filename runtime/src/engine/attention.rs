@@ -1,0 +1,114 @@
+//! GML's volume-preserving attention at run-time sizes.
+
+use nalgebra::{DMatrix, RealField};
+
+use super::Forward;
+use super::cayley::{self, CayleyProduct};
+use crate::correlation::{arbitrary_correlation, gml_scale, skew_sym_correlation};
+use crate::packed::{Skew, dense_from_packed};
+use crate::{Error, Field};
+
+/// GML's `VolumePreservingAttention(dim, seq_length; skew_sym)`: `Z ↦ Z·Cay(C(Z))`, the
+/// compile-time [`crate::VolumePreservingAttention`] with its default Cayley kernel, whose
+/// correlations it runs.
+#[derive(Debug, Clone)]
+pub struct VolumePreservingAttention<S> {
+    weight: Weighting<S>,
+    seq: usize,
+    cayley: CayleyProduct<S>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Weighting<S> {
+    /// `skew_sym = true`: `C = Zᵀ A Z`.
+    Skew(DMatrix<S>),
+    /// `skew_sym = false`: `C = L − Lᵀ`, `L` the strict lower part of `Zᵀ A Z / √dim`.
+    Arbitrary(DMatrix<S>, S),
+}
+
+impl<S: Field + RealField> VolumePreservingAttention<S> {
+    /// GML's `skew_sym = true` layer on sequences of length `seq`, from `A`'s packed entries
+    /// (GML's `SkewSymMatrix` vector `S`).
+    ///
+    /// # Errors
+    /// [`Error::PackedLength`] if `a` does not have `dim(dim−1)/2` entries.
+    pub fn skew_sym(dim: usize, seq: usize, a: &[S]) -> Result<Self, Error> {
+        let a = dense_from_packed::<S, Skew>(dim, a)?;
+        Ok(Self::with(Weighting::Skew(a), seq))
+    }
+
+    /// GML's default (`skew_sym = false`) layer on sequences of length `seq`, from `A` (`dim×dim`,
+    /// column-major, as Julia stores it), scaled by `1/√dim`.
+    ///
+    /// # Errors
+    /// [`Error::WeightLength`] if `a` does not have `dim²` entries.
+    pub fn arbitrary(dim: usize, seq: usize, a: &[S]) -> Result<Self, Error> {
+        if Some(a.len()) != dim.checked_mul(dim) {
+            return Err(Error::WeightLength {
+                name: "A",
+                expected: dim.saturating_mul(dim),
+                found: a.len(),
+            });
+        }
+        let a = DMatrix::from_column_slice(dim, dim, a);
+        Ok(Self::with(Weighting::Arbitrary(a, gml_scale(dim)), seq))
+    }
+
+    fn with(weight: Weighting<S>, seq: usize) -> Self {
+        Self {
+            weight,
+            seq,
+            cayley: cayley::for_seq(seq),
+        }
+    }
+
+    /// The skew `seq×seq` correlation matrix `C` of `z`.
+    ///
+    /// # Errors
+    /// [`Error::SequenceShape`] if `z` is not `dim×seq`.
+    pub fn correlation(&self, z: &DMatrix<S>) -> Result<DMatrix<S>, Error> {
+        self.check_shape(z)?;
+        Ok(self.correlation_unchecked(z))
+    }
+
+    /// The orthogonal `seq×seq` matrix `Cay(C)` of the skew `C` (its strict upper triangle).
+    ///
+    /// # Errors
+    /// [`Error::SequenceShape`] if `c` is not `seq×seq`.
+    pub fn cayley(&self, c: &DMatrix<S>) -> Result<DMatrix<S>, Error> {
+        if c.shape() != (self.seq, self.seq) {
+            return Err(Error::SequenceShape {
+                layer: "Cay",
+                expected_rows: self.seq,
+                expected_cols: self.seq,
+                found_rows: c.nrows(),
+                found_cols: c.ncols(),
+            });
+        }
+        Ok((self.cayley)(&DMatrix::identity(self.seq, self.seq), c))
+    }
+
+    fn correlation_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
+        match &self.weight {
+            Weighting::Skew(a) => skew_sym_correlation(z, a),
+            Weighting::Arbitrary(a, scale) => arbitrary_correlation(z, a, *scale),
+        }
+    }
+}
+
+impl<S: Field + RealField> Forward<S> for VolumePreservingAttention<S> {
+    fn name(&self) -> &'static str {
+        "VolumePreservingAttention"
+    }
+
+    fn input_shape(&self) -> (usize, Option<usize>) {
+        let a = match &self.weight {
+            Weighting::Skew(a) | Weighting::Arbitrary(a, _) => a,
+        };
+        (a.nrows(), Some(self.seq))
+    }
+
+    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
+        (self.cayley)(z, &self.correlation_unchecked(z))
+    }
+}

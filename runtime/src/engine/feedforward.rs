@@ -1,0 +1,162 @@
+//! GML's volume-preserving feed-forward layers and network, at run-time sizes.
+
+use std::vec::Vec;
+
+use nalgebra::{DMatrix, DVector, RealField};
+
+use super::Forward;
+use crate::activation::{Activation, Function, Identity, Relu, Sigmoid, Softplus, Tanh};
+use crate::feedforward::residual_columns;
+use crate::packed::{Lower, PackedLayout, Upper, dense_from_packed};
+use crate::{Error, Field};
+
+/// GML's `VolumePreservingLowerLayer` / `VolumePreservingUpperLayer(dim, activation; use_bias)`:
+/// `x ↦ x + σ(W x + b)` on every time step, `W` strictly lower / upper triangular (the
+/// compile-time [`crate::VolumePreservingLayer`], whose maths it runs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct VolumePreservingLayer<S> {
+    weight: DMatrix<S>,
+    bias: Option<DVector<S>>,
+    activation: Function,
+    upper: bool,
+}
+
+impl<S: Field + RealField> VolumePreservingLayer<S> {
+    /// GML's `VolumePreservingLowerLayer(dim, activation; use_bias = bias.is_some())` from the
+    /// packed `weight` (GML's `LowerTriangular` vector `S`) and the bias.
+    ///
+    /// # Errors
+    /// [`Error::PackedLength`] if `weight` does not have `dim(dim−1)/2` entries,
+    /// [`Error::WeightLength`] if `bias` does not have `dim`.
+    pub fn lower(
+        dim: usize,
+        weight: &[S],
+        bias: Option<&[S]>,
+        activation: Function,
+    ) -> Result<Self, Error> {
+        Self::new::<Lower>(dim, weight, bias, activation, false)
+    }
+
+    /// GML's `VolumePreservingUpperLayer(dim, activation; use_bias = bias.is_some())`, as
+    /// [`lower`](Self::lower).
+    ///
+    /// # Errors
+    /// As [`lower`](Self::lower).
+    pub fn upper(
+        dim: usize,
+        weight: &[S],
+        bias: Option<&[S]>,
+        activation: Function,
+    ) -> Result<Self, Error> {
+        Self::new::<Upper>(dim, weight, bias, activation, true)
+    }
+
+    fn new<Layout: PackedLayout>(
+        dim: usize,
+        weight: &[S],
+        bias: Option<&[S]>,
+        activation: Function,
+        upper: bool,
+    ) -> Result<Self, Error> {
+        let weight = dense_from_packed::<S, Layout>(dim, weight)?;
+        let bias = match bias {
+            Some(b) if b.len() != dim => {
+                return Err(Error::WeightLength {
+                    name: "bias",
+                    expected: dim,
+                    found: b.len(),
+                });
+            }
+            Some(b) => Some(DVector::from_column_slice(b)),
+            None => None,
+        };
+        Ok(Self {
+            weight,
+            bias,
+            activation,
+            upper,
+        })
+    }
+
+    /// The activation.
+    pub fn activation(&self) -> Function {
+        self.activation
+    }
+}
+
+impl<S: Field + RealField> Forward<S> for VolumePreservingLayer<S> {
+    fn name(&self) -> &'static str {
+        if self.upper {
+            "VolumePreservingUpperLayer"
+        } else {
+            "VolumePreservingLowerLayer"
+        }
+    }
+
+    fn input_shape(&self) -> (usize, Option<usize>) {
+        (self.weight.nrows(), None)
+    }
+
+    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
+        let (w, b) = (&self.weight, self.bias.as_ref());
+        // One loop per function: the `match` is taken once per layer, not once per entry.
+        match self.activation {
+            Function::Identity => residual_columns(w, z, b, Identity::apply).0,
+            Function::Tanh => residual_columns(w, z, b, <Tanh as Activation<S>>::apply).0,
+            Function::Sigmoid => residual_columns(w, z, b, Sigmoid::apply).0,
+            Function::Relu => residual_columns(w, z, b, Relu::apply).0,
+            Function::Softplus => residual_columns(w, z, b, Softplus::apply).0,
+        }
+    }
+}
+
+/// GML's `VolumePreservingFeedForward`: its chain of [`VolumePreservingLayer`]s, in order (the
+/// compile-time [`crate::VolumePreservingFeedForward`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeedForward<S> {
+    dim: usize,
+    layers: Vec<VolumePreservingLayer<S>>,
+}
+
+impl<S: Field + RealField> FeedForward<S> {
+    /// The chain `layers` on states of dimension `dim`.
+    ///
+    /// # Errors
+    /// [`Error::WeightShape`] if a layer is of another dimension.
+    pub fn new(dim: usize, layers: Vec<VolumePreservingLayer<S>>) -> Result<Self, Error> {
+        if let Some(layer) = layers.iter().find(|l| l.weight.nrows() != dim) {
+            let n = layer.weight.nrows();
+            return Err(Error::WeightShape {
+                name: "weight",
+                expected_rows: dim,
+                expected_cols: dim,
+                found_rows: n,
+                found_cols: n,
+            });
+        }
+        Ok(Self { dim, layers })
+    }
+
+    /// The layers, in order.
+    pub fn layers(&self) -> &[VolumePreservingLayer<S>] {
+        &self.layers
+    }
+}
+
+impl<S: Field + RealField> Forward<S> for FeedForward<S> {
+    fn name(&self) -> &'static str {
+        "VolumePreservingFeedForward"
+    }
+
+    fn input_shape(&self) -> (usize, Option<usize>) {
+        (self.dim, None)
+    }
+
+    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
+        let mut x = z.clone();
+        for layer in &self.layers {
+            x = layer.forward_unchecked(&x);
+        }
+        x
+    }
+}

@@ -1,0 +1,95 @@
+//! Layers and networks whose sizes are known only at run time: what a tool that reads a network
+//! from a file runs (the `geomattn` command, the Python package), at any size GML allows.
+//!
+//! Every layer of compile-time size is a type with its sizes as parameters (`SkewVpa<f64, 3, 4>`):
+//! typed, allocation-free, right for a program that knows its network. Here the sizes are values
+//! (held in nalgebra's [`DMatrix`]), and so is the structure that GML keeps as data (the number of
+//! blocks and layers, the activations). The maths is not written again: each layer calls the
+//! kernels its compile-time twin calls, written once over nalgebra's [`Dim`](nalgebra::Dim)
+//! ([`crate::correlation::skew_sym_correlation`], the residual update of the feed-forward layers),
+//! and the Cayley transform picks, once per layer, the kernel of its sequence length
+//! ([`crate::Generated`] up to [`MAX_SPECIALISED_SEQ`], then nalgebra's LU).
+//!
+//! ```
+//! use geomattn::activation::Function;
+//! use geomattn::engine::{FeedForward, Forward, VolumePreservingLayer};
+//! use geomattn::nalgebra::DMatrix;
+//! let lower = VolumePreservingLayer::<f64>::lower(3, &[1.0, 2.0, 3.0], None, Function::Identity)?;
+//! let net = FeedForward::new(3, vec![lower])?;
+//! let z = DMatrix::from_column_slice(3, 2, &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+//! // x + W x with W strictly lower: [x₀, x₁ + x₀, x₂ + 2x₀ + 3x₁].
+//! assert_eq!(net.forward(&z)?.as_slice(), [1.0, 1.0, 2.0, 0.0, 1.0, 3.0]);
+//! # Ok::<(), geomattn::Error>(())
+//! ```
+
+mod attention;
+mod cayley;
+mod feedforward;
+mod transformer;
+
+pub use attention::VolumePreservingAttention;
+pub use cayley::MAX_SPECIALISED_SEQ;
+pub use feedforward::{FeedForward, VolumePreservingLayer};
+pub use transformer::Transformer;
+
+use nalgebra::{DMatrix, RealField};
+
+use crate::error::INPUT;
+use crate::layer::check_finite;
+use crate::{Error, Field};
+
+/// A layer or network of run-time size on sequences `Z ∈ R^{dim×T}` (columns are time steps):
+/// the run-time counterpart of [`crate::SequenceLayer`].
+pub trait Forward<S: Field + RealField> {
+    /// GML's name of it, in errors.
+    fn name(&self) -> &'static str;
+
+    /// The dimension of a state, and the sequence length if it takes only one.
+    fn input_shape(&self) -> (usize, Option<usize>);
+
+    /// The output for `z`, whose shape has been checked against
+    /// [`input_shape`](Self::input_shape).
+    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S>;
+
+    /// The output for `z`.
+    ///
+    /// # Errors
+    /// [`Error::SequenceShape`] if `z` does not have the [`input_shape`](Self::input_shape).
+    fn forward(&self, z: &DMatrix<S>) -> Result<DMatrix<S>, Error> {
+        self.check_shape(z)?;
+        Ok(self.forward_unchecked(z))
+    }
+
+    /// [`forward`](Self::forward), checking the input and the output for NaN and infinities
+    /// (networks made of blocks check after every block, as their compile-time twins do).
+    ///
+    /// # Errors
+    /// As [`forward`](Self::forward), and [`Error::NonFinite`] for the first non-finite value.
+    fn forward_checked(&self, z: &DMatrix<S>) -> Result<DMatrix<S>, Error> {
+        self.check_shape(z)?;
+        check_finite(z, INPUT, None)?;
+        let out = self.forward_unchecked(z);
+        check_finite(&out, self.name(), None)?;
+        Ok(out)
+    }
+
+    /// `Ok` if `z` has the [`input_shape`](Self::input_shape).
+    ///
+    /// # Errors
+    /// [`Error::SequenceShape`] otherwise.
+    fn check_shape(&self, z: &DMatrix<S>) -> Result<(), Error> {
+        let (rows, cols) = self.input_shape();
+        let cols = cols.unwrap_or(z.ncols());
+        if z.shape() == (rows, cols) {
+            Ok(())
+        } else {
+            Err(Error::SequenceShape {
+                layer: self.name(),
+                expected_rows: rows,
+                expected_cols: cols,
+                found_rows: z.nrows(),
+                found_cols: z.ncols(),
+            })
+        }
+    }
+}
