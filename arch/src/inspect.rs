@@ -213,7 +213,7 @@ fn found_signature(layer: &Layer) -> Vec<String> {
 fn parameter_difference(layer: &Layer, wanted: &layout::Layer) -> Option<Mismatch> {
     let mismatch = |name: &str, expected, found| Mismatch::Parameter {
         path: format!("/{}/{name}", layer.name),
-        layer: wanted.gml.clone(),
+        layer: wanted.op.to_string(),
         expected,
         found,
         file_layer: found_signature(layer).join(", "),

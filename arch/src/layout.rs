@@ -35,6 +35,8 @@
 
 use core::fmt;
 
+use geomattn::Kind;
+
 use crate::spec::{Activation, Arch, AttentionActivation, Ct, LinSympt, St, Sympt, Vpt};
 
 /// The special matrices GML stores as a group with a `gml_type` attribute, a packed vector `S`
@@ -70,12 +72,19 @@ impl Packed {
         Self::ALL.into_iter().find(|p| p.gml_type() == gml_type)
     }
 
+    /// The runtime's kind of parameter.
+    pub fn kind(self) -> Kind {
+        match self {
+            Self::SkewSym => Kind::Skew,
+            Self::Symmetric => Kind::Symmetric,
+            Self::Lower => Kind::StrictlyLower,
+            Self::Upper => Kind::StrictlyUpper,
+        }
+    }
+
     /// The packed length of an `n×n` matrix of this kind.
     pub fn len(self, n: usize) -> usize {
-        match self {
-            Self::Symmetric => n.saturating_mul(n.saturating_add(1)) / 2,
-            Self::SkewSym | Self::Lower | Self::Upper => n.saturating_mul(n.saturating_sub(1)) / 2,
-        }
+        self.kind().len(n, n)
     }
 
     /// The size `n` whose packed length is `len`, if there is one.
@@ -120,16 +129,31 @@ pub enum Values {
 impl Values {
     /// How many numbers the file holds for it.
     pub fn len(&self) -> usize {
-        match *self {
-            Self::Dense { rows, cols } | Self::Stiefel { rows, cols } => rows.saturating_mul(cols),
-            Self::Vector(len) => len,
-            Self::Packed(kind, n) => kind.len(n),
-        }
+        let (kind, rows, cols) = self.kind();
+        kind.len(rows, cols)
     }
 
     /// Whether it holds no numbers.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The runtime's kind of parameter with its rows and columns (`n×n` for the special
+    /// matrices, `len×1` for a vector): what [`geomattn::gml::Node::parameter`] reads.
+    ///
+    /// ```
+    /// use geomattn::Kind;
+    /// use geomattn_arch::layout::{Packed, Values};
+    /// assert_eq!(Values::Packed(Packed::Lower, 3).kind(), (Kind::StrictlyLower, 3, 3));
+    /// assert_eq!(Values::Vector(4).kind(), (Kind::Vector, 4, 1));
+    /// ```
+    pub fn kind(&self) -> (Kind, usize, usize) {
+        match *self {
+            Self::Dense { rows, cols } => (Kind::Dense, rows, cols),
+            Self::Stiefel { rows, cols } => (Kind::Stiefel, rows, cols),
+            Self::Vector(len) => (Kind::Vector, len, 1),
+            Self::Packed(packed, n) => (packed.kind(), n, n),
+        }
     }
 }
 
@@ -160,18 +184,231 @@ impl fmt::Display for Parameter {
     }
 }
 
-/// One layer of a chain: GML's constructor call of it, and its parameters.
+/// The half of phase space a symplectic layer updates (GML's `Q` and `P` layers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// `q`.
+    Q,
+    /// `p`.
+    P,
+}
+
+/// One layer of GML's, with its settings: what a network is built from, and (as its `Display`)
+/// GML's constructor call of it.
+///
+/// ```
+/// use geomattn_arch::Activation;
+/// use geomattn_arch::layout::Op;
+/// let op = Op::ResNet { dim: 3, activation: Activation::Tanh };
+/// assert_eq!(op.to_string(), "ResNetLayer(3, tanh; use_bias = true)");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `VolumePreservingLowerLayer(dim, activation; use_bias)` (`Upper` with `upper`).
+    VolumePreserving {
+        /// The dimension.
+        dim: usize,
+        /// `VolumePreservingUpperLayer`, not `…Lower…`.
+        upper: bool,
+        /// The activation.
+        activation: Activation,
+        /// GML's `use_bias`.
+        bias: bool,
+    },
+    /// `VolumePreservingAttention(dim, seq_length; skew_sym)`.
+    VolumePreservingAttention {
+        /// The dimension.
+        dim: usize,
+        /// The sequence length.
+        seq: usize,
+        /// GML's `skew_sym`.
+        skew_sym: bool,
+    },
+    /// `Dense(inputs, outputs, activation)`.
+    Dense {
+        /// Inputs.
+        inputs: usize,
+        /// Outputs.
+        outputs: usize,
+        /// The activation.
+        activation: Activation,
+    },
+    /// `ResNetLayer(dim, activation; use_bias = true)`.
+    ResNet {
+        /// The dimension.
+        dim: usize,
+        /// The activation.
+        activation: Activation,
+    },
+    /// `MultiHeadAttention(dim, heads; Stiefel, add_connection[, activation])`.
+    MultiHeadAttention {
+        /// The dimension.
+        dim: usize,
+        /// Heads.
+        heads: usize,
+        /// Projections on the Stiefel manifold.
+        stiefel: bool,
+        /// GML's `add_connection`.
+        add_connection: bool,
+        /// The softmax, where the architecture passes one (`None`: GML's default).
+        softmax: Option<AttentionActivation>,
+    },
+    /// `ClassificationLayer(dim, classes, softmax)`.
+    Classification {
+        /// The dimension.
+        dim: usize,
+        /// Classes.
+        classes: usize,
+    },
+    /// `GradientLayerQ(dim, upscaling_dimension, activation)` (`P`).
+    Gradient {
+        /// The phase-space dimension.
+        dim: usize,
+        /// GML's `upscaling_dimension` (twice the hidden units).
+        upscaling_dimension: usize,
+        /// The activation.
+        activation: Activation,
+        /// The half it updates.
+        side: Side,
+    },
+    /// `PSDLayer(inputs, outputs)`.
+    Psd {
+        /// Inputs.
+        inputs: usize,
+        /// Outputs.
+        outputs: usize,
+    },
+    /// `SymplecticAttentionQ(dim; symmetric, activation)` (`P`).
+    SymplecticAttention {
+        /// The phase-space dimension.
+        dim: usize,
+        /// The half it updates.
+        side: Side,
+        /// A `SymmetricMatrix` `A`.
+        symmetric: bool,
+        /// The softmax.
+        softmax: AttentionActivation,
+    },
+    /// `LinearSymplecticAttentionQ(dim, seq)` (`P`).
+    LinearSymplecticAttention {
+        /// The phase-space dimension.
+        dim: usize,
+        /// The sequence length.
+        seq: usize,
+        /// The half it updates.
+        side: Side,
+    },
+}
+
+fn softmax_call(softmax: AttentionActivation) -> &'static str {
+    match softmax {
+        AttentionActivation::VectorSoftmax => "VectorSoftmax()",
+        AttentionActivation::MatrixSoftmax => "MatrixSoftmax()",
+    }
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Q => "Q",
+            Self::P => "P",
+        })
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::VolumePreserving {
+                dim,
+                upper,
+                activation,
+                bias,
+            } => {
+                let side = if upper { "Upper" } else { "Lower" };
+                write!(
+                    f,
+                    "VolumePreserving{side}Layer({dim}, {activation}; use_bias = {bias})"
+                )
+            }
+            Self::VolumePreservingAttention { dim, seq, skew_sym } => {
+                write!(
+                    f,
+                    "VolumePreservingAttention({dim}, {seq}; skew_sym = {skew_sym})"
+                )
+            }
+            Self::Dense {
+                inputs,
+                outputs,
+                activation,
+            } => {
+                write!(f, "Dense({inputs}, {outputs}, {activation})")
+            }
+            Self::ResNet { dim, activation } => {
+                write!(f, "ResNetLayer({dim}, {activation}; use_bias = true)")
+            }
+            Self::MultiHeadAttention {
+                dim,
+                heads,
+                stiefel,
+                add_connection,
+                softmax,
+            } => {
+                write!(
+                    f,
+                    "MultiHeadAttention({dim}, {heads}; Stiefel = {stiefel}, "
+                )?;
+                write!(f, "add_connection = {add_connection}")?;
+                match softmax {
+                    Some(softmax) => write!(f, ", activation = {})", softmax_call(softmax)),
+                    None => f.write_str(")"),
+                }
+            }
+            Self::Classification { dim, classes } => {
+                write!(f, "ClassificationLayer({dim}, {classes}, softmax)")
+            }
+            Self::Gradient {
+                dim,
+                upscaling_dimension,
+                activation,
+                side,
+            } => {
+                write!(
+                    f,
+                    "GradientLayer{side}({dim}, {upscaling_dimension}, {activation})"
+                )
+            }
+            Self::Psd { inputs, outputs } => write!(f, "PSDLayer({inputs}, {outputs})"),
+            Self::SymplecticAttention {
+                dim,
+                side,
+                symmetric,
+                softmax,
+            } => write!(
+                f,
+                "SymplecticAttention{side}({dim}; symmetric = {symmetric}, activation = {})",
+                softmax_call(softmax)
+            ),
+            Self::LinearSymplecticAttention { dim, seq, side } => {
+                write!(f, "LinearSymplecticAttention{side}({dim}, {seq})")
+            }
+        }
+    }
+}
+
+/// One layer of a chain: the GML layer with its settings, and its parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layer {
-    /// GML's constructor call (`ResNetLayer(3, tanh; use_bias = true)`).
-    pub gml: String,
+    /// The GML layer (its `Display` is GML's constructor call,
+    /// `ResNetLayer(3, tanh; use_bias = true)`).
+    pub op: Op,
     /// Its parameters, in the order GML's `initialparameters` lists them.
     pub parameters: Vec<Parameter>,
 }
 
 impl fmt::Display for Layer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.gml)?;
+        write!(f, "{}: ", self.op)?;
         let parameters: Vec<String> = self.parameters.iter().map(ToString::to_string).collect();
         f.write_str(&parameters.join(", "))
     }
@@ -218,17 +455,17 @@ fn vpff(
             (Packed::Lower, Packed::Upper)
         };
         [(first, first_bias), (second, second_bias)].map(|(kind, bias)| {
-            let side = if kind == Packed::Lower {
-                "Lower"
-            } else {
-                "Upper"
-            };
             let mut parameters = vec![parameter("weight", Values::Packed(kind, dim))];
             if bias {
                 parameters.push(parameter("bias", Values::Vector(dim)));
             }
             Layer {
-                gml: format!("VolumePreserving{side}Layer({dim}, {activation}; use_bias = {bias})"),
+                op: Op::VolumePreserving {
+                    dim,
+                    upper: kind == Packed::Upper,
+                    activation,
+                    bias,
+                },
                 parameters,
             }
         })
@@ -247,10 +484,11 @@ fn vpff(
 /// GML's `VolumePreservingTransformer`: `L` times attention, then a whole feed-forward network.
 fn vpt(v: &Vpt) -> Vec<Layer> {
     let attention = Layer {
-        gml: format!(
-            "VolumePreservingAttention({}, {}; skew_sym = {})",
-            v.dim, v.seq, v.skew_sym
-        ),
+        op: Op::VolumePreservingAttention {
+            dim: v.dim,
+            seq: v.seq,
+            skew_sym: v.skew_sym,
+        },
         parameters: vec![parameter(
             "A",
             if v.skew_sym {
@@ -271,7 +509,11 @@ fn vpt(v: &Vpt) -> Vec<Layer> {
 
 fn dense_layer(inputs: usize, outputs: usize, activation: Activation) -> Layer {
     Layer {
-        gml: format!("Dense({inputs}, {outputs}, {activation})"),
+        op: Op::Dense {
+            inputs,
+            outputs,
+            activation,
+        },
         parameters: vec![
             parameter("W", dense(outputs, inputs)),
             parameter("b", Values::Vector(outputs)),
@@ -281,7 +523,7 @@ fn dense_layer(inputs: usize, outputs: usize, activation: Activation) -> Layer {
 
 fn resnet(dim: usize, activation: Activation) -> Layer {
     Layer {
-        gml: format!("ResNetLayer({dim}, {activation}; use_bias = true)"),
+        op: Op::ResNet { dim, activation },
         parameters: vec![
             parameter("weight", dense(dim, dim)),
             parameter("bias", Values::Vector(dim)),
@@ -290,7 +532,13 @@ fn resnet(dim: usize, activation: Activation) -> Layer {
 }
 
 /// `MultiHeadAttention(dim, heads)`: its `PQ`, `PK` and `PV`, each `head_1 … head_h`.
-fn multi_head(dim: usize, heads: usize, stiefel: bool, options: &str) -> Layer {
+fn multi_head(
+    dim: usize,
+    heads: usize,
+    stiefel: bool,
+    add_connection: bool,
+    softmax: Option<AttentionActivation>,
+) -> Layer {
     let head = if stiefel {
         Values::Stiefel {
             rows: dim,
@@ -304,7 +552,13 @@ fn multi_head(dim: usize, heads: usize, stiefel: bool, options: &str) -> Layer {
         .flat_map(|p| (1..=heads).map(move |h| parameter(format!("{p}/head_{h}"), head)))
         .collect();
     Layer {
-        gml: format!("MultiHeadAttention({dim}, {heads}; Stiefel = {stiefel}, {options})"),
+        op: Op::MultiHeadAttention {
+            dim,
+            heads,
+            stiefel,
+            add_connection,
+            softmax,
+        },
         parameters,
     }
 }
@@ -319,16 +573,14 @@ fn st(s: &St) -> Vec<Layer> {
     if upscaled {
         layers.push(dense_layer(s.dim, d, s.upscaling_activation));
     }
-    let softmax = match s.attention_activation {
-        AttentionActivation::VectorSoftmax => "VectorSoftmax()",
-        AttentionActivation::MatrixSoftmax => "MatrixSoftmax()",
-    };
-    let options = format!(
-        "add_connection = {}, activation = {softmax}",
-        s.add_connection
-    );
     for _ in 0..s.l {
-        layers.push(multi_head(d, s.n_heads, false, &options));
+        layers.push(multi_head(
+            d,
+            s.n_heads,
+            false,
+            s.add_connection,
+            Some(s.attention_activation),
+        ));
         layers.extend((0..s.n_blocks).map(|_| resnet(d, s.activation)));
         layers.push(resnet(d, Activation::Identity));
     }
@@ -341,14 +593,22 @@ fn st(s: &St) -> Vec<Layer> {
 /// GML's `ClassificationTransformer`: `L` times multi-head attention and a ResNet layer with
 /// `tanh`, then the classification layer.
 fn ct(c: &Ct) -> Vec<Layer> {
-    let options = format!("add_connection = {}", c.add_connection);
     let mut layers = Vec::new();
     for _ in 0..c.l {
-        layers.push(multi_head(c.dim, c.n_heads, c.stiefel, &options));
+        layers.push(multi_head(
+            c.dim,
+            c.n_heads,
+            c.stiefel,
+            c.add_connection,
+            None,
+        ));
         layers.push(resnet(c.dim, Activation::Tanh));
     }
     layers.push(Layer {
-        gml: format!("ClassificationLayer({}, {}, softmax)", c.dim, c.classes),
+        op: Op::Classification {
+            dim: c.dim,
+            classes: c.classes,
+        },
         parameters: vec![parameter("weight", dense(c.classes, c.dim))],
     });
     layers
@@ -365,9 +625,18 @@ fn gradients(
 ) -> impl Iterator<Item = Layer> {
     let hidden = upscaling_dimension / 2;
     (1..=n_sympnet).map(move |i| {
-        let side = if (i % 2 == 1) == init_upper { 'Q' } else { 'P' };
+        let side = if (i % 2 == 1) == init_upper {
+            Side::Q
+        } else {
+            Side::P
+        };
         Layer {
-            gml: format!("GradientLayer{side}({dim}, {upscaling_dimension}, {activation})"),
+            op: Op::Gradient {
+                dim,
+                upscaling_dimension,
+                activation,
+                side,
+            },
             parameters: vec![
                 parameter("weight", dense(hidden, dim / 2)),
                 parameter("bias", Values::Vector(hidden)),
@@ -380,7 +649,7 @@ fn gradients(
 /// `PSDLayer(inputs, outputs)`.
 fn psd(inputs: usize, outputs: usize) -> Layer {
     Layer {
-        gml: format!("PSDLayer({inputs}, {outputs})"),
+        op: Op::Psd { inputs, outputs },
         parameters: vec![parameter(
             "weight",
             Values::Stiefel {
@@ -402,14 +671,13 @@ fn sympt(s: &Sympt) -> Vec<Layer> {
     } else {
         dense(n, n)
     };
-    let softmax = match s.attention_activation {
-        AttentionActivation::VectorSoftmax => "VectorSoftmax()",
-        AttentionActivation::MatrixSoftmax => "MatrixSoftmax()",
-    };
-    let attention = |side: char| Layer {
-        gml: format!(
-            "SymplecticAttention{side}({d}; symmetric = {symmetric}, activation = {softmax})"
-        ),
+    let attention = |side| Layer {
+        op: Op::SymplecticAttention {
+            dim: d,
+            side,
+            symmetric,
+            softmax: s.attention_activation,
+        },
         parameters: vec![parameter("A", a)],
     };
     let stack = || {
@@ -427,9 +695,9 @@ fn sympt(s: &Sympt) -> Vec<Layer> {
         layers.push(psd(s.dim, d));
     }
     for _ in 0..s.l {
-        layers.push(attention('Q'));
+        layers.push(attention(Side::Q));
         layers.extend(stack());
-        layers.push(attention('P'));
+        layers.push(attention(Side::P));
         layers.extend(stack());
     }
     if upscaled {
@@ -441,8 +709,12 @@ fn sympt(s: &Sympt) -> Vec<Layer> {
 /// GML's `LinearSymplecticTransformer`: `L` times linear attention on `q`, the gradient layers,
 /// linear attention on `p`, the gradient layers again.
 fn linsympt(s: &LinSympt) -> Vec<Layer> {
-    let attention = |side: char| Layer {
-        gml: format!("LinearSymplecticAttention{side}({}, {})", s.dim, s.seq),
+    let attention = |side| Layer {
+        op: Op::LinearSymplecticAttention {
+            dim: s.dim,
+            seq: s.seq,
+            side,
+        },
         parameters: vec![parameter("A", Values::Packed(Packed::Symmetric, s.seq))],
     };
     let stack = || {
@@ -456,9 +728,9 @@ fn linsympt(s: &LinSympt) -> Vec<Layer> {
     };
     let mut layers = Vec::new();
     for _ in 0..s.l {
-        layers.push(attention('Q'));
+        layers.push(attention(Side::Q));
         layers.extend(stack());
-        layers.push(attention('P'));
+        layers.push(attention(Side::P));
         layers.extend(stack());
     }
     layers

@@ -121,45 +121,16 @@ pub use self::grammar::gml_defaults;
 use self::options::Options;
 use crate::Error;
 
-/// An element-wise activation, by GML's name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Activation {
-    /// `tanh`.
-    Tanh,
-    /// `identity`.
-    Identity,
-    /// NNlib's `sigmoid` (`σ`): `1 / (1 + e^{−x})`.
-    Sigmoid,
-    /// NNlib's `relu`: `max(x, 0)`.
-    Relu,
-    /// NNlib's `softplus`: `log(1 + eˣ)`.
-    Softplus,
-}
-
-impl Activation {
-    /// Every activation, in the order of the messages.
-    pub const ALL: [Self; 5] = [
-        Self::Identity,
-        Self::Tanh,
-        Self::Sigmoid,
-        Self::Relu,
-        Self::Softplus,
-    ];
-
-    /// The activation Julia code names `name` (`σ` is NNlib's other name of `sigmoid`).
-    ///
-    /// ```
-    /// use geomattn_arch::Activation;
-    /// assert_eq!(Activation::from_gml("σ"), Some(Activation::Sigmoid));
-    /// assert_eq!(Activation::from_gml("swish"), None);
-    /// ```
-    pub fn from_gml(name: &str) -> Option<Self> {
-        match name {
-            "σ" => Some(Self::Sigmoid),
-            _ => Self::ALL.into_iter().find(|a| a.to_string() == name),
-        }
-    }
-}
+/// An element-wise activation, by GML's name: the runtime's choice of function as a value
+/// ([`geomattn::activation::Function`]), which the run-time engine applies.
+///
+/// ```
+/// use geomattn_arch::Activation;
+/// assert_eq!(Activation::from_gml("σ"), Some(Activation::Sigmoid));
+/// assert_eq!(Activation::from_gml("swish"), None);
+/// assert_eq!(Activation::Softplus.to_string(), "softplus");
+/// ```
+pub use geomattn::activation::Function as Activation;
 
 /// GML's `VolumePreservingTransformer(dim, seq; n_blocks, n_linear, L, activation, init_upper,
 /// skew_sym)`.
@@ -689,18 +660,6 @@ fn malformed(spec: &str, reason: String) -> Error {
     Error::Spec {
         spec: spec.split_whitespace().collect::<Vec<_>>().join(" "),
         reason,
-    }
-}
-
-impl fmt::Display for Activation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Tanh => "tanh",
-            Self::Identity => "identity",
-            Self::Sigmoid => "sigmoid",
-            Self::Relu => "relu",
-            Self::Softplus => "softplus",
-        })
     }
 }
 

@@ -32,6 +32,7 @@ pub mod backward_check;
 pub mod conventions;
 pub mod exact;
 pub mod exact_dual;
+pub mod gml_chain;
 pub mod gml_layout;
 pub mod gml_reference;
 pub mod hdf5_mutation;
