@@ -7,7 +7,10 @@
 //!   `Arithmetic::Fast` (the default) and `Arithmetic::Exact`;
 //! - `lanewise_vector`, `lanewise_exact`: `Lanewise::forward_flat` on Julia's layout, with
 //!   `VectorFunctions` and without;
-//! - `spec_rollout_fast`: `Network::rollout_f32` of 10⁴ windows to 61 states (20 passes each).
+//! - `spec_rollout_fast`: `Network::rollout_f32` of 10⁴ windows to 61 states (20 passes each);
+//! - `engine_vpt5`: a network no compiled type has, on the run-time engine (the issue's
+//!   `vpt(dim=5, seq=6, n_linear=2, sigmoid)`, `fixtures/synthetic`), `Network::forward_f32`
+//!   on 10⁴ windows (the engine's scalar path: it has no lane path yet).
 //!
 //! `cargo bench -p geomattn-benches --bench batch --features lanes` (without the feature,
 //! `spec_fast` is the scalar path, as `spec_exact`); `benches/compare_network_peers.py` runs it
@@ -98,6 +101,25 @@ fn spec_rollout_fast(bencher: Bencher) {
     let mut output = vec![0.0_f32; count * 3 * 61];
     bencher.counter(ItemsCount::new(count)).bench_local(|| {
         net.rollout_f32(&input, Layout::Rows, &mut output, false, Arithmetic::Fast)
+            .unwrap();
+    });
+}
+
+#[divan::bench]
+fn engine_vpt5(bencher: Bencher) {
+    let spec = "vpt(dim=5, seq=6, n_blocks=1, n_linear=2, L=1, activation=sigmoid, skew_sym=false)";
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/synthetic/vpt_dim5_seq6_sigmoid.h5"
+    );
+    let net = geomattn_spec::open_file(path, &spec.parse().unwrap(), Precision::F32).unwrap();
+    let count = B / 10;
+    let input: Vec<f32> = (0..count * 30)
+        .map(|i| (i as f32 * 0.618).sin() / 2.0)
+        .collect();
+    let mut output = input.clone();
+    bencher.counter(ItemsCount::new(count)).bench_local(|| {
+        net.forward_f32(&input, Layout::Rows, &mut output, false, Arithmetic::Fast)
             .unwrap();
     });
 }

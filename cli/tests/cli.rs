@@ -461,10 +461,17 @@ fn bad_input_is_one_line_exit_code_2_and_no_output_file() {
             rollout(&vpt, &VPT.replace("L=3", "L=x"), Z0),
             "`L = x` is not a positive integer",
         ),
-        (rollout(&vpt, &VPT.replace("dim=3", "dim=5"), Z0), "dim = 5"),
+        // Sizes no compiled network has run on the run-time engine, which reads the file as
+        // the spec's chain and names the first difference.
+        (
+            rollout(&vpt, &VPT.replace("dim=3", "dim=5"), Z0),
+            "`/L1/A` is 3×3 in the file, where the architecture's VolumePreservingAttention(5, 3; \
+             skew_sym = false) has 5×5",
+        ),
         (
             rollout(&vpt, &VPT.replace("n_blocks=2", "n_blocks=3"), Z0),
-            "spec/src/grid.rs",
+            "`/L12/weight` is not in the file (its layer has A 3×3), where the architecture's \
+             VolumePreservingLowerLayer(3, tanh; use_bias = true) has LowerTriangular 3×3",
         ),
         (rollout(&vpt, VPFF, Z0), "does not load as vpff"),
         (
@@ -672,4 +679,35 @@ fn check_of_a_symplectic_transformer_fails_only_with_gmls_symmetric_kick_and_vec
         let row = text.lines().find(|l| l.contains("Jᵀ𝕁J")).unwrap();
         assert!(row.ends_with(result), "{text}");
     }
+}
+
+#[test]
+fn a_network_no_compiled_type_has_rolls_out_on_the_run_time_engine() {
+    // GML's sizes outside the grid: dim 5, seq 6, n_linear 2, sigmoid (a seeded network).
+    let spec = "vpt(dim=5, seq=6, n_blocks=1, n_linear=2, L=1, activation=sigmoid, skew_sym=false)";
+    let arch: geomattn_spec::Arch = spec.parse().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("vpt5.h5");
+    let layers = geomattn_spec::layout::layers(&arch);
+    std::fs::write(&path, geomattn_testkit::gml_chain::bytes_of(&layers, 3)).unwrap();
+    let path = path.display().to_string();
+    let window: Vec<f64> = (0..30).map(|k| (f64::from(k) * 0.37).sin() / 2.0).collect();
+    let init: Vec<String> = window.iter().map(ToString::to_string).collect();
+    let out = geomattn(&[
+        "rollout",
+        &path,
+        "--arch",
+        spec,
+        "--init",
+        &init.join(","),
+        "--states",
+        "20",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (header, rows) = csv(&stdout(&out));
+    assert_eq!(header.len(), 6, "{header:?}");
+    let net = geomattn_spec::open_file(&path, &arch, geomattn_spec::Precision::F64).unwrap();
+    let expected = net.rollout(&window, 19, &mut |_| {}).unwrap();
+    let found: Vec<f64> = rows.iter().flat_map(|row| row[1..].to_vec()).collect();
+    assert_eq!(found, expected);
 }

@@ -43,7 +43,8 @@ mod staging;
 #[cfg(feature = "lanes")]
 pub(crate) use lanes::vector_lanes;
 pub use staging::STAGED;
-use staging::Staged;
+pub(crate) use staging::Windows;
+use staging::{Fixed, Staged};
 
 /// Whether [`Arithmetic::Fast`] runs the lane path for networks computing in `f32` here: this
 /// build has the feature `lanes`, and this processor an instruction set it is compiled for
@@ -158,7 +159,7 @@ pub trait Batch {
 }
 
 /// The name a checked batch gives the network's output in its errors.
-fn network_name(arch: &Arch) -> &'static str {
+pub(crate) fn network_name(arch: &Arch) -> &'static str {
     match arch {
         Arch::Vpt(_) => "VolumePreservingTransformer",
         Arch::Vpff(_) => "VolumePreservingFeedForward",
@@ -265,24 +266,44 @@ where
     X: Scalar,
     Net: SequenceLayer<S, D, T> + LaneTwin<D, T, Scalar = S>,
 {
-    let count = items(input.len(), D * T, output.len(), D * T)?;
-    let mut staged = Staged::<S, D, T>::new(count);
-    for (first, (z, out)) in staging::chunks(input, D * T, output, D * T) {
+    forward_windows(
+        &Fixed::<Net, D, T>(net),
+        input,
+        layout,
+        output,
+        checked,
+        arithmetic,
+    )
+}
+
+/// [`forward`] over [`Windows`]: any network, its sizes known at run time.
+pub(crate) fn forward_windows<S: Scalar, X: Scalar>(
+    net: &dyn Windows<S>,
+    input: &[X],
+    layout: Layout,
+    output: &mut [X],
+    checked: bool,
+    arithmetic: Arithmetic,
+) -> Result<(), Error> {
+    let (dim, seq) = net.shape();
+    let per_window = dim * seq;
+    let count = items(input.len(), per_window, output.len(), per_window)?;
+    let mut staged = Staged::<S>::new(count, per_window);
+    let mut window = vec![S::zero(); per_window];
+    for (first, (z, out)) in staging::chunks(input, per_window, output, per_window) {
         let results = staged.forward(net, arithmetic, z, layout)?;
         for (k, ((z, y), out)) in z
-            .chunks_exact(D * T)
-            .zip(results.chunks_exact_mut(D * T))
-            .zip(out.chunks_exact_mut(D * T))
+            .chunks_exact(per_window)
+            .zip(results.chunks_exact_mut(per_window))
+            .zip(out.chunks_exact_mut(per_window))
             .enumerate()
         {
             if checked && !(finite(z) && finite(y)) {
-                let window = staging::window::<S, X, D, T>(z, layout);
-                let exact = net
-                    .forward_checked(&window)
+                staging::window_into((dim, seq), z, layout, &mut window);
+                net.forward_checked(&window, y)
                     .map_err(|e| in_window(e, first + k))?;
-                y.copy_from_slice(exact.as_slice());
             }
-            staging::rows::<S, X, D, T>(y, out);
+            staging::rows((dim, seq), y, out);
         }
     }
     Ok(())
@@ -317,8 +338,31 @@ where
     X: Scalar,
     Net: SequenceLayer<S, D, T> + LaneTwin<D, T, Scalar = S>,
 {
-    let count = initial.len().checked_div(D * T).unwrap_or(0);
-    let states = output.len().checked_div(count * D).unwrap_or(0);
+    rollout_windows(
+        &Fixed::<Net, D, T>(net),
+        name,
+        initial,
+        layout,
+        output,
+        checked,
+        arithmetic,
+    )
+}
+
+/// [`rollout`] over [`Windows`]: any network, its sizes known at run time.
+pub(crate) fn rollout_windows<S: Scalar, X: Scalar>(
+    net: &dyn Windows<S>,
+    name: &'static str,
+    initial: &[X],
+    layout: Layout,
+    output: &mut [X],
+    checked: bool,
+    arithmetic: Arithmetic,
+) -> Result<(), Error> {
+    let (dim, seq) = net.shape();
+    let per_window = dim * seq;
+    let count = initial.len().checked_div(per_window).unwrap_or(0);
+    let states = output.len().checked_div(count * dim).unwrap_or(0);
     if initial.is_empty() && output.is_empty() {
         return Ok(());
     }
@@ -327,20 +371,20 @@ where
             detail: "a trajectory must hold at least one state",
             input: initial.len(),
             output: output.len(),
-            per_item: D * T,
+            per_item: per_window,
         });
     }
-    items(initial.len(), D * T, output.len(), D * states)?;
-    let mut staged = Staged::<S, D, T>::new(count);
-    for (first, (z, out)) in staging::chunks(initial, D * T, output, D * states) {
+    items(initial.len(), per_window, output.len(), dim * states)?;
+    let mut staged = Staged::<S>::new(count, per_window);
+    for (first, (z, out)) in staging::chunks(initial, per_window, output, dim * states) {
         staged.rollout(net, arithmetic, z, layout, out, states)?;
         if checked {
             for (k, (z, trajectory)) in z
-                .chunks_exact(D * T)
-                .zip(out.chunks_exact(D * states))
+                .chunks_exact(per_window)
+                .zip(out.chunks_exact(dim * states))
                 .enumerate()
             {
-                if let Some(step) = first_non_finite::<X, D, T>(z, layout) {
+                if let Some(step) = first_non_finite((dim, seq), z, layout) {
                     return Err(non_finite(first + k, "input", step));
                 }
                 if let Some(step) = first_non_finite_state(trajectory, states) {
@@ -352,14 +396,21 @@ where
     Ok(())
 }
 
-/// The first time step of a window (`D·T` values in `layout`) with a NaN or an infinity.
-fn first_non_finite<X: Scalar, const D: usize, const T: usize>(
+/// The first time step of a window (`dim·seq` values in `layout`) with a NaN or an infinity.
+fn first_non_finite<X: Scalar>(
+    (dim, seq): (usize, usize),
     z: &[X],
     layout: Layout,
 ) -> Option<usize> {
-    staging::window::<X, X, D, T>(z, layout)
-        .column_iter()
-        .position(|c| c.iter().any(|x| !x.is_finite()))
+    (0..seq).find(|&j| {
+        (0..dim).any(|i| {
+            let at = match layout {
+                Layout::Columns => i + dim * j,
+                Layout::Rows => i * seq + j,
+            };
+            !z[at].is_finite()
+        })
+    })
 }
 
 /// The first state (column) of a row-major `D×states` trajectory with a NaN or an infinity.

@@ -11,6 +11,7 @@ use geomattn::{
     SkewWeight, Tanh, VolumePreservingAttention, VolumePreservingFeedForward,
 };
 
+use crate::engine;
 use crate::grid::{self, Grid};
 use crate::network::{Loaded, Units};
 use crate::structure::{self, Sampling};
@@ -311,16 +312,24 @@ macro_rules! open_network {
     };
 }
 
-/// Loads `file` as `arch`, computing in `precision`.
+/// Loads `file` as `arch`, computing in `precision`: a compiled network of the grid, or, for
+/// the architectures the run-time engine has ([`engine::runs`]), at any other size and option
+/// on the engine.
 ///
 /// # Errors
 /// [`Error::OffGrid`] for sizes this build does not have, [`Error::Mismatch`] if the file's layers
 /// are not that architecture's, [`Error::Load`] if they are but cannot be read as it,
 /// [`Error::Unreadable`] if it is not a readable HDF5 file.
 pub fn open(file: &GmlFile, arch: &Arch, precision: Precision) -> Result<Box<dyn Network>, Error> {
-    match precision {
+    let compiled = match precision {
         Precision::F32 => on_grid!(arch, f32, open_network, file),
         Precision::F64 => on_grid!(arch, f64, open_network, file),
+    };
+    match compiled {
+        Err(Error::OffGrid { .. } | Error::Unsupported { .. }) if engine::runs(arch) => {
+            engine::open(file, arch, precision)
+        }
+        compiled => compiled,
     }
 }
 
@@ -404,7 +413,12 @@ pub fn check_until(
         return Err(Error::Samples { samples });
     }
     let sampling = Sampling::new(samples, seed, stop);
-    let measurements = on_grid!(arch, f64, check_network, (file, &sampling))?;
+    let measurements = match on_grid!(arch, f64, check_network, (file, &sampling)) {
+        Err(Error::OffGrid { .. } | Error::Unsupported { .. }) if engine::runs(arch) => {
+            engine::check_sampled(file, arch, &sampling)?
+        }
+        measured => measured?,
+    };
     if sampling.stopped() {
         return Err(Error::Stopped);
     }

@@ -151,6 +151,11 @@ impl Grid {
 
 /// The whole grid, one line per architecture.
 pub fn describe() -> String {
-    let lines: Vec<String> = ALL.iter().map(Grid::line).collect();
+    let mut lines = vec![
+        "vpt, vpff: any size and option GML allows, on the run-time engine; compiled (the lane \
+         path, export) for the sizes below"
+            .to_string(),
+    ];
+    lines.extend(ALL.iter().map(Grid::line));
     lines.join("\n")
 }

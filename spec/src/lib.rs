@@ -38,6 +38,7 @@
 pub mod batch;
 pub mod classify;
 mod dispatch;
+pub mod engine;
 mod error;
 pub mod export;
 pub mod grid;

@@ -250,7 +250,7 @@ pub(crate) struct Loaded<S, Net, const D: usize, const T: usize> {
 }
 
 /// Checks an input's length and values.
-fn checked(
+pub(crate) fn checked(
     what: &'static str,
     values: &[f64],
     arch: &Arch,

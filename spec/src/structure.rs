@@ -45,7 +45,7 @@ pub const MAX_SAMPLES: usize = 1_000_000;
 
 /// The worse of two measured values: NaN (a measurement that failed, a non-finite output) is
 /// worse than every number, where `f64::max` would drop it and let the check pass.
-fn worse(a: f64, b: f64) -> f64 {
+pub(crate) fn worse(a: f64, b: f64) -> f64 {
     if a.is_nan() || b.is_nan() {
         f64::NAN
     } else {
@@ -54,7 +54,7 @@ fn worse(a: f64, b: f64) -> f64 {
 }
 
 /// The largest absolute entry of `values`, NaN if one is NaN (nalgebra's `amax` skips NaN).
-fn largest(values: impl IntoIterator<Item = f64>) -> f64 {
+pub(crate) fn largest(values: impl IntoIterator<Item = f64>) -> f64 {
     values.into_iter().map(f64::abs).fold(0.0, worse)
 }
 
@@ -167,6 +167,12 @@ impl<'a> Sampling<'a> {
     /// The inputs: matrices with entries uniform in `(−1, 1)`, drawn one by one as they are
     /// measured (memory does not grow with their number), until `stop` says so.
     fn inputs<const R: usize, const C: usize>(&self) -> impl Iterator<Item = SMatrix<f64, R, C>> {
+        self.inputs_of(R, C)
+            .map(|z| SMatrix::from_column_slice(z.as_slice()))
+    }
+
+    /// [`inputs`](Self::inputs) of `rows × cols`, a size known at run time: the same values.
+    pub(crate) fn inputs_of(&self, rows: usize, cols: usize) -> impl Iterator<Item = DMatrix<f64>> {
         let mut rng = SmallRng::seed_from_u64(self.seed);
         let mut unit = move || {
             #[allow(clippy::cast_precision_loss)]
@@ -178,7 +184,7 @@ impl<'a> Sampling<'a> {
                 self.stopped.set(true);
                 return None;
             }
-            Some(SMatrix::from_fn(|_, _| unit()))
+            Some(DMatrix::from_fn(rows, cols, |_, _| unit()))
         })
     }
 }
@@ -198,6 +204,11 @@ where
             if finite { error } else { f64::NAN }
         })
         .fold(0.0, worse);
+    feed_forward_measurements(worst)
+}
+
+/// What a volume-preserving feed-forward network promises, with its worst measured value.
+pub(crate) fn feed_forward_measurements(worst: f64) -> Vec<Measurement> {
     vec![Measurement {
         property: "|det J − 1| of the map of one state".into(),
         worst,
@@ -249,6 +260,18 @@ where
         );
         orthogonality = worse(orthogonality, output_nan);
     }
+    transformer_measurements((D, T), skew_sym, orthogonality, feed_forward, whole)
+}
+
+/// What a volume-preserving transformer of windows `(dim, seq)` promises, with the worst measured
+/// values: `‖ΛᵀΛ − I‖_max`, `|det J − 1|` of the feed-forward parts and of the whole map.
+pub(crate) fn transformer_measurements(
+    (dim, seq): (usize, usize),
+    skew_sym: bool,
+    orthogonality: f64,
+    feed_forward: f64,
+    whole: f64,
+) -> Vec<Measurement> {
     vec![
         Measurement {
             property: "‖ΛᵀΛ − I‖_max of every attention matrix Λ = Cay(C(Z))".into(),
@@ -264,7 +287,7 @@ where
         },
         Measurement {
             property: format!(
-                "|det J − 1| of the whole map of R^{{{D}×{T}}}{}",
+                "|det J − 1| of the whole map of R^{{{dim}×{seq}}}{}",
                 if skew_sym {
                     ""
                 } else {

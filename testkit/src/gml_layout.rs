@@ -57,6 +57,20 @@ pub enum Layer<E = f32> {
     ResNet(Vec<E>, Vec<E>),
     /// A classification layer: `weight` (`classes×d`, column-major), `classes`.
     Classification(Vec<E>, usize),
+    /// A `SkewSymMatrix` `A` (packed values, size): skew-symmetric volume-preserving attention.
+    SkewSym(Vec<E>, usize),
+    /// A volume-preserving feed-forward layer: `weight` a `LowerTriangular` (`UpperTriangular`
+    /// with `upper`) of size `n` (packed values), and `bias` if it has one.
+    Triangular {
+        /// `UpperTriangular`, not `LowerTriangular`.
+        upper: bool,
+        /// The packed values.
+        weight: Vec<E>,
+        /// The size.
+        n: usize,
+        /// The bias.
+        bias: Option<Vec<E>>,
+    },
 }
 
 /// `len` values uniform in `(−1, 1)` (Float32, GML's default storage).
@@ -120,6 +134,23 @@ fn vector<'g, E: Stored>(
     dataset
 }
 
+/// A special matrix `name` of size `n`: a group tagged `gml_type` holding `S` and `n`.
+fn special<E: Stored>(
+    group: &mut GroupBuilder,
+    name: &str,
+    gml_type: &str,
+    packed: &[E],
+    n: usize,
+) {
+    let mut a = group.create_group(name);
+    a.set_attr("gml_type", AttrValue::AsciiString(gml_type.into()));
+    vector(&mut a, "S", packed);
+    a.create_dataset("n")
+        .with_i64_data(&[i64::try_from(n).expect("a small size")])
+        .with_shape(&[]);
+    group.add_group(a.finish());
+}
+
 /// The bytes of the HDF5 file of `layers`, in order.
 ///
 /// # Panics
@@ -130,14 +161,23 @@ pub fn to_bytes<E: Stored>(layers: &[Layer<E>]) -> Vec<u8> {
         let mut group = file.create_group(&format!("L{}", k + 1));
         match layer {
             Layer::Dense(a, n) => matrix(&mut group, "A", a, *n, *n),
-            Layer::Symmetric(packed, n) => {
-                let mut a = group.create_group("A");
-                a.set_attr("gml_type", AttrValue::AsciiString("SymmetricMatrix".into()));
-                vector(&mut a, "S", packed);
-                a.create_dataset("n")
-                    .with_i64_data(&[i64::try_from(*n).expect("a small size")])
-                    .with_shape(&[]);
-                group.add_group(a.finish());
+            Layer::Symmetric(packed, n) => special(&mut group, "A", "SymmetricMatrix", packed, *n),
+            Layer::SkewSym(packed, n) => special(&mut group, "A", "SkewSymMatrix", packed, *n),
+            Layer::Triangular {
+                upper,
+                weight,
+                n,
+                bias,
+            } => {
+                let gml_type = if *upper {
+                    "UpperTriangular"
+                } else {
+                    "LowerTriangular"
+                };
+                special(&mut group, "weight", gml_type, weight, *n);
+                if let Some(bias) = bias {
+                    vector(&mut group, "bias", bias);
+                }
             }
             Layer::Gradient(weight, bias, scale) => {
                 let hidden = bias.len();

@@ -21,6 +21,7 @@
 //! ```
 
 use geomattn::nalgebra::DMatrix;
+use geomattn_spec::Activation;
 
 use crate::gml_layout::Layer;
 
@@ -142,4 +143,92 @@ pub fn rollout(
         states.extend(z.column_iter().map(|c| c.iter().copied().collect()));
     }
     states
+}
+
+/// An activation from CONVENTIONS.md's formulas, written here (not the runtime's).
+pub fn activation(f: Activation, x: f64) -> f64 {
+    match f {
+        Activation::Identity => x,
+        Activation::Tanh => x.tanh(),
+        Activation::Sigmoid => 1.0 / (1.0 + (-x).exp()),
+        Activation::Relu => x.max(0.0),
+        // log(1 + eˣ), as NNlib writes it to stay finite where eˣ overflows.
+        Activation::Softplus => x.max(0.0) + (-x.abs()).exp().ln_1p(),
+    }
+}
+
+/// GML's strictly lower (or, with `upper`, strictly upper) triangular `n×n` matrix of its packed
+/// vector: the lower one row by row, the upper one column by column (CONVENTIONS.md).
+pub fn triangular(packed: &[f64], n: usize, upper: bool) -> DMatrix<f64> {
+    DMatrix::from_fn(n, n, |i, j| {
+        let (row, col) = if upper { (j, i) } else { (i, j) };
+        if row > col {
+            packed[row * (row - 1) / 2 + col]
+        } else {
+            0.0
+        }
+    })
+}
+
+/// `Cay(C) = (I − C)(I + C)⁻¹` by nalgebra's LU.
+fn cayley(c: &DMatrix<f64>) -> DMatrix<f64> {
+    let identity = DMatrix::<f64>::identity(c.nrows(), c.ncols());
+    let inverse = (&identity + c)
+        .lu()
+        .try_inverse()
+        .expect("I + C is invertible");
+    (&identity - c) * inverse
+}
+
+/// One layer of GML's volume-preserving chains on the window `z` (CONVENTIONS.md): attention
+/// `Z·Cay(C)` (`SkewSym` A: `C = Zᵀ A Z`; `Dense` A: `C = L − Lᵀ` with `L` the strict lower part
+/// of `Zᵀ A Z / √dim`), or a feed-forward layer `z + σ(W z + b)` on each column.
+///
+/// # Panics
+/// For a layer of another architecture.
+pub fn volume_preserving(layer: &Layer<f64>, f: Activation, z: &DMatrix<f64>) -> DMatrix<f64> {
+    let dim = z.nrows();
+    match layer {
+        Layer::SkewSym(packed, n) => {
+            let lower = triangular(packed, *n, false);
+            let a = &lower - lower.transpose();
+            z * cayley(&(z.transpose() * a * z))
+        }
+        Layer::Dense(a, n) => {
+            let a = DMatrix::from_column_slice(*n, *n, a);
+            let full = z.transpose() * a * z / (dim as f64).sqrt();
+            let l = DMatrix::from_fn(full.nrows(), full.ncols(), |i, j| {
+                if i > j { full[(i, j)] } else { 0.0 }
+            });
+            z * cayley(&(&l - l.transpose()))
+        }
+        Layer::Triangular {
+            upper,
+            weight,
+            n,
+            bias,
+        } => {
+            let w = triangular(weight, *n, *upper);
+            let mut inner = w * z;
+            if let Some(b) = bias {
+                for mut column in inner.column_iter_mut() {
+                    for (x, b) in column.iter_mut().zip(b) {
+                        *x += b;
+                    }
+                }
+            }
+            z + inner.map(|x| activation(f, x))
+        }
+        other => panic!("not a layer of a volume-preserving network: {other:?}"),
+    }
+}
+
+/// A volume-preserving chain (each layer with its activation) on the window `z`.
+pub fn volume_preserving_chain(
+    layers: &[(Layer<f64>, Activation)],
+    z: &DMatrix<f64>,
+) -> DMatrix<f64> {
+    layers
+        .iter()
+        .fold(z.clone(), |z, (layer, f)| volume_preserving(layer, *f, &z))
 }

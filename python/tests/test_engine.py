@@ -1,0 +1,77 @@
+"""GML's volume-preserving networks at sizes no compiled type has: they load and run on the
+run-time engine (the same maths as the compiled layers, sizes read from the file). The numbers
+are checked against CONVENTIONS.md's formulas in the Rust suite (tests/tests/engine.rs); here,
+what Python sees: shapes, dtypes, batches against single windows, rollouts against forward
+passes, the two precisions, the structure check."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import geomattn
+
+# A seeded network in GML's layout (fixtures/synthetic/README.md): dim 5, seq 6, n_linear 2,
+# sigmoid, none of which the compiled grid has.
+PATH = Path(__file__).resolve().parents[2] / "fixtures" / "synthetic" / "vpt_dim5_seq6_sigmoid.h5"
+SPEC = "vpt(dim=5, seq=6, n_blocks=1, n_linear=2, L=1, activation=sigmoid, skew_sym=false)"
+GML_CALL = (
+    "VolumePreservingTransformer(5, 6; n_blocks = 1, n_linear = 2, L = 1, activation = sigmoid)"
+)
+
+
+def windows(dtype, count=40):
+    return np.random.default_rng(3).uniform(-0.5, 0.5, (count, 5, 6)).astype(dtype)
+
+
+def test_a_network_off_the_grid_runs_in_both_precisions(dtype):
+    net = geomattn.load(PATH, SPEC, dtype=dtype)
+    assert (net.dim, net.seq) == (5, 6)
+    z = windows(dtype)
+    batch = net.forward(z)
+    assert batch.shape == z.shape and batch.dtype == np.dtype(dtype)
+    assert np.isfinite(batch).all() and not np.array_equal(batch, z)
+    for k in (0, 13, 39):
+        np.testing.assert_array_equal(net.forward(z[k]), batch[k])
+    np.testing.assert_array_equal(net.forward(z, exact=True), batch)
+    np.testing.assert_array_equal(net(z.transpose(0, 2, 1).copy().transpose(0, 2, 1)), batch)
+
+
+def test_its_rollout_applies_the_network_to_each_whole_window(dtype):
+    net = geomattn.load(PATH, SPEC, dtype=dtype)
+    z0 = windows(dtype)[0]
+    trajectory = net.rollout(z0, 17)
+    assert trajectory.shape == (5, 18)
+    np.testing.assert_array_equal(trajectory[:, :6], z0)
+    first = net.forward(z0)
+    np.testing.assert_array_equal(trajectory[:, 6:12], first)
+    np.testing.assert_array_equal(trajectory[:, 12:18], net.forward(first))
+    batch = net.rollout(windows(dtype, 3), 17)
+    np.testing.assert_array_equal(batch[0], trajectory)
+
+
+def test_float32_is_float64_to_its_rounding():
+    wide = geomattn.load(PATH, SPEC, dtype="float64").forward(windows("float64"))
+    single = geomattn.load(PATH, SPEC, dtype="float32").forward(windows("float32"))
+    assert np.abs(single - wide).max() < 1e-5 * max(1.0, np.abs(wide).max())
+
+
+def test_gmls_constructor_call_loads_it_and_inspect_names_it():
+    by_call = geomattn.load(PATH, GML_CALL)
+    z = windows("float32")
+    np.testing.assert_array_equal(by_call.forward(z), geomattn.load(PATH, SPEC).forward(z))
+    found = geomattn.inspect(PATH)
+    assert any(m["gml"].startswith("VolumePreservingTransformer(5, 6;") for m in found["matches"])
+
+
+def test_its_structure_is_checked():
+    measurements = geomattn.load(PATH, SPEC).check(samples=3)
+    assert [m.promised for m in measurements] == [True, True, False]
+    assert all(m.passes for m in measurements), measurements
+    assert measurements[2].property.startswith("|det J − 1| of the whole map of R^{5×6}")
+
+
+def test_a_spec_the_file_is_not_is_refused():
+    wrong = SPEC.replace("n_linear=2", "n_linear=1")
+    with pytest.raises(ValueError, match="does not load as"):
+        geomattn.load(PATH, wrong)

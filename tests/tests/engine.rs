@@ -1,0 +1,415 @@
+//! The run-time engine (`geomattn_spec::engine`, on `geomattn::engine`): on the grid's sizes it
+//! is the compiled network bit for bit (forward passes, rollouts, batches, in `f32` and `f64`);
+//! off the grid (any dimension, sequence length, `n_linear`, activation, `init_upper`, both
+//! weightings, the Cayley transform's closed forms, its kernels and nalgebra's LU beyond 16) it
+//! is CONVENTIONS.md's formulas computed independently (`geomattn_testkit::gml_reference`), on
+//! files written by an independent writer (`geomattn_testkit::gml_layout`).
+
+use geomattn::gml::GmlFile;
+use geomattn::nalgebra::DMatrix;
+use geomattn_spec::batch::{Arithmetic, Layout};
+use geomattn_spec::layout::{self, Op};
+use geomattn_spec::{Activation, Arch, Error, Network, Precision, engine, open};
+use geomattn_testkit::gml_chain::Values64;
+use geomattn_testkit::gml_layout::{Layer, to_bytes};
+use geomattn_testkit::gml_reference::{activation, volume_preserving_chain};
+
+/// `arch`'s chain with seeded values (Float32, as GML stores them), each layer with its
+/// activation.
+fn chain(arch: &Arch, seed: u64) -> Vec<(Layer<f32>, Activation)> {
+    let mut rng = Values64(seed);
+    layout::layers(arch)
+        .iter()
+        .map(|layer| match layer.op {
+            Op::VolumePreserving {
+                dim,
+                upper,
+                activation,
+                bias,
+            } => {
+                let weight = rng.take(dim * dim.saturating_sub(1) / 2);
+                let bias = bias.then(|| rng.take(dim));
+                let n = dim;
+                (
+                    Layer::Triangular {
+                        upper,
+                        weight,
+                        n,
+                        bias,
+                    },
+                    activation,
+                )
+            }
+            Op::VolumePreservingAttention { dim, skew_sym, .. } => {
+                let a = if skew_sym {
+                    Layer::SkewSym(rng.take(dim * dim.saturating_sub(1) / 2), dim)
+                } else {
+                    Layer::Dense(rng.take(dim * dim), dim)
+                };
+                (a, Activation::Identity)
+            }
+            other => unreachable!("{other}"),
+        })
+        .collect()
+}
+
+fn file(chain: &[(Layer<f32>, Activation)]) -> GmlFile {
+    let layers: Vec<Layer<f32>> = chain.iter().map(|(l, _)| l.clone()).collect();
+    GmlFile::from_bytes(to_bytes(&layers)).unwrap()
+}
+
+/// The chain's values widened to `f64` (exactly).
+fn widened(chain: &[(Layer<f32>, Activation)]) -> Vec<(Layer<f64>, Activation)> {
+    let wide = |v: &Vec<f32>| v.iter().map(|&x| f64::from(x)).collect::<Vec<f64>>();
+    chain
+        .iter()
+        .map(|(layer, f)| {
+            let layer = match layer {
+                Layer::Triangular {
+                    upper,
+                    weight,
+                    n,
+                    bias,
+                } => Layer::Triangular {
+                    upper: *upper,
+                    weight: wide(weight),
+                    n: *n,
+                    bias: bias.as_ref().map(wide),
+                },
+                Layer::SkewSym(a, n) => Layer::SkewSym(wide(a), *n),
+                Layer::Dense(a, n) => Layer::Dense(wide(a), *n),
+                other => unreachable!("{other:?}"),
+            };
+            (layer, *f)
+        })
+        .collect()
+}
+
+/// `(dim, seq)` of a window.
+fn shape(arch: &Arch) -> (usize, usize) {
+    match arch {
+        Arch::Vpt(v) => (v.dim, v.seq),
+        Arch::Vpff(v) => (v.dim, 1),
+        other => unreachable!("{other}"),
+    }
+}
+
+/// A window of values in `(−scale, scale)` from `seed`, column-major.
+fn window(arch: &Arch, seed: u64, scale: f64) -> Vec<f64> {
+    let (dim, seq) = shape(arch);
+    Values64(seed)
+        .take(dim * seq)
+        .iter()
+        .map(|&x| f64::from(x) * scale)
+        .collect()
+}
+
+/// The reference's output on the flat window `z`, and the output of `net`.
+fn compared(
+    arch: &Arch,
+    reference: &[(Layer<f64>, Activation)],
+    net: &dyn Network,
+    z: &[f64],
+) -> (DMatrix<f64>, DMatrix<f64>) {
+    let (dim, seq) = shape(arch);
+    let expected =
+        volume_preserving_chain_of(arch, reference, &DMatrix::from_column_slice(dim, seq, z));
+    let found = DMatrix::from_column_slice(dim, seq, &net.forward(z).unwrap());
+    (expected, found)
+}
+
+/// The whole network: the transformer's `L` blocks are the chain in order, as is the
+/// feed-forward network.
+fn volume_preserving_chain_of(
+    _arch: &Arch,
+    reference: &[(Layer<f64>, Activation)],
+    z: &DMatrix<f64>,
+) -> DMatrix<f64> {
+    volume_preserving_chain(reference, z)
+}
+
+/// `‖found − expected‖_max / max(1, ‖expected‖_max)`.
+fn relative(found: &DMatrix<f64>, expected: &DMatrix<f64>) -> f64 {
+    (found - expected).amax() / expected.amax().max(1.0)
+}
+
+/// The specs of the grid's volume-preserving networks (each point of `geomattn_spec::grid`),
+/// with both weightings and two `L`.
+fn on_the_grid() -> Vec<Arch> {
+    let mut specs = Vec::new();
+    for dim in 2..=4 {
+        for n_blocks in 1..=6 {
+            specs.push(format!(
+                "vpff(dim={dim}, n_blocks={n_blocks}, n_linear=1, activation=tanh)"
+            ));
+        }
+        for seq in 2..=4 {
+            for n_blocks in 1..=2 {
+                for (l, skew_sym) in [(1, true), (2, false)] {
+                    specs.push(format!(
+                        "vpt(dim={dim}, seq={seq}, n_blocks={n_blocks}, n_linear=1, L={l}, \
+                         activation=tanh, skew_sym={skew_sym})"
+                    ));
+                }
+            }
+        }
+    }
+    specs.iter().map(|s| s.parse().unwrap()).collect()
+}
+
+#[test]
+fn on_the_grid_the_engine_is_the_compiled_network_bit_for_bit() {
+    for (k, arch) in on_the_grid().iter().enumerate() {
+        let chain = chain(arch, k as u64 + 1);
+        let file = file(&chain);
+        for precision in [Precision::F32, Precision::F64] {
+            let compiled = open(&file, arch, precision).unwrap();
+            let run_time = engine::open(&file, arch, precision).unwrap();
+            for seed in 0..3 {
+                let z = window(arch, 100 + seed, 2.0);
+                assert_eq!(
+                    run_time.forward(&z).unwrap(),
+                    compiled.forward(&z).unwrap(),
+                    "{arch}"
+                );
+            }
+            // Untrained weights may diverge: the states are compared bit for bit as computed.
+            let z = window(arch, 7, 0.5);
+            let bits = |net: &dyn Network| -> Vec<u64> {
+                net.states(&z)
+                    .unwrap()
+                    .take(40)
+                    .flatten()
+                    .map(f64::to_bits)
+                    .collect()
+            };
+            assert_eq!(bits(run_time.as_ref()), bits(compiled.as_ref()), "{arch}");
+            // The batches, both layouts, scalar path: the same code over both.
+            let (dim, seq) = shape(arch);
+            let batch: Vec<f64> = (0..5).flat_map(|s| window(arch, 300 + s, 1.5)).collect();
+            for layout in [Layout::Rows, Layout::Columns] {
+                let (mut a, mut b) = (vec![0.0; batch.len()], vec![0.0; batch.len()]);
+                run_time
+                    .forward_f64(&batch, layout, &mut a, true, Arithmetic::Exact)
+                    .unwrap();
+                compiled
+                    .forward_f64(&batch, layout, &mut b, true, Arithmetic::Exact)
+                    .unwrap();
+                assert_eq!(a, b, "{arch}");
+                let states = 2 * seq + 1;
+                let (mut a, mut b) = (vec![0.0; 5 * dim * states], vec![0.0; 5 * dim * states]);
+                run_time
+                    .rollout_f64(&batch, layout, &mut a, true, Arithmetic::Exact)
+                    .unwrap();
+                compiled
+                    .rollout_f64(&batch, layout, &mut b, true, Arithmetic::Exact)
+                    .unwrap();
+                assert_eq!(a, b, "{arch}");
+            }
+        }
+    }
+}
+
+/// Networks no compiled type has: every size and option the engine adds.
+const OFF_THE_GRID: [&str; 8] = [
+    // The issue's speed goal: dim 5, seq 6, n_linear 2, sigmoid.
+    "vpt(dim=5, seq=6, n_blocks=1, n_linear=2, L=1, activation=sigmoid, skew_sym=false)",
+    "vpt(dim=3, seq=4, n_blocks=3, n_linear=2, L=2, activation=relu, skew_sym=true, init_upper=true)",
+    "vpt(dim=6, seq=12, n_blocks=2, n_linear=1, L=1, activation=identity, skew_sym=false)",
+    // Past the compiled Cayley kernels: nalgebra's LU.
+    "vpt(dim=4, seq=17, n_blocks=1, n_linear=1, L=1, activation=softplus, skew_sym=true)",
+    "vpt(dim=2, seq=1, n_blocks=1, n_linear=1, L=1, activation=tanh, skew_sym=false)",
+    "vpt(dim=1, seq=3, n_blocks=1, n_linear=1, L=1, activation=tanh, skew_sym=true)",
+    "vpff(dim=6, n_blocks=3, n_linear=2, activation=softplus, init_upper=true)",
+    "vpff(dim=9, n_blocks=7, n_linear=3, activation=sigmoid)",
+];
+
+#[test]
+fn off_the_grid_the_engine_is_conventions_formulas() {
+    for (k, spec) in OFF_THE_GRID.iter().enumerate() {
+        let arch: Arch = spec.parse().unwrap();
+        let chain = chain(&arch, 50 + k as u64);
+        let file = file(&chain);
+        let reference = widened(&chain);
+        // Through the front door: `open` takes the engine for these.
+        let (wide, single) = (
+            open(&file, &arch, Precision::F64).unwrap(),
+            open(&file, &arch, Precision::F32).unwrap(),
+        );
+        for seed in 0..4 {
+            let z = window(&arch, 200 + seed, 1.0);
+            let (expected, found) = compared(&arch, &reference, wide.as_ref(), &z);
+            assert!(
+                relative(&found, &expected) < 1e-12,
+                "{spec}: {}",
+                relative(&found, &expected)
+            );
+            let (expected, found) = compared(&arch, &reference, single.as_ref(), &z);
+            assert!(
+                relative(&found, &expected) < 1e-4,
+                "{spec} f32: {}",
+                relative(&found, &expected)
+            );
+        }
+        // A rollout is the forward pass applied to each whole window in turn.
+        let (dim, seq) = shape(&arch);
+        let z = window(&arch, 9, 0.5);
+        let states = wide.rollout(&z, 4 * seq - 1, &mut |_| {}).unwrap();
+        let mut x = DMatrix::from_column_slice(dim, seq, &z);
+        for pass in 0..3 {
+            x = volume_preserving_chain_of(&arch, &reference, &x);
+            let from = (pass + 1) * seq * dim;
+            let found = DMatrix::from_column_slice(dim, seq, &states[from..from + dim * seq]);
+            assert!(
+                relative(&found, &x) < 1e-11,
+                "{spec}: pass {pass}: {} {x}",
+                relative(&found, &x)
+            );
+        }
+    }
+}
+
+#[test]
+fn a_file_that_is_not_the_spec_names_the_first_difference() {
+    let arch: Arch = OFF_THE_GRID[0].parse().unwrap();
+    let file = file(&chain(&arch, 1));
+    let other =
+        "vpt(dim=5, seq=6, n_blocks=1, n_linear=1, L=1, activation=sigmoid, skew_sym=false)";
+    let error = engine::open(&file, &other.parse().unwrap(), Precision::F64)
+        .err()
+        .unwrap();
+    assert!(matches!(error, Error::Mismatch { .. }), "{error}");
+    let wider =
+        "vpt(dim=6, seq=6, n_blocks=1, n_linear=2, L=1, activation=sigmoid, skew_sym=false)";
+    let error = engine::open(&file, &wider.parse().unwrap(), Precision::F64)
+        .err()
+        .unwrap();
+    let text = error.to_string();
+    assert!(
+        text.contains("L1") && text.contains("6×6") && text.contains("5×5"),
+        "{text}"
+    );
+}
+
+#[test]
+fn windows_of_the_wrong_size_or_not_finite_are_refused() {
+    let arch: Arch = OFF_THE_GRID[0].parse().unwrap();
+    let net = engine::open(&file(&chain(&arch, 1)), &arch, Precision::F64).unwrap();
+    assert!(matches!(
+        net.forward(&[0.0; 29]),
+        Err(Error::Length { found: 29, .. })
+    ));
+    let mut z = window(&arch, 1, 1.0);
+    z[7] = f64::NAN;
+    assert!(matches!(
+        net.forward(&z),
+        Err(Error::NonFinite { index: 7, .. })
+    ));
+    // A checked batch names the window and the part of the network that overflowed.
+    let huge: Vec<f64> = window(&arch, 2, 1.0).iter().map(|x| x * 1e200).collect();
+    let mut out = vec![0.0; huge.len()];
+    let error = net.forward_f64(&huge, Layout::Columns, &mut out, true, Arithmetic::Exact);
+    let Err(geomattn::Error::NonFinite(at)) = error else {
+        panic!("{error:?}")
+    };
+    assert_eq!((at.sequence, at.block), (Some(0), Some(0)), "{at}");
+}
+
+#[test]
+fn activations_are_nnlibs() {
+    let points = [
+        -800.0, -40.0, -3.5, -1.0, -1e-300, -0.0, 0.0, 1e-300, 0.25, 1.0, 3.5, 40.0, 800.0,
+    ];
+    for f in Activation::ALL {
+        for x in points {
+            let (found, expected) = (f.apply(x), activation(f, x));
+            let close = found == expected
+                || (found - expected).abs() <= 4.0 * f64::EPSILON * expected.abs();
+            assert!(close, "{f}({x}) = {found}, expected {expected}");
+            let single = f.apply(x as f32);
+            assert!(
+                (f64::from(single) - expected).abs()
+                    <= 4.0
+                        * f64::from(f32::EPSILON)
+                        * expected.abs().max(f64::from(f32::MIN_POSITIVE)),
+                "{f}({x}) in f32 = {single}"
+            );
+        }
+        assert!(f.apply(f64::NAN).is_nan(), "{f}(NaN)");
+    }
+    assert_eq!(
+        Activation::Relu.apply(-0.0_f64).to_bits(),
+        0.0_f64.to_bits()
+    );
+    assert_eq!(Activation::Sigmoid.apply(f64::INFINITY), 1.0);
+    assert_eq!(Activation::Softplus.apply(f64::NEG_INFINITY), 0.0);
+}
+
+/// `fixtures/synthetic/`: networks geomattn writes itself (not GML's) for the tests that cannot
+/// write one, Python's: regenerated here and compared byte for byte (`GEOMATTN_BLESS=1` writes
+/// them).
+#[test]
+fn the_synthetic_networks_are_regenerated_byte_for_byte() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/synthetic");
+    let arch: Arch = OFF_THE_GRID[0].parse().unwrap();
+    let bytes = geomattn_testkit::gml_chain::bytes_of(&layout::layers(&arch), 3);
+    let path = dir.join("vpt_dim5_seq6_sigmoid.h5");
+    if std::env::var_os("GEOMATTN_BLESS").is_some() {
+        std::fs::write(&path, &bytes).unwrap();
+    }
+    assert!(
+        std::fs::read(&path).unwrap() == bytes,
+        "{} is stale: re-bless",
+        path.display()
+    );
+    assert_eq!(
+        bytes,
+        geomattn_testkit::gml_chain::bytes_of(&layout::layers(&arch), 3)
+    );
+}
+
+#[test]
+fn the_structure_check_runs_on_the_engine_as_on_the_compiled_networks() {
+    // On the grid's sizes, the same measurements on the same inputs (dual-number Jacobians on
+    // the engine, backward passes on the compiled network: equal to rounding).
+    for spec in [
+        "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=2, activation=tanh, skew_sym=true)",
+        "vpt(dim=2, seq=4, n_blocks=1, n_linear=1, L=1, activation=tanh, skew_sym=false)",
+        "vpff(dim=4, n_blocks=3, n_linear=1, activation=tanh)",
+    ] {
+        let arch: Arch = spec.parse().unwrap();
+        let file = file(&chain(&arch, 11));
+        let compiled = geomattn_spec::check(&file, &arch, 5, 1).unwrap();
+        let run_time = engine::check(&file, &arch, 5, 1).unwrap();
+        assert_eq!(compiled.len(), run_time.len(), "{spec}");
+        for (c, r) in compiled.iter().zip(&run_time) {
+            assert_eq!(
+                (&c.property, c.promised),
+                (&r.property, r.promised),
+                "{spec}"
+            );
+            assert!((c.worst - r.worst).abs() < 1e-12, "{spec}: {c:?} {r:?}");
+        }
+    }
+    // Off the grid, through the front door: every promise kept, to rounding (the whole map of
+    // `skew_sym = false` measured, not promised: |det J − 1| ≈ 1 here).
+    let (deep, measurable) = OFF_THE_GRID.split_last().unwrap();
+    for spec in measurable {
+        let arch: Arch = spec.parse().unwrap();
+        let measured = geomattn_spec::check(&file(&chain(&arch, 21)), &arch, 3, 2).unwrap();
+        assert!(!measured.is_empty(), "{spec}");
+        for m in &measured {
+            assert!(m.passes(), "{spec}: {m:?}");
+        }
+    }
+    // The edge of the measurement, not of the network: 58 random layers `x + σ(W x + b)` with
+    // entries of `W` up to 1 amplify a state by many orders of magnitude, and `det J`, computed
+    // in f64 from such a Jacobian, is 1 only to that many digits less (3.7·10⁴ off here). The
+    // check reports what it measured: a failed promise, never a silent pass.
+    let arch: Arch = deep.parse().unwrap();
+    let measured = geomattn_spec::check(&file(&chain(&arch, 21)), &arch, 3, 2).unwrap();
+    assert!(
+        !measured[0].passes() && measured[0].worst > 1.0,
+        "{measured:?}"
+    );
+}
