@@ -61,7 +61,8 @@ def test_gmls_constructor_call_loads_it_and_inspect_names_it():
     z = windows("float32")
     np.testing.assert_array_equal(by_call.forward(z), geomattn.load(PATH, SPEC).forward(z))
     found = geomattn.inspect(PATH)
-    assert any(m["gml"].startswith("VolumePreservingTransformer(5, 6;") for m in found["matches"])
+    # The sequence length is what the file cannot say.
+    assert any(m["gml"].startswith("VolumePreservingTransformer(5, ?;") for m in found["matches"])
 
 
 def test_its_structure_is_checked():

@@ -22,8 +22,7 @@ pub use scores::{Additive, Bilinear, LowRank};
 pub(crate) use skew::gml_scale;
 pub use skew::{ArbitraryWeight, SkewWeight, arbitrary_correlation, skew_sym_correlation};
 
-use nalgebra::allocator::Allocator;
-use nalgebra::{DefaultAllocator, Dim, Matrix, OMatrix, RawStorage, SMatrix, SMatrixView};
+use nalgebra::{SMatrix, SMatrixView};
 
 use crate::layer::check_batch_lengths;
 use crate::{Error, Field, product};
@@ -39,26 +38,16 @@ pub trait Correlation<S: Field, const D: usize> {
 pub trait SkewCorrelation<S: Field, const D: usize>: Correlation<S, D> {}
 
 /// GML's `tensor_mat_skew_sym_assign` for one sequence: `L[i,j] = z_iᵀ A z_j` for `i > j`,
-/// zero on and above the diagonal (no `1/√dim` factor). Written over nalgebra's [`Dim`], for
-/// compile-time and run-time sizes alike.
+/// zero on and above the diagonal (no `1/√dim` factor).
 ///
 /// Costs `D²T` for `A Z` plus `D·T(T−1)/2` for the dot products.
 #[inline(always)]
-pub fn lower_correlation<S, D: Dim, T: Dim, SZ, SA>(
-    z: &Matrix<S, D, T, SZ>,
-    a: &Matrix<S, D, D, SA>,
-) -> OMatrix<S, T, T>
-where
-    S: Field,
-    SZ: RawStorage<S, D, T>,
-    SA: RawStorage<S, D, D>,
-    DefaultAllocator: Allocator<D, T> + Allocator<T, T>,
-{
+pub fn lower_correlation<S: Field, const D: usize, const T: usize>(
+    z: &SMatrixView<'_, S, D, T>,
+    a: &SMatrix<S, D, D>,
+) -> SMatrix<S, T, T> {
     let az = product::mul(a, z);
-    let t = z.shape_generic().1;
-    product::matrix_generic(
-        t,
-        t,
+    product::matrix(
         #[inline(always)]
         |i, j| {
             if i > j {
@@ -96,21 +85,15 @@ pub fn tensor_mat_skew_sym_assign<S: Field, const D: usize, const T: usize>(
 ) -> Result<(), Error> {
     check_batch_lengths(z, out)?;
     for (slice, result) in z.iter().zip(out.iter_mut()) {
-        *result = lower_correlation(slice, a);
+        *result = lower_correlation(&slice.as_view(), a);
     }
     Ok(())
 }
 
 /// `L − Lᵀ`: the skew-symmetric matrix whose strict lower triangle is that of `l`.
 #[inline(always)]
-pub fn skew_from_lower<S: Field, T: Dim>(l: &OMatrix<S, T, T>) -> OMatrix<S, T, T>
-where
-    DefaultAllocator: Allocator<T, T>,
-{
-    let t = l.shape_generic().0;
-    product::matrix_generic(
-        t,
-        t,
+pub fn skew_from_lower<S: Field, const T: usize>(l: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
+    product::matrix(
         #[inline(always)]
         |i, j| l[(i, j)] - l[(j, i)],
     )

@@ -95,7 +95,7 @@ pub(crate) fn gml_scale<S: RealField + Copy>(dim: usize) -> S {
 }
 
 /// `C = Zᵀ A Z` for a skew-symmetric `A` (given densely): [`SkewWeight`]'s correlation, for
-/// compile-time and run-time sizes.
+/// run-time sizes (the engine; the compiled layer keeps its array-built kernel, the same sums).
 #[inline(always)]
 pub fn skew_sym_correlation<S, D: Dim, T: Dim, SZ>(
     z: &Matrix<S, D, T, SZ>,
@@ -107,11 +107,11 @@ where
     DefaultAllocator: Allocator<D, D> + Allocator<D, T> + Allocator<T, T>,
 {
     // For skew A, z_jᵀ A z_i = −z_iᵀ A z_j, so Zᵀ A Z is L − Lᵀ with L its strict lower part.
-    skew_from_lower(&lower_correlation(z, a))
+    skew_of_lower(&lower_part(z, a))
 }
 
 /// `C = L − Lᵀ` with `L[i,j] = z_iᵀ A z_j · scale` for `i > j`: [`ArbitraryWeight`]'s
-/// correlation, for compile-time and run-time sizes.
+/// correlation at run-time sizes (the engine; the compiled layer keeps its array-built kernel).
 #[inline(always)]
 pub fn arbitrary_correlation<S, D: Dim, T: Dim, SZ>(
     z: &Matrix<S, D, T, SZ>,
@@ -125,9 +125,9 @@ where
 {
     // Scaled entry by entry, as nalgebra's `l * scale` does, but inlined (nalgebra's loop stays
     // out of line, compiled for the baseline instruction set: see `geomattn::Isa`).
-    let l = lower_correlation(z, a);
+    let l = lower_part(z, a);
     let t = l.shape_generic().0;
-    skew_from_lower(&product::matrix_generic(
+    skew_of_lower(&product::matrix_generic(
         t,
         t,
         #[inline(always)]
@@ -135,17 +135,54 @@ where
     ))
 }
 
+/// [`lower_correlation`] over nalgebra's `Dim`.
+fn lower_part<S, D: Dim, T: Dim, SZ>(
+    z: &Matrix<S, D, T, SZ>,
+    a: &OMatrix<S, D, D>,
+) -> OMatrix<S, T, T>
+where
+    S: Field,
+    SZ: RawStorage<S, D, T>,
+    DefaultAllocator: Allocator<D, D> + Allocator<D, T> + Allocator<T, T>,
+{
+    let az = product::mul_generic(a, z);
+    let t = z.shape_generic().1;
+    product::matrix_generic(t, t, |i, j| {
+        if i > j {
+            product::column_dot_generic(z, i, &az, j)
+        } else {
+            S::zero()
+        }
+    })
+}
+
+/// [`skew_from_lower`] over nalgebra's `Dim`.
+fn skew_of_lower<S: Field, T: Dim>(l: &OMatrix<S, T, T>) -> OMatrix<S, T, T>
+where
+    DefaultAllocator: Allocator<T, T>,
+{
+    let t = l.shape_generic().0;
+    product::matrix_generic(t, t, |i, j| l[(i, j)] - l[(j, i)])
+}
+
 impl<S: Field, const D: usize> Correlation<S, D> for SkewWeight<S, D> {
     #[inline(always)]
     fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
-        skew_sym_correlation(z, self.a.matrix())
+        // For skew A, z_jᵀ A z_i = −z_iᵀ A z_j, so Zᵀ A Z is L − Lᵀ with L its strict lower part.
+        skew_from_lower(&lower_correlation(z, self.a.matrix()))
     }
 }
 
 impl<S: Field, const D: usize> Correlation<S, D> for ArbitraryWeight<S, D> {
     #[inline(always)]
     fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
-        arbitrary_correlation(z, &self.a, self.scale)
+        // Scaled entry by entry, as nalgebra's `l * scale` does, but inlined (nalgebra's loop stays
+        // out of line, compiled for the baseline instruction set: see `geomattn::Isa`).
+        let l = lower_correlation(z, &self.a);
+        skew_from_lower(&product::matrix(
+            #[inline(always)]
+            |i, j| l[(i, j)] * self.scale,
+        ))
     }
 }
 

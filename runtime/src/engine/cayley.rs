@@ -31,7 +31,7 @@ fn specialised<S: Field + RealField, const T: usize>(z: &DMatrix<S>, c: &DMatrix
     let c = SMatrix::<S, T, T>::from_fn(|i, j| c[(i, j)]);
     let q = <Generated as OrthogonalMap<S, T>>::map(&c);
     let mut out = DMatrix::zeros(z.nrows(), T);
-    product::mul_to(
+    product::mul_to_generic(
         &z.fixed_columns::<T>(0),
         &q,
         &mut out.fixed_columns_mut::<T>(0),
@@ -54,5 +54,5 @@ fn by_lu<S: Field + RealField>(z: &DMatrix<S>, c: &DMatrix<S>) -> DMatrix<S> {
         .lu()
         .solve(&(&identity - &skew))
         .unwrap_or_else(|| DMatrix::from_element(t, t, S::zero() / S::zero()));
-    product::mul(z, &q)
+    product::mul_generic(z, &q)
 }

@@ -40,29 +40,19 @@ use crate::packed::matrix_from_slice;
 use crate::{ColumnLayer, SequenceLayer};
 use crate::{Error, Field, init, product};
 
-/// `W x + b`, or `W x` without a bias, for every column of `x` (always inlined, like every step
-/// of a forward pass: see [`crate::Isa`]). Written once over nalgebra's [`Dim`]: a layer of
-/// compile-time size calls it on one column (`C = U1`), the run-time engine
-/// ([`crate::engine`]) on a whole sequence.
+/// `W x + b`, or `W x` without a bias (always inlined, like every step of a forward pass: see
+/// [`crate::Isa`]).
 #[inline(always)]
-fn affine<S, R: Dim, K: Dim, C: Dim, SW, SX>(
-    w: &Matrix<S, R, K, SW>,
-    x: &Matrix<S, K, C, SX>,
-    b: Option<&OVector<S, R>>,
-) -> OMatrix<S, R, C>
-where
-    S: Field,
-    SW: RawStorage<S, R, K>,
-    SX: RawStorage<S, K, C>,
-    DefaultAllocator: Allocator<R, C> + Allocator<R>,
-{
+fn affine<S: Field, const ROWS: usize, const COLS: usize>(
+    w: &SMatrix<S, ROWS, COLS>,
+    x: &SVector<S, COLS>,
+    b: Option<&SVector<S, ROWS>>,
+) -> SVector<S, ROWS> {
     let y = product::mul(w, x);
     match b {
-        Some(b) => product::matrix_generic(
-            y.shape_generic().0,
-            y.shape_generic().1,
+        Some(b) => product::matrix(
             #[inline(always)]
-            |i, j| y[(i, j)] + b[i],
+            |i, _| y[i] + b[i],
         ),
         None => y,
     }
@@ -86,11 +76,18 @@ pub(crate) fn residual_keeping<S: Field, Act: Activation<S>, const D: usize>(
     x: &SVector<S, D>,
     b: Option<&SVector<S, D>>,
 ) -> (SVector<S, D>, SVector<S, D>) {
-    residual_columns(w, x, b, Act::apply)
+    let update = Act::apply_matrix(affine(w, x, b));
+    let y = product::matrix(
+        #[inline(always)]
+        |i, _| x[i] + update[i],
+    );
+    (y, update)
 }
 
-/// `x + σ(W x + b)` and `σ(W x + b)` for every column of `x`, with `σ = activation`: the maths of
-/// the residual layers, for compile-time and run-time sizes.
+/// `x + σ(W x + b)` and `σ(W x + b)` for every column of `x`, with `σ = activation`, over
+/// nalgebra's `Dim`: the residual layers of the run-time engine ([`crate::engine`]), the same sums
+/// in the same order as [`residual_keeping`] (which keeps its array-built matrices: through this,
+/// the lane path ran 22× slower).
 #[inline(always)]
 pub(crate) fn residual_columns<S, D: Dim, C: Dim, SX>(
     w: &OMatrix<S, D, D>,
@@ -104,12 +101,17 @@ where
     DefaultAllocator: Allocator<D, D> + Allocator<D, C> + Allocator<D>,
 {
     let (rows, cols) = x.shape_generic();
-    let affine = affine(w, x, b);
+    let wx = product::mul_generic(w, x);
     let update = product::matrix_generic(
         rows,
         cols,
         #[inline(always)]
-        |i, j| activation(affine[(i, j)]),
+        |i, j| {
+            activation(match b {
+                Some(b) => wx[(i, j)] + b[i],
+                None => wx[(i, j)],
+            })
+        },
     );
     let y = product::matrix_generic(
         rows,
