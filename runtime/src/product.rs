@@ -291,6 +291,7 @@ where
 }
 
 /// `out = a·b`.
+#[cfg(feature = "std")]
 #[inline(always)]
 pub(crate) fn mul_to_generic<S, R: Dim, K: Dim, C: Dim, SA, SB, SO>(
     a: &Matrix<S, R, K, SA>,

@@ -19,6 +19,7 @@ mod scores;
 mod skew;
 
 pub use scores::{Additive, Bilinear, LowRank};
+#[cfg(feature = "std")]
 pub(crate) use skew::gml_scale;
 pub use skew::{ArbitraryWeight, SkewWeight, arbitrary_correlation, skew_sym_correlation};
 

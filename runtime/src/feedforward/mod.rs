@@ -28,10 +28,7 @@ pub use volume_preserving::{
     VolumePreservingUpperLayer,
 };
 
-use nalgebra::allocator::Allocator;
-use nalgebra::{
-    DefaultAllocator, Dim, Matrix, OMatrix, OVector, RawStorage, RealField, SMatrix, SVector,
-};
+use nalgebra::{RealField, SMatrix, SVector};
 use rand::Rng;
 
 use crate::activation::Activation;
@@ -80,44 +77,6 @@ pub(crate) fn residual_keeping<S: Field, Act: Activation<S>, const D: usize>(
     let y = product::matrix(
         #[inline(always)]
         |i, _| x[i] + update[i],
-    );
-    (y, update)
-}
-
-/// `x + σ(W x + b)` and `σ(W x + b)` for every column of `x`, with `σ = activation`, over
-/// nalgebra's `Dim`: the residual layers of the run-time engine ([`crate::engine`]), the same sums
-/// in the same order as [`residual_keeping`] (which keeps its array-built matrices: through this,
-/// the lane path ran 22× slower).
-#[inline(always)]
-pub(crate) fn residual_columns<S, D: Dim, C: Dim, SX>(
-    w: &OMatrix<S, D, D>,
-    x: &Matrix<S, D, C, SX>,
-    b: Option<&OVector<S, D>>,
-    activation: impl Fn(S) -> S,
-) -> (OMatrix<S, D, C>, OMatrix<S, D, C>)
-where
-    S: Field,
-    SX: RawStorage<S, D, C>,
-    DefaultAllocator: Allocator<D, D> + Allocator<D, C> + Allocator<D>,
-{
-    let (rows, cols) = x.shape_generic();
-    let wx = product::mul_generic(w, x);
-    let update = product::matrix_generic(
-        rows,
-        cols,
-        #[inline(always)]
-        |i, j| {
-            activation(match b {
-                Some(b) => wx[(i, j)] + b[i],
-                None => wx[(i, j)],
-            })
-        },
-    );
-    let y = product::matrix_generic(
-        rows,
-        cols,
-        #[inline(always)]
-        |i, j| x[(i, j)] + update[(i, j)],
     );
     (y, update)
 }
