@@ -73,6 +73,18 @@ pub enum Error {
         /// Columns of the sequence given.
         found_cols: usize,
     },
+    /// A multi-head attention layer whose heads do not split its dimension (GML's
+    /// `MultiHeadAttention` asserts `dim % n_heads == 0`), or given another number of
+    /// projections than heads.
+    #[error(
+        "multi-head attention of dimension {dim} cannot have {n_heads} heads: n_heads must divide the dimension, with PQ, PK and PV given for every head"
+    )]
+    Heads {
+        /// The dimension.
+        dim: usize,
+        /// The heads asked for.
+        n_heads: usize,
+    },
     /// A checked forward pass met a NaN or an infinity (see
     /// [`SequenceLayer::forward_checked`](crate::SequenceLayer::forward_checked)).
     #[error("{0}")]

@@ -125,6 +125,43 @@ impl Softmax for OneMatrixSoftmax {
     }
 }
 
+/// The softmax as a value (GML's `attention_activation`), for layers whose choice is data (the
+/// run-time engine's, [`crate::engine`]): each normalises as its marker type does, through the
+/// same code.
+///
+/// ```
+/// use geomattn::softmax::Function;
+/// let mut c = [0.0_f64, 0.0, 3.0, 3.0];
+/// Function::Vector.apply_in_place(&mut c, 2);
+/// assert_eq!(c, [0.5; 4]);
+/// let mut c = [0.0_f64, 0.0, 0.0, 0.0];
+/// Function::Matrix.apply_in_place(&mut c, 2);
+/// assert_eq!(c, [0.25; 4]);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Function {
+    /// [`VectorSoftmax`]: each column.
+    Vector,
+    /// [`MatrixSoftmax`]: the whole matrix.
+    Matrix,
+}
+
+impl Function {
+    /// Replaces the column-major matrix `values` of `rows` rows by its softmax.
+    #[inline(always)]
+    pub fn apply_in_place<S: Real>(self, values: &mut [S], rows: usize) {
+        match self {
+            Self::Vector if rows > 0 => {
+                for column in values.chunks_exact_mut(rows) {
+                    normalise::<S, false>(column);
+                }
+            }
+            Self::Vector => {}
+            Self::Matrix => normalise::<S, false>(values),
+        }
+    }
+}
+
 /// Column `j` of `c`, as a slice (the storage is column-major).
 #[inline(always)]
 fn column<S: Real, const ROWS: usize, const COLS: usize>(

@@ -2,8 +2,8 @@
 
 use nalgebra::{DMatrix, RealField};
 
-use super::Forward;
 use super::cayley::{self, CayleyProduct};
+use super::{Forward, matrix};
 use crate::correlation::{arbitrary_correlation, gml_scale, skew_sym_correlation};
 use crate::packed::{Skew, dense_from_packed};
 use crate::{Error, Field};
@@ -43,14 +43,7 @@ impl<S: Field + RealField> VolumePreservingAttention<S> {
     /// # Errors
     /// [`Error::WeightLength`] if `a` does not have `dim²` entries.
     pub fn arbitrary(dim: usize, seq: usize, a: &[S]) -> Result<Self, Error> {
-        if Some(a.len()) != dim.checked_mul(dim) {
-            return Err(Error::WeightLength {
-                name: "A",
-                expected: dim.saturating_mul(dim),
-                found: a.len(),
-            });
-        }
-        let a = DMatrix::from_column_slice(dim, dim, a);
+        let a = matrix("A", dim, dim, a)?;
         Ok(Self::with(Weighting::Arbitrary(a, gml_scale(dim)), seq))
     }
 

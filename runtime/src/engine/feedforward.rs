@@ -1,10 +1,11 @@
-//! GML's volume-preserving feed-forward layers and network, at run-time sizes.
+//! GML's volume-preserving feed-forward layers, and chains of layers on each time step, at
+//! run-time sizes.
 
 use std::vec::Vec;
 
 use nalgebra::{DMatrix, DVector, RealField};
 
-use super::Forward;
+use super::{Forward, ResNetLayer, vector};
 use crate::activation::{Activation, Function, Identity, Relu, Sigmoid, Softplus, Tanh};
 use crate::packed::{Lower, PackedLayout, Upper, dense_from_packed};
 use crate::product;
@@ -59,17 +60,7 @@ impl<S: Field + RealField> VolumePreservingLayer<S> {
         upper: bool,
     ) -> Result<Self, Error> {
         let weight = dense_from_packed::<S, Layout>(dim, weight)?;
-        let bias = match bias {
-            Some(b) if b.len() != dim => {
-                return Err(Error::WeightLength {
-                    name: "bias",
-                    expected: dim,
-                    found: b.len(),
-                });
-            }
-            Some(b) => Some(DVector::from_column_slice(b)),
-            None => None,
-        };
+        let bias = bias.map(|b| vector("bias", dim, b)).transpose()?;
         Ok(Self {
             weight,
             bias,
@@ -98,34 +89,47 @@ impl<S: Field + RealField> Forward<S> for VolumePreservingLayer<S> {
     }
 
     fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
-        let (w, b) = (&self.weight, self.bias.as_ref());
-        // One loop per function: the `match` is taken once per layer, not once per entry.
-        match self.activation {
-            Function::Identity => residual(w, z, b, Identity::apply),
-            Function::Tanh => residual(w, z, b, <Tanh as Activation<S>>::apply),
-            Function::Sigmoid => residual(w, z, b, Sigmoid::apply),
-            Function::Relu => residual(w, z, b, Relu::apply),
-            Function::Softplus => residual(w, z, b, Softplus::apply),
-        }
+        residual(&self.weight, z, self.bias.as_ref(), self.activation)
     }
 }
 
-/// GML's `VolumePreservingFeedForward`: its chain of [`VolumePreservingLayer`]s, in order (the
-/// compile-time [`crate::VolumePreservingFeedForward`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct FeedForward<S> {
-    dim: usize,
-    layers: Vec<VolumePreservingLayer<S>>,
+impl<S: Field + RealField> StackLayer<S> for VolumePreservingLayer<S> {
+    const STACK: &'static str = "VolumePreservingFeedForward";
 }
 
-impl<S: Field + RealField> FeedForward<S> {
+/// A chain of layers of one kind on states of one dimension, applied to every time step: GML's
+/// `VolumePreservingFeedForward` ([`VolumePreservingFeedForward`], the compile-time
+/// [`crate::VolumePreservingFeedForward`]) and the ResNet layers of a standard transformer's
+/// block ([`ResNetStack`], the compile-time [`crate::ResNetStack`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeedForward<L> {
+    dim: usize,
+    layers: Vec<L>,
+}
+
+/// GML's `VolumePreservingFeedForward`.
+pub type VolumePreservingFeedForward<S> = FeedForward<VolumePreservingLayer<S>>;
+
+/// A standard transformer's ResNet layers.
+pub type ResNetStack<S> = FeedForward<ResNetLayer<S>>;
+
+/// A layer of a [`FeedForward`] chain, and GML's name of the chain (in errors).
+pub trait StackLayer<S: Field + RealField>: Forward<S> {
+    /// GML's name of a chain of such layers.
+    const STACK: &'static str;
+}
+
+impl<L> FeedForward<L> {
     /// The chain `layers` on states of dimension `dim`.
     ///
     /// # Errors
     /// [`Error::WeightShape`] if a layer is of another dimension.
-    pub fn new(dim: usize, layers: Vec<VolumePreservingLayer<S>>) -> Result<Self, Error> {
-        if let Some(layer) = layers.iter().find(|l| l.weight.nrows() != dim) {
-            let n = layer.weight.nrows();
+    pub fn new<S: Field + RealField>(dim: usize, layers: Vec<L>) -> Result<Self, Error>
+    where
+        L: StackLayer<S>,
+    {
+        if let Some(layer) = layers.iter().find(|l| l.input_shape().0 != dim) {
+            let n = layer.input_shape().0;
             return Err(Error::WeightShape {
                 name: "weight",
                 expected_rows: dim,
@@ -138,14 +142,14 @@ impl<S: Field + RealField> FeedForward<S> {
     }
 
     /// The layers, in order.
-    pub fn layers(&self) -> &[VolumePreservingLayer<S>] {
+    pub fn layers(&self) -> &[L] {
         &self.layers
     }
 }
 
-impl<S: Field + RealField> Forward<S> for FeedForward<S> {
+impl<S: Field + RealField, L: StackLayer<S>> Forward<S> for FeedForward<L> {
     fn name(&self) -> &'static str {
-        "VolumePreservingFeedForward"
+        L::STACK
     }
 
     fn input_shape(&self) -> (usize, Option<usize>) {
@@ -161,11 +165,29 @@ impl<S: Field + RealField> Forward<S> for FeedForward<S> {
     }
 }
 
-/// `x + σ(W x + b)` for every column of `x`, with `σ = activation`: the same sums in the same
-/// order as the compile-time layers' `residual_keeping` (which keeps its array-built matrices:
-/// through this, their lane path ran 22× slower).
+/// `x + σ(W x + b)` for every column of `x`: the residual update of the volume-preserving and
+/// ResNet layers.
+pub(super) fn residual<S: Field + RealField>(
+    w: &DMatrix<S>,
+    x: &DMatrix<S>,
+    b: Option<&DVector<S>>,
+    activation: Function,
+) -> DMatrix<S> {
+    // One loop per function: the `match` is taken once per layer, not once per entry.
+    match activation {
+        Function::Identity => residual_by(w, x, b, Identity::apply),
+        Function::Tanh => residual_by(w, x, b, <Tanh as Activation<S>>::apply),
+        Function::Sigmoid => residual_by(w, x, b, Sigmoid::apply),
+        Function::Relu => residual_by(w, x, b, Relu::apply),
+        Function::Softplus => residual_by(w, x, b, Softplus::apply),
+    }
+}
+
+/// [`residual`] with `σ = activation`: the same sums in the same order as the compile-time
+/// layers' `residual_keeping` (which keeps its array-built matrices: through this, their lane
+/// path ran 22× slower).
 #[inline(always)]
-fn residual<S: Field>(
+fn residual_by<S: Field>(
     w: &DMatrix<S>,
     x: &DMatrix<S>,
     b: Option<&DVector<S>>,

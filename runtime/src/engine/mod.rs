@@ -13,6 +13,12 @@
 //! compile-time layers keep their own array-built kernels: through the `Dim` ones their lane path
 //! ran 22× slower.
 //!
+//! | GML | here |
+//! |---|---|
+//! | `VolumePreservingTransformer` | [`VolumePreservingTransformer`]: [`Transformer`] of [`VolumePreservingAttention`] and [`VolumePreservingFeedForward`] |
+//! | `VolumePreservingFeedForward` | [`VolumePreservingFeedForward`]: [`FeedForward`] of [`VolumePreservingLayer`]s |
+//! | `StandardTransformerIntegrator` | [`StandardTransformerIntegrator`]: [`Dense`] up, [`Transformer`] of [`MultiHeadAttention`] and [`ResNetStack`] (of [`ResNetLayer`]s), [`Dense`] down |
+//!
 //! ```
 //! use geomattn::activation::Function;
 //! use geomattn::engine::{FeedForward, Forward, VolumePreservingLayer};
@@ -27,15 +33,25 @@
 
 mod attention;
 mod cayley;
+mod dense;
 mod feedforward;
+mod multi_head;
+mod resnet;
 mod transformer;
 
 pub use attention::VolumePreservingAttention;
 pub use cayley::MAX_SPECIALISED_SEQ;
-pub use feedforward::{FeedForward, VolumePreservingLayer};
-pub use transformer::Transformer;
+pub use dense::Dense;
+pub use feedforward::{
+    FeedForward, ResNetStack, StackLayer, VolumePreservingFeedForward, VolumePreservingLayer,
+};
+pub use multi_head::MultiHeadAttention;
+pub use resnet::ResNetLayer;
+pub use transformer::{
+    BlockAttention, StandardTransformerIntegrator, Transformer, VolumePreservingTransformer,
+};
 
-use nalgebra::{DMatrix, RealField};
+use nalgebra::{DMatrix, DVector, RealField};
 
 use crate::error::INPUT;
 use crate::layer::check_finite;
@@ -95,4 +111,34 @@ pub trait Forward<S: Field + RealField> {
             })
         }
     }
+}
+
+/// The `rows×cols` matrix of the column-major `values` (as Julia stores it), named `name` in the
+/// error.
+fn matrix<S: Field>(
+    name: &'static str,
+    rows: usize,
+    cols: usize,
+    values: &[S],
+) -> Result<DMatrix<S>, Error> {
+    if Some(values.len()) != rows.checked_mul(cols) {
+        return Err(Error::WeightLength {
+            name,
+            expected: rows.saturating_mul(cols),
+            found: values.len(),
+        });
+    }
+    Ok(DMatrix::from_column_slice(rows, cols, values))
+}
+
+/// The vector of `values`, which must have `len` entries, named `name` in the error.
+fn vector<S: Field>(name: &'static str, len: usize, values: &[S]) -> Result<DVector<S>, Error> {
+    if values.len() != len {
+        return Err(Error::WeightLength {
+            name,
+            expected: len,
+            found: values.len(),
+        });
+    }
+    Ok(DVector::from_column_slice(values))
 }

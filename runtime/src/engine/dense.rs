@@ -1,0 +1,77 @@
+//! GML's (AbstractNeuralNetworks') `Dense` layer at run-time sizes.
+
+use nalgebra::{DMatrix, DVector, RealField};
+
+use super::{Forward, matrix, vector};
+use crate::activation::Function;
+use crate::{Error, Field, product};
+
+/// `Dense(inputs, outputs, activation; use_bias)`: `x ↦ σ(W x + b)` on every time step, `W`
+/// `outputs×inputs` (the compile-time [`crate::Dense`]): the standard transformer's maps up to
+/// its `transformer_dim` and back.
+///
+/// ```
+/// use geomattn::activation::Function;
+/// use geomattn::engine::{Dense, Forward};
+/// use geomattn::nalgebra::DMatrix;
+/// // R² → R³: W = [1 0; 0 1; 1 1], no bias.
+/// let up = Dense::new(2, 3, &[1.0, 0.0, 1.0, 0.0, 1.0, 1.0], None, Function::Identity)?;
+/// let y = up.forward(&DMatrix::from_column_slice(2, 1, &[1.0, 2.0]))?;
+/// assert_eq!(y.as_slice(), [1.0, 2.0, 3.0]);
+/// # Ok::<(), geomattn::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dense<S> {
+    weight: DMatrix<S>,
+    bias: Option<DVector<S>>,
+    activation: Function,
+}
+
+impl<S: Field + RealField> Dense<S> {
+    /// The layer from `weight` (`outputs×inputs`, column-major, as Julia stores it) and the bias.
+    ///
+    /// # Errors
+    /// [`Error::WeightLength`] if `weight` does not have `outputs·inputs` entries or `bias` not
+    /// `outputs`.
+    pub fn new(
+        inputs: usize,
+        outputs: usize,
+        weight: &[S],
+        bias: Option<&[S]>,
+        activation: Function,
+    ) -> Result<Self, Error> {
+        Ok(Self {
+            weight: matrix("W", outputs, inputs, weight)?,
+            bias: bias.map(|b| vector("b", outputs, b)).transpose()?,
+            activation,
+        })
+    }
+
+    /// The dimension of its output.
+    pub fn outputs(&self) -> usize {
+        self.weight.nrows()
+    }
+}
+
+impl<S: Field + RealField> Forward<S> for Dense<S> {
+    fn name(&self) -> &'static str {
+        "Dense"
+    }
+
+    fn input_shape(&self) -> (usize, Option<usize>) {
+        (self.weight.ncols(), None)
+    }
+
+    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
+        // The sums of the compile-time layer's `affine`, in its order.
+        let wz = product::mul_generic(&self.weight, z);
+        let (rows, cols) = wz.shape_generic();
+        product::matrix_generic(rows, cols, |i, j| {
+            let y = match &self.bias {
+                Some(b) => wz[(i, j)] + b[i],
+                None => wz[(i, j)],
+            };
+            self.activation.apply(y)
+        })
+    }
+}

@@ -1,0 +1,120 @@
+//! GML's `MultiHeadAttention` at run-time sizes.
+
+use std::vec::Vec;
+
+use nalgebra::{DMatrix, RealField};
+
+use super::{Forward, matrix};
+use crate::scalar::ratio;
+use crate::softmax::Function as Softmax;
+use crate::{Error, Field, product};
+
+/// GML's `MultiHeadAttention(dim, n_heads; add_connection)` with its softmax (GML's
+/// `activation`, [`Softmax::Vector`] by default): per head, `Q = PQᵀ Z`, `K = PKᵀ Z`,
+/// `V = PVᵀ Z`, `O = V·σ(Qᵀ K / √dim)`, the heads stacked in head order, plus `Z` with
+/// `add_connection` (the compile-time [`crate::MultiHeadAttention`], whose sums it runs in the
+/// same order). Any sequence length.
+///
+/// ```
+/// use geomattn::engine::{Forward, MultiHeadAttention};
+/// use geomattn::nalgebra::DMatrix;
+/// use geomattn::softmax::Function;
+/// // One head on R¹ with PQ = PK = PV = 1 and two equal states: each attends half to each.
+/// let one = [1.0];
+/// let layer = MultiHeadAttention::new(1, 1, &[&one[..]], &[&one[..]], &[&one[..]],
+///                                     Function::Vector, false)?;
+/// let y = layer.forward(&DMatrix::from_column_slice(1, 2, &[2.0, 2.0]))?;
+/// assert_eq!(y.as_slice(), [2.0, 2.0]);
+/// # Ok::<(), geomattn::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct MultiHeadAttention<S> {
+    dim: usize,
+    /// `(PQ, PK, PV)` of each head, each `dim×(dim/n_heads)`.
+    heads: Vec<[DMatrix<S>; 3]>,
+    softmax: Softmax,
+    add_connection: bool,
+}
+
+impl<S: Field + RealField> MultiHeadAttention<S> {
+    /// The layer on states of dimension `dim` with `n_heads` heads, from each head's `PQ`, `PK`
+    /// and `PV` (`dim×(dim/n_heads)`, column-major, as Julia stores them; a Stiefel point's
+    /// matrix as it is).
+    ///
+    /// # Errors
+    /// [`Error::Heads`] if `n_heads` is zero or does not divide `dim` (GML's rule), or if a
+    /// list does not hold `n_heads` projections; [`Error::WeightLength`] for a projection of
+    /// another length.
+    pub fn new(
+        dim: usize,
+        n_heads: usize,
+        query: &[&[S]],
+        key: &[&[S]],
+        value: &[&[S]],
+        softmax: Softmax,
+        add_connection: bool,
+    ) -> Result<Self, Error> {
+        let lists = [query.len(), key.len(), value.len()];
+        if n_heads == 0 || !dim.is_multiple_of(n_heads) || lists.iter().any(|&n| n != n_heads) {
+            return Err(Error::Heads { dim, n_heads });
+        }
+        let width = dim / n_heads;
+        let heads = (0..n_heads)
+            .map(|h| {
+                Ok([
+                    matrix("PQ", dim, width, query[h])?,
+                    matrix("PK", dim, width, key[h])?,
+                    matrix("PV", dim, width, value[h])?,
+                ])
+            })
+            .collect::<Result<_, Error>>()?;
+        Ok(Self {
+            dim,
+            heads,
+            softmax,
+            add_connection,
+        })
+    }
+}
+
+impl<S: Field + RealField> Forward<S> for MultiHeadAttention<S> {
+    fn name(&self) -> &'static str {
+        "MultiHeadAttention"
+    }
+
+    fn input_shape(&self) -> (usize, Option<usize>) {
+        (self.dim, None)
+    }
+
+    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
+        // GML scales by the square root of the full dimension (exact in either float).
+        let scale = S::one() / ratio::<S>(self.dim as i64, 1).sqrt();
+        let mut out = if self.add_connection {
+            z.clone()
+        } else {
+            DMatrix::zeros(z.nrows(), z.ncols())
+        };
+        let t = z.shape_generic().1;
+        for (h, [query, key, value]) in self.heads.iter().enumerate() {
+            let q = tr_mul(query, z);
+            let k = tr_mul(key, z);
+            let mut c = product::matrix_generic(t, t, |i, j| {
+                product::column_dot_generic(&q, i, &k, j) * scale
+            });
+            let rows = c.nrows();
+            self.softmax.apply_in_place(c.as_mut_slice(), rows);
+            let update = product::mul_generic(&tr_mul(value, z), &c);
+            let width = update.nrows();
+            out.rows_mut(h * width, width)
+                .zip_apply(&update, |o, u| *o += u);
+        }
+        out
+    }
+}
+
+/// `aᵀ·b`, entry by entry as the compile-time `tr_mul`.
+fn tr_mul<S: Field>(a: &DMatrix<S>, b: &DMatrix<S>) -> DMatrix<S> {
+    product::matrix_generic(a.shape_generic().1, b.shape_generic().1, |i, j| {
+        product::column_dot_generic(a, i, b, j)
+    })
+}

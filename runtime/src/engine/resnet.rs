@@ -1,0 +1,70 @@
+//! GML's `ResNetLayer` at run-time sizes.
+
+use nalgebra::{DMatrix, DVector, RealField};
+
+use super::feedforward::{StackLayer, residual};
+use super::{Forward, matrix, vector};
+use crate::activation::Function;
+use crate::{Error, Field};
+
+/// GML's `ResNetLayer(dim, activation; use_bias)`: `x ↦ x + σ(W x + b)` on every time step, `W`
+/// dense (the compile-time [`crate::ResNetLayer`]).
+///
+/// ```
+/// use geomattn::activation::Function;
+/// use geomattn::engine::{Forward, ResNetLayer};
+/// use geomattn::nalgebra::DMatrix;
+/// // W = [0 1; 0 0] (column-major [0, 0, 1, 0]), b = (0, 1): x + (x₁, 1).
+/// let layer = ResNetLayer::new(2, &[0.0, 0.0, 1.0, 0.0], Some(&[0.0, 1.0]), Function::Identity)?;
+/// let y = layer.forward(&DMatrix::from_column_slice(2, 1, &[1.0, 2.0]))?;
+/// assert_eq!(y.as_slice(), [3.0, 3.0]);
+/// # Ok::<(), geomattn::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResNetLayer<S> {
+    weight: DMatrix<S>,
+    bias: Option<DVector<S>>,
+    activation: Function,
+}
+
+impl<S: Field + RealField> ResNetLayer<S> {
+    /// The layer from `weight` (`dim×dim`, column-major, as Julia stores it) and the bias.
+    ///
+    /// # Errors
+    /// [`Error::WeightLength`] if `weight` does not have `dim²` entries or `bias` not `dim`.
+    pub fn new(
+        dim: usize,
+        weight: &[S],
+        bias: Option<&[S]>,
+        activation: Function,
+    ) -> Result<Self, Error> {
+        Ok(Self {
+            weight: matrix("weight", dim, dim, weight)?,
+            bias: bias.map(|b| vector("bias", dim, b)).transpose()?,
+            activation,
+        })
+    }
+
+    /// The activation.
+    pub fn activation(&self) -> Function {
+        self.activation
+    }
+}
+
+impl<S: Field + RealField> Forward<S> for ResNetLayer<S> {
+    fn name(&self) -> &'static str {
+        "ResNetLayer"
+    }
+
+    fn input_shape(&self) -> (usize, Option<usize>) {
+        (self.weight.nrows(), None)
+    }
+
+    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
+        residual(&self.weight, z, self.bias.as_ref(), self.activation)
+    }
+}
+
+impl<S: Field + RealField> StackLayer<S> for ResNetLayer<S> {
+    const STACK: &'static str = "ResNetStack";
+}
