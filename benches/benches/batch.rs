@@ -10,7 +10,10 @@
 //! - `spec_rollout_fast`: `Network::rollout_f32` of 10⁴ windows to 61 states (20 passes each);
 //! - `engine_vpt5`: a network no compiled type has, on the run-time engine (the issue's
 //!   `vpt(dim=5, seq=6, n_linear=2, sigmoid)`, `fixtures/synthetic`), `Network::forward_f32`
-//!   on 10⁴ windows (the engine's scalar path: it has no lane path yet).
+//!   on 10⁴ windows (the engine's scalar path: it has no lane path yet);
+//! - `engine_sti`: GML's tutorial integrator `StandardTransformerIntegrator(2; transformer_dim =
+//!   20, n_heads = 5, n_blocks = 3, L = 3, upscaling_activation = tanh)`
+//!   (`fixtures/gml/integrator_parameters.h5`), windows of 4, on the engine, 10³ windows.
 //!
 //! `cargo bench -p geomattn-benches --bench batch --features lanes` (without the feature,
 //! `spec_fast` is the scalar path, as `spec_exact`); `benches/compare_network_peers.py` runs it
@@ -105,6 +108,23 @@ fn spec_rollout_fast(bencher: Bencher) {
     });
 }
 
+/// `count` flat windows of `len` values of order one.
+fn engine_windows(count: usize, len: usize) -> Vec<f32> {
+    (0..count * len)
+        .map(|i| (i as f32 * 0.618).sin() / 2.0)
+        .collect()
+}
+
+/// `forward_f32` of `net` on `count` windows of `len` values.
+fn engine_forward(bencher: Bencher, net: &dyn Network, count: usize, len: usize) {
+    let input = engine_windows(count, len);
+    let mut output = input.clone();
+    bencher.counter(ItemsCount::new(count)).bench_local(|| {
+        net.forward_f32(&input, Layout::Rows, &mut output, false, Arithmetic::Fast)
+            .unwrap();
+    });
+}
+
 #[divan::bench]
 fn engine_vpt5(bencher: Bencher) {
     let spec = "vpt(dim=5, seq=6, n_blocks=1, n_linear=2, L=1, activation=sigmoid, skew_sym=false)";
@@ -113,13 +133,17 @@ fn engine_vpt5(bencher: Bencher) {
         "/../fixtures/synthetic/vpt_dim5_seq6_sigmoid.h5"
     );
     let net = geomattn_spec::open_file(path, &spec.parse().unwrap(), Precision::F32).unwrap();
-    let count = B / 10;
-    let input: Vec<f32> = (0..count * 30)
-        .map(|i| (i as f32 * 0.618).sin() / 2.0)
-        .collect();
-    let mut output = input.clone();
-    bencher.counter(ItemsCount::new(count)).bench_local(|| {
-        net.forward_f32(&input, Layout::Rows, &mut output, false, Arithmetic::Fast)
-            .unwrap();
-    });
+    engine_forward(bencher, net.as_ref(), B / 10, 30);
+}
+
+#[divan::bench]
+fn engine_sti(bencher: Bencher) {
+    let spec = "StandardTransformerIntegrator(2; transformer_dim = 20, n_heads = 5, n_blocks = 3, \
+                L = 3, upscaling_activation = tanh, seq = 4)";
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/gml/integrator_parameters.h5"
+    );
+    let net = geomattn_spec::open_file(path, &spec.parse().unwrap(), Precision::F32).unwrap();
+    engine_forward(bencher, net.as_ref(), B / 100, 8);
 }

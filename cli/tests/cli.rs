@@ -485,7 +485,7 @@ fn bad_input_is_one_line_exit_code_2_and_no_output_file() {
             "`/L1/A` is 3×3 in the file, where the architecture's VolumePreservingAttention(3, 3; \
              skew_sym = true) has SkewSymMatrix 3×3",
         ),
-        // GML's rule, and a size GML allows that the grid does not hold.
+        // GML's rule.
         (
             rollout(
                 &fixture("integrator_parameters.h5"),
@@ -493,15 +493,6 @@ fn bad_input_is_one_line_exit_code_2_and_no_output_file() {
                 "0,1",
             ),
             "`n_heads = 3` does not divide `transformer_dim = 20`",
-        ),
-        (
-            rollout(
-                &fixture("integrator_parameters.h5"),
-                "StandardTransformerIntegrator(2; transformer_dim = 20, n_heads = 5, n_blocks = 3, \
-                 L = 3, upscaling_activation = tanh, seq = 4)",
-                "0,1",
-            ),
-            "cannot run yet (transformer_dim ≠ sys_dim)",
         ),
         (
             rollout("no-such-file.h5", VPT, Z0),
@@ -708,6 +699,34 @@ fn a_network_no_compiled_type_has_rolls_out_on_the_run_time_engine() {
     assert_eq!(header.len(), 6, "{header:?}");
     let net = geomattn_spec::open_file(&path, &arch, geomattn_spec::Precision::F64).unwrap();
     let expected = net.rollout(&window, 19, &mut |_| {}).unwrap();
+    let found: Vec<f64> = rows.iter().flat_map(|row| row[1..].to_vec()).collect();
+    assert_eq!(found, expected);
+}
+
+#[test]
+fn gmls_tutorial_integrator_rolls_out_on_the_run_time_engine() {
+    // `transformer_dim = 20` with Dense maps up and down, 5 heads: no compiled type has it.
+    let path = fixture("integrator_parameters.h5");
+    let spec = "StandardTransformerIntegrator(2; transformer_dim = 20, n_heads = 5, n_blocks = 3, \
+                L = 3, upscaling_activation = tanh, seq = 4)";
+    let window = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8];
+    let init: Vec<String> = window.iter().map(ToString::to_string).collect();
+    let out = geomattn(&[
+        "rollout",
+        &path,
+        "--arch",
+        spec,
+        "--init",
+        &init.join(","),
+        "--states",
+        "12",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (header, rows) = csv(&stdout(&out));
+    assert_eq!((header.len(), rows.len()), (3, 12), "{header:?}");
+    let arch: geomattn_spec::Arch = spec.parse().unwrap();
+    let net = geomattn_spec::open_file(&path, &arch, geomattn_spec::Precision::F64).unwrap();
+    let expected = net.rollout(&window, 11, &mut |_| {}).unwrap();
     let found: Vec<f64> = rows.iter().flat_map(|row| row[1..].to_vec()).collect();
     assert_eq!(found, expected);
 }

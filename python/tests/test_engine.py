@@ -76,3 +76,36 @@ def test_a_spec_the_file_is_not_is_refused():
     wrong = SPEC.replace("n_linear=2", "n_linear=1")
     with pytest.raises(ValueError, match="does not load as"):
         geomattn.load(PATH, wrong)
+
+
+# GML's own standard transformer integrator (its symplectic-autoencoder tutorial,
+# fixtures/gml/README.md): transformer_dim 20 with Dense maps up and down, 5 heads.
+INTEGRATOR = Path(__file__).resolve().parents[2] / "fixtures" / "gml" / "integrator_parameters.h5"
+# The window length is the one keyword GML's call does not have (its `iterate` takes it).
+INTEGRATOR_CALL = (
+    "StandardTransformerIntegrator(2; seq = {seq}, transformer_dim = 20, n_heads = 5, "
+    "n_blocks = 3, L = 3, upscaling_activation = tanh)"
+)
+
+
+@pytest.mark.parametrize("seq", [1, 4, 7])
+def test_gmls_tutorial_integrator_runs_at_any_window_length(dtype, seq):
+    net = geomattn.load(INTEGRATOR, INTEGRATOR_CALL.format(seq=seq), dtype=dtype)
+    assert (net.dim, net.seq) == (2, seq)
+    z = np.random.default_rng(seq).uniform(-1, 1, (25, 2, seq)).astype(dtype)
+    batch = net.forward(z)
+    assert batch.shape == z.shape and np.isfinite(batch).all()
+    for k in (0, 24):
+        np.testing.assert_array_equal(net.forward(z[k]), batch[k])
+    trajectory = net.rollout(z[0], 3 * seq)
+    np.testing.assert_array_equal(trajectory[:, seq : 2 * seq], batch[0])
+    # It promises no structure: nothing to measure, and the file is the spec's.
+    assert net.check(samples=2) == []
+
+
+def test_the_integrator_in_float32_is_float64_to_its_rounding():
+    z = np.random.default_rng(5).uniform(-1, 1, (30, 2, 4))
+    call = INTEGRATOR_CALL.format(seq=4)
+    wide = geomattn.load(INTEGRATOR, call, dtype="float64").forward(z)
+    single = geomattn.load(INTEGRATOR, call, dtype="float32").forward(z.astype("float32"))
+    assert np.abs(single - wide).max() < 1e-5 * max(1.0, np.abs(wide).max())

@@ -1,6 +1,6 @@
 //! Networks whose sizes are read from the file ([`geomattn::engine`]), for the architectures the
-//! run-time engine has so far: the volume-preserving feed-forward network and transformer at any
-//! size GML allows, with every activation. Built from GML's chain as data
+//! run-time engine has so far: the volume-preserving feed-forward network and transformer and the
+//! standard transformer integrator, at any size GML allows, with every option. Built from GML's chain as data
 //! ([`geomattn_arch::layout`]): each layer's parameters are read by the names and shapes GML's
 //! `save` gives them, and a file that is not that chain is refused naming the first difference.
 //!
@@ -17,10 +17,14 @@
 
 use geomattn::Field;
 use geomattn::engine::{
-    FeedForward, Forward, Transformer, VolumePreservingAttention, VolumePreservingLayer,
+    Dense, FeedForward, Forward, MultiHeadAttention, ResNetLayer, StandardTransformerIntegrator,
+    Transformer, VolumePreservingAttention, VolumePreservingFeedForward, VolumePreservingLayer,
+    VolumePreservingTransformer,
 };
 use geomattn::gml::{GmlFile, LoadError, Node};
 use geomattn::nalgebra::{DMatrix, RealField};
+use geomattn::softmax::Function as Softmax;
+use geomattn_arch::AttentionActivation;
 use geomattn_arch::layout::{self, Layer, Op};
 use num_dual::Dual64;
 
@@ -33,7 +37,7 @@ use crate::{Arch, Error, Measurement, Network, Scalar};
 
 /// Whether the run-time engine has `arch`'s architecture.
 pub fn runs(arch: &Arch) -> bool {
-    matches!(arch, Arch::Vpt(_) | Arch::Vpff(_))
+    matches!(arch, Arch::Vpt(_) | Arch::Vpff(_) | Arch::St(_))
 }
 
 /// Loads `file` as `arch` on the run-time engine, computing in `precision`.
@@ -57,11 +61,12 @@ pub(crate) struct Engine<S> {
     shape: (usize, usize),
 }
 
-/// A volume-preserving network of run-time size as built, its parts reachable (the structure
-/// check measures them).
+/// A network of run-time size as built, its parts reachable (the structure check measures
+/// them).
 enum Built<S> {
-    FeedForward(FeedForward<S>),
-    Transformer(Transformer<S>),
+    FeedForward(VolumePreservingFeedForward<S>),
+    Transformer(VolumePreservingTransformer<S>),
+    Standard(StandardTransformerIntegrator<S>),
 }
 
 /// `file` read as `arch`'s network, in the scalar `S`.
@@ -84,8 +89,48 @@ fn built<S: Field + RealField>(file: &GmlFile, arch: &Arch) -> Result<Built<S>, 
                 let feedforward = FeedForward::new(v.dim, volume_preserving(block));
                 blocks.push((attention, assembled(file, arch, feedforward)?));
             }
-            let net = assembled(file, arch, Transformer::new(v.dim, v.seq, blocks))?;
+            let net = assembled(file, arch, Transformer::new(v.dim, Some(v.seq), blocks))?;
             Ok(Built::Transformer(net))
+        }
+        Arch::St(s) => {
+            let mut layers = read_layers(file, arch)?.into_iter();
+            let upscaled = s.transformer_dim != s.dim;
+            let dense = |layers: &mut dyn Iterator<Item = Read<S>>| match layers.next() {
+                Some(Read::Dense(dense)) => dense,
+                _ => unreachable!("GML's chain maps up first and down last"),
+            };
+            let up = upscaled.then(|| dense(&mut layers));
+            let mut blocks = Vec::with_capacity(s.l);
+            for _ in 0..s.l {
+                let Some(Read::MultiHead(attention)) = layers.next() else {
+                    unreachable!("GML's chain starts each block with attention")
+                };
+                let resnets = layers
+                    .by_ref()
+                    .take(s.n_blocks + 1)
+                    .map(|layer| match layer {
+                        Read::ResNet(layer) => layer,
+                        _ => unreachable!("GML's block ends in ResNet layers"),
+                    });
+                let stack = assembled(
+                    file,
+                    arch,
+                    FeedForward::new(s.transformer_dim, resnets.collect()),
+                )?;
+                blocks.push((attention, stack));
+            }
+            let down = upscaled.then(|| dense(&mut layers));
+            let inner = assembled(
+                file,
+                arch,
+                Transformer::new(s.transformer_dim, None, blocks),
+            )?;
+            let net = assembled(
+                file,
+                arch,
+                StandardTransformerIntegrator::new(up, inner, down),
+            )?;
+            Ok(Built::Standard(net))
         }
         _ => Err(Error::Unsupported {
             arch: arch.to_string(),
@@ -104,6 +149,12 @@ impl<S: Scalar> Engine<S> {
             Built::Transformer(net) => {
                 let (dim, seq) = net.input_shape();
                 (Box::new(net), (dim, seq.unwrap_or(1)))
+            }
+            Built::Standard(net) => {
+                let Arch::St(s) = arch else {
+                    unreachable!("only a standard transformer is built as one")
+                };
+                (Box::new(net), (s.dim, s.seq))
             }
         };
         Ok(Self {
@@ -191,6 +242,8 @@ pub(crate) fn check_sampled(
             let skew_sym = matches!(arch, Arch::Vpt(v) if v.skew_sym);
             transformer_measurements((dim, seq), skew_sym, orthogonality, feed_forward, whole)
         }
+        // Built to check that the file holds it; the architecture promises no structure.
+        Built::Standard(_) => Vec::new(),
     })
 }
 
@@ -220,6 +273,9 @@ fn finite(m: &DMatrix<f64>) -> bool {
 enum Read<S> {
     Attention(VolumePreservingAttention<S>),
     VolumePreserving(VolumePreservingLayer<S>),
+    MultiHead(MultiHeadAttention<S>),
+    ResNet(ResNetLayer<S>),
+    Dense(Dense<S>),
 }
 
 /// The volume-preserving layers of `layers` (a feed-forward network's chain holds nothing else).
@@ -230,7 +286,7 @@ fn volume_preserving<S>(
         .into_iter()
         .map(|layer| match layer {
             Read::VolumePreserving(layer) => layer,
-            Read::Attention(_) => unreachable!("GML's feed-forward chain has no attention"),
+            _ => unreachable!("GML's volume-preserving feed-forward chain has nothing else"),
         })
         .collect()
 }
@@ -324,7 +380,49 @@ fn build<S: Field + RealField>(
             };
             Ok(Read::Attention(attention?))
         }
-        _ => unreachable!("only the volume-preserving chains are read (`runs`)"),
+        Op::ResNet { dim, activation } => Ok(Read::ResNet(ResNetLayer::new(
+            dim,
+            &values[0],
+            Some(&values[1]),
+            activation,
+        )?)),
+        Op::Dense {
+            inputs,
+            outputs,
+            activation,
+        } => Ok(Read::Dense(Dense::new(
+            inputs,
+            outputs,
+            &values[0],
+            Some(&values[1]),
+            activation,
+        )?)),
+        Op::MultiHeadAttention {
+            dim,
+            heads,
+            add_connection,
+            softmax,
+            ..
+        } => {
+            // `PQ`, `PK`, `PV`, each head by head (the chain's order).
+            let projections: Vec<&[S]> = values.iter().map(Vec::as_slice).collect();
+            let (query, rest) = projections.split_at(heads);
+            let (key, value) = rest.split_at(heads);
+            let softmax = match softmax.unwrap_or(AttentionActivation::VectorSoftmax) {
+                AttentionActivation::VectorSoftmax => Softmax::Vector,
+                AttentionActivation::MatrixSoftmax => Softmax::Matrix,
+            };
+            Ok(Read::MultiHead(MultiHeadAttention::new(
+                dim,
+                heads,
+                query,
+                key,
+                value,
+                softmax,
+                add_connection,
+            )?))
+        }
+        _ => unreachable!("only the chains of the engine's architectures are read (`runs`)"),
     }
 }
 

@@ -152,7 +152,7 @@ impl Grid {
 /// The whole grid, one line per architecture.
 pub fn describe() -> String {
     let mut lines = vec![
-        "vpt, vpff: any size and option GML allows, on the run-time engine; compiled (the lane \
+        "vpt, vpff, st: any size and option GML allows, on the run-time engine; compiled (the lane \
          path, export) for the sizes below"
             .to_string(),
     ];

@@ -44,22 +44,15 @@ fn dataset(group: &mut GroupBuilder, name: &str, values: &[f32], julia_shape: &[
         .with_shape(&shape);
 }
 
-/// Writes `values` under `path` (`PQ/head_1`: nested plain groups) in `group`.
-fn parameter(group: &mut GroupBuilder, path: &str, values: Values, rng: &mut Values64) {
-    if let Some((first, rest)) = path.split_once('/') {
-        // One plain group per prefix, holding every parameter under it: written by the caller.
-        let mut inner = group.create_group(first);
-        parameter(&mut inner, rest, values, rng);
-        group.add_group(inner.finish());
-        return;
-    }
-    match values {
-        Values::Dense { rows, cols } => dataset(group, path, &rng.take(rows * cols), &[rows, cols]),
-        Values::Vector(len) => dataset(group, path, &rng.take(len), &[len]),
+/// Writes the parameter `values` of shape `shape` under `name` in `group`.
+fn parameter(group: &mut GroupBuilder, name: &str, shape: Values, values: &[f32]) {
+    match shape {
+        Values::Dense { rows, cols } => dataset(group, name, values, &[rows, cols]),
+        Values::Vector(len) => dataset(group, name, values, &[len]),
         Values::Packed(kind, n) => {
-            let mut special = group.create_group(path);
+            let mut special = group.create_group(name);
             special.set_attr("gml_type", AttrValue::AsciiString(kind.gml_type().into()));
-            dataset(&mut special, "S", &rng.take(kind.len(n)), &[kind.len(n)]);
+            dataset(&mut special, "S", values, &[kind.len(n)]);
             special
                 .create_dataset("n")
                 .with_i64_data(&[n as i64])
@@ -67,16 +60,34 @@ fn parameter(group: &mut GroupBuilder, path: &str, values: Values, rng: &mut Val
             group.add_group(special.finish());
         }
         Values::Stiefel { rows, cols } => {
-            let mut special = group.create_group(path);
+            let mut special = group.create_group(name);
             special.set_attr("gml_type", AttrValue::AsciiString("StiefelManifold".into()));
-            // Orthonormal columns: the first `cols` columns of the identity.
-            let identity: Vec<f32> = (0..rows * cols)
-                .map(|k| f32::from(u8::from(k % rows == k / rows)))
-                .collect();
-            dataset(&mut special, "A", &identity, &[rows, cols]);
+            dataset(&mut special, "A", values, &[rows, cols]);
             group.add_group(special.finish());
         }
     }
+}
+
+/// The values [`file_of`] writes for `layers` from `seed`: per layer, per parameter in the
+/// chain's order, Julia's column-major entries (a Stiefel point: the first columns of the
+/// identity, which are orthonormal; everything else seeded).
+pub fn values_of(layers: &[layout::Layer], seed: u64) -> Vec<Vec<Vec<f32>>> {
+    let mut rng = Values64(seed);
+    layers
+        .iter()
+        .map(|layer| {
+            layer
+                .parameters
+                .iter()
+                .map(|p| match p.values {
+                    Values::Stiefel { rows, cols } => (0..rows * cols)
+                        .map(|k| f32::from(u8::from(k % rows == k / rows)))
+                        .collect(),
+                    other => rng.take(other.len()),
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The file of `layers`, as GML's `save` writes it, its values from `seed` (Float32, GML's
@@ -93,24 +104,23 @@ pub fn file_of(layers: &[layout::Layer], seed: u64) -> GmlFile {
 /// # Panics
 /// If `hdf5-pure` cannot write the file (a bug of the test, not of the code under test).
 pub fn bytes_of(layers: &[layout::Layer], seed: u64) -> Vec<u8> {
-    let mut rng = Values64(seed);
     let mut file = FileBuilder::new();
-    for (k, layer) in layers.iter().enumerate() {
+    for (k, (layer, values)) in layers.iter().zip(values_of(layers, seed)).enumerate() {
         let mut group = file.create_group(&format!("L{}", k + 1));
-        // Parameters under one prefix (`PQ/…`) share its group.
+        // Parameters under one prefix (`PQ/head_1`, `PQ/head_2`, …) share its plain group.
         let mut prefixes: Vec<&str> = Vec::new();
-        for p in &layer.parameters {
+        for (p, values) in layer.parameters.iter().zip(&values) {
             match p.name.split_once('/') {
                 Some((prefix, _)) if !prefixes.contains(&prefix) => prefixes.push(prefix),
                 Some(_) => {}
-                None => parameter(&mut group, &p.name, p.values, &mut rng),
+                None => parameter(&mut group, &p.name, p.values, values),
             }
         }
         for prefix in prefixes {
             let mut inner = group.create_group(prefix);
-            for p in &layer.parameters {
+            for (p, values) in layer.parameters.iter().zip(&values) {
                 if let Some(rest) = p.name.strip_prefix(&format!("{prefix}/")) {
-                    parameter(&mut inner, rest, p.values, &mut rng);
+                    parameter(&mut inner, rest, p.values, values);
                 }
             }
             group.add_group(inner.finish());

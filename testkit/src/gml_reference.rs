@@ -21,7 +21,8 @@
 //! ```
 
 use geomattn::nalgebra::DMatrix;
-use geomattn_spec::Activation;
+use geomattn_spec::layout::{self, Op};
+use geomattn_spec::{Activation, AttentionActivation};
 
 use crate::gml_layout::Layer;
 
@@ -231,4 +232,75 @@ pub fn volume_preserving_chain(
     layers
         .iter()
         .fold(z.clone(), |z, (layer, f)| volume_preserving(layer, *f, &z))
+}
+
+/// `σ(W z + b)` on each column of `z`, `W` the `rows×z.nrows()` column-major `w`.
+fn affine(w: &[f64], b: &[f64], z: &DMatrix<f64>, f: Activation) -> DMatrix<f64> {
+    let w = DMatrix::from_column_slice(b.len(), z.nrows(), w);
+    let mut inner = w * z;
+    for mut column in inner.column_iter_mut() {
+        for (x, b) in column.iter_mut().zip(b) {
+            *x = activation(f, *x + b);
+        }
+    }
+    inner
+}
+
+/// One layer of GML's standard transformer integrator on the window `z` (CONVENTIONS.md), from
+/// its parameters' values in the chain's order: `Dense` `σ(W z + b)`, `ResNetLayer`
+/// `z + σ(W z + b)`, `MultiHeadAttention` (per head `O = PVᵀZ · σ(ZᵀPQ PKᵀZ / √dim)`, the heads
+/// stacked, plus `Z` with `add_connection`).
+///
+/// # Panics
+/// For a layer of another architecture.
+pub fn standard(layer: &layout::Layer, values: &[Vec<f64>], z: &DMatrix<f64>) -> DMatrix<f64> {
+    match layer.op {
+        Op::Dense { activation: f, .. } => affine(&values[0], &values[1], z, f),
+        Op::ResNet { activation: f, .. } => z + affine(&values[0], &values[1], z, f),
+        Op::MultiHeadAttention {
+            dim,
+            heads,
+            add_connection,
+            softmax,
+            ..
+        } => {
+            let width = dim / heads;
+            let softmax = match softmax {
+                Some(AttentionActivation::MatrixSoftmax) => Softmax::Matrix,
+                _ => Softmax::Vector,
+            };
+            let projection = |k: usize| DMatrix::from_column_slice(dim, width, &values[k]);
+            let mut out = if add_connection {
+                z.clone()
+            } else {
+                DMatrix::zeros(z.nrows(), z.ncols())
+            };
+            for h in 0..heads {
+                let (pq, pk, pv) = (
+                    projection(h),
+                    projection(heads + h),
+                    projection(2 * heads + h),
+                );
+                let c =
+                    (pq.transpose() * z).transpose() * (pk.transpose() * z) / (dim as f64).sqrt();
+                let o = pv.transpose() * z * softmax.apply(&c);
+                let mut rows = out.rows_mut(h * width, width);
+                rows += o;
+            }
+            out
+        }
+        ref other => panic!("not a layer of a standard transformer: {other}"),
+    }
+}
+
+/// GML's standard transformer integrator's chain on the window `z`: [`standard`] layer by layer.
+pub fn standard_chain(
+    layers: &[layout::Layer],
+    values: &[Vec<Vec<f64>>],
+    z: &DMatrix<f64>,
+) -> DMatrix<f64> {
+    layers
+        .iter()
+        .zip(values)
+        .fold(z.clone(), |z, (layer, values)| standard(layer, values, &z))
 }
