@@ -672,6 +672,31 @@ fn check_of_a_symplectic_transformer_fails_only_with_gmls_symmetric_kick_and_vec
     }
 }
 
+/// `geomattn rollout` of the file at `path` as `spec` from `window`, `states` states: the CSV
+/// holds the library's rollout, number for number.
+fn rolls_out_as_the_library(path: &str, spec: &str, window: &[f64], states: usize) {
+    let init: Vec<String> = window.iter().map(ToString::to_string).collect();
+    let count = states.to_string();
+    let out = geomattn(&[
+        "rollout",
+        path,
+        "--arch",
+        spec,
+        "--init",
+        &init.join(","),
+        "--states",
+        &count,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (header, rows) = csv(&stdout(&out));
+    let arch: geomattn_spec::Arch = spec.parse().unwrap();
+    let net = geomattn_spec::open_file(path, &arch, geomattn_spec::Precision::F64).unwrap();
+    let expected = net.rollout(window, states - 1, &mut |_| {}).unwrap();
+    assert_eq!(header.len() - 1, expected.len() / states, "{header:?}");
+    let found: Vec<f64> = rows.iter().flat_map(|row| row[1..].to_vec()).collect();
+    assert_eq!(found, expected);
+}
+
 #[test]
 fn a_network_no_compiled_type_has_rolls_out_on_the_run_time_engine() {
     // GML's sizes outside the grid: dim 5, seq 6, n_linear 2, sigmoid (a seeded network).
@@ -681,52 +706,15 @@ fn a_network_no_compiled_type_has_rolls_out_on_the_run_time_engine() {
     let path = dir.path().join("vpt5.h5");
     let layers = geomattn_spec::layout::layers(&arch);
     std::fs::write(&path, geomattn_testkit::gml_chain::bytes_of(&layers, 3)).unwrap();
-    let path = path.display().to_string();
     let window: Vec<f64> = (0..30).map(|k| (f64::from(k) * 0.37).sin() / 2.0).collect();
-    let init: Vec<String> = window.iter().map(ToString::to_string).collect();
-    let out = geomattn(&[
-        "rollout",
-        &path,
-        "--arch",
-        spec,
-        "--init",
-        &init.join(","),
-        "--states",
-        "20",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let (header, rows) = csv(&stdout(&out));
-    assert_eq!(header.len(), 6, "{header:?}");
-    let net = geomattn_spec::open_file(&path, &arch, geomattn_spec::Precision::F64).unwrap();
-    let expected = net.rollout(&window, 19, &mut |_| {}).unwrap();
-    let found: Vec<f64> = rows.iter().flat_map(|row| row[1..].to_vec()).collect();
-    assert_eq!(found, expected);
+    rolls_out_as_the_library(&path.display().to_string(), spec, &window, 20);
 }
 
 #[test]
 fn gmls_tutorial_integrator_rolls_out_on_the_run_time_engine() {
     // `transformer_dim = 20` with Dense maps up and down, 5 heads: no compiled type has it.
-    let path = fixture("integrator_parameters.h5");
     let spec = "StandardTransformerIntegrator(2; transformer_dim = 20, n_heads = 5, n_blocks = 3, \
                 L = 3, upscaling_activation = tanh, seq = 4)";
     let window = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8];
-    let init: Vec<String> = window.iter().map(ToString::to_string).collect();
-    let out = geomattn(&[
-        "rollout",
-        &path,
-        "--arch",
-        spec,
-        "--init",
-        &init.join(","),
-        "--states",
-        "12",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let (header, rows) = csv(&stdout(&out));
-    assert_eq!((header.len(), rows.len()), (3, 12), "{header:?}");
-    let arch: geomattn_spec::Arch = spec.parse().unwrap();
-    let net = geomattn_spec::open_file(&path, &arch, geomattn_spec::Precision::F64).unwrap();
-    let expected = net.rollout(&window, 11, &mut |_| {}).unwrap();
-    let found: Vec<f64> = rows.iter().flat_map(|row| row[1..].to_vec()).collect();
-    assert_eq!(found, expected);
+    rolls_out_as_the_library(&fixture("integrator_parameters.h5"), spec, &window, 12);
 }

@@ -14,6 +14,9 @@ use geomattn_testkit::gml_chain::Values64;
 use geomattn_testkit::gml_layout::{Layer, to_bytes};
 use geomattn_testkit::gml_reference::{activation, volume_preserving_chain};
 
+mod twins;
+use twins::assert_same_bits;
+
 /// `arch`'s chain with seeded values (Float32, as GML stores them), each layer with its
 /// activation.
 fn chain(arch: &Arch, seed: u64) -> Vec<(Layer<f32>, Activation)> {
@@ -165,47 +168,13 @@ fn on_the_grid_the_engine_is_the_compiled_network_bit_for_bit() {
         for precision in [Precision::F32, Precision::F64] {
             let compiled = open(&file, arch, precision).unwrap();
             let run_time = engine::open(&file, arch, precision).unwrap();
-            for seed in 0..3 {
-                let z = window(arch, 100 + seed, 2.0);
-                assert_eq!(
-                    run_time.forward(&z).unwrap(),
-                    compiled.forward(&z).unwrap(),
-                    "{arch}"
-                );
-            }
-            // Untrained weights may diverge: the states are compared bit for bit as computed.
-            let z = window(arch, 7, 0.5);
-            let bits = |net: &dyn Network| -> Vec<u64> {
-                net.states(&z)
-                    .unwrap()
-                    .take(40)
-                    .flatten()
-                    .map(f64::to_bits)
-                    .collect()
-            };
-            assert_eq!(bits(run_time.as_ref()), bits(compiled.as_ref()), "{arch}");
-            // The batches, both layouts, scalar path: the same code over both.
-            let (dim, seq) = shape(arch);
-            let batch: Vec<f64> = (0..5).flat_map(|s| window(arch, 300 + s, 1.5)).collect();
-            for layout in [Layout::Rows, Layout::Columns] {
-                let (mut a, mut b) = (vec![0.0; batch.len()], vec![0.0; batch.len()]);
-                run_time
-                    .forward_f64(&batch, layout, &mut a, true, Arithmetic::Exact)
-                    .unwrap();
-                compiled
-                    .forward_f64(&batch, layout, &mut b, true, Arithmetic::Exact)
-                    .unwrap();
-                assert_eq!(a, b, "{arch}");
-                let states = 2 * seq + 1;
-                let (mut a, mut b) = (vec![0.0; 5 * dim * states], vec![0.0; 5 * dim * states]);
-                run_time
-                    .rollout_f64(&batch, layout, &mut a, true, Arithmetic::Exact)
-                    .unwrap();
-                compiled
-                    .rollout_f64(&batch, layout, &mut b, true, Arithmetic::Exact)
-                    .unwrap();
-                assert_eq!(a, b, "{arch}");
-            }
+            let windows: Vec<Vec<f64>> = (0..5).map(|s| window(arch, 300 + s, 1.5)).collect();
+            assert_same_bits(
+                run_time.as_ref(),
+                compiled.as_ref(),
+                &windows,
+                &arch.to_string(),
+            );
         }
     }
 }
