@@ -1,8 +1,9 @@
 //! Networks whose sizes are read from the file ([`geomattn::engine`]), for the architectures the
 //! run-time engine has so far: the volume-preserving feed-forward network and transformer and the
-//! standard transformer integrator, at any size GML allows, with every option. Built from GML's chain as data
-//! ([`geomattn_arch::layout`]): each layer's parameters are read by the names and shapes GML's
-//! `save` gives them, and a file that is not that chain is refused naming the first difference.
+//! standard transformer integrator, at any size GML allows, with every option. Built from GML's
+//! chain as data ([`geomattn_arch::layout`]): each layer's parameters are read by the names and
+//! shapes GML's `save` gives them, and a file that is not that chain is refused naming the first
+//! difference.
 //!
 //! ```
 //! use geomattn_spec::{Arch, Precision, engine};

@@ -1,6 +1,7 @@
-//! Two networks that must be the same network (shared by `engine.rs` and `engine_standard.rs`): the run-time engine's and the compiled one of the
-//! same file, compared bit for bit through every entry point of [`Network`] (forward passes,
-//! rollouts, checked batches in both layouts, on the scalar path).
+//! Two networks that must be the same network, the run-time engine's and the compiled one of
+//! the same file, compared bit for bit through every entry point of [`Network`] (forward passes,
+//! rollouts, checked batches in both layouts, on the scalar path). Shared by `engine.rs` and
+//! `engine_standard.rs`.
 
 use geomattn_spec::Network;
 use geomattn_spec::batch::{Arithmetic, Layout};
