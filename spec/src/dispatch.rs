@@ -409,10 +409,7 @@ pub fn check_until(
     seed: u64,
     stop: &dyn Fn() -> bool,
 ) -> Result<Vec<Measurement>, Error> {
-    if !(1..=crate::structure::MAX_SAMPLES).contains(&samples) {
-        return Err(Error::Samples { samples });
-    }
-    let sampling = Sampling::new(samples, seed, stop);
+    let sampling = Sampling::new(samples, seed, stop)?;
     let measurements = match on_grid!(arch, f64, check_network, (file, &sampling)) {
         Err(Error::OffGrid { .. } | Error::Unsupported { .. }) if engine::runs(arch) => {
             engine::check_sampled(file, arch, &sampling)?

@@ -186,10 +186,7 @@ pub fn check(
     samples: usize,
     seed: u64,
 ) -> Result<Vec<Measurement>, Error> {
-    if !(1..=crate::structure::MAX_SAMPLES).contains(&samples) {
-        return Err(Error::Samples { samples });
-    }
-    check_sampled(file, arch, &Sampling::new(samples, seed, &|| false))
+    check_sampled(file, arch, &Sampling::new(samples, seed, &|| false)?)
 }
 
 /// [`check`] on the inputs of `sampling`.

@@ -26,6 +26,7 @@ use geomattn::{
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use crate::Error;
 use crate::network::Units;
 
 /// Bound on `|det J − 1|`: the Jacobians are exact, so only the rounding of a few dozen layers in
@@ -150,13 +151,21 @@ pub(crate) struct Sampling<'a> {
 }
 
 impl<'a> Sampling<'a> {
-    pub(crate) fn new(count: usize, seed: u64, stop: &'a dyn Fn() -> bool) -> Self {
-        Self {
+    /// `count` inputs from `seed`, asking `stop` before each.
+    ///
+    /// # Errors
+    /// [`Error::Samples`] unless `count` is from 1 to [`MAX_SAMPLES`] (no input measured would
+    /// pass everything).
+    pub(crate) fn new(count: usize, seed: u64, stop: &'a dyn Fn() -> bool) -> Result<Self, Error> {
+        if !(1..=MAX_SAMPLES).contains(&count) {
+            return Err(Error::Samples { samples: count });
+        }
+        Ok(Self {
             count,
             seed,
             stop,
             stopped: Cell::new(false),
-        }
+        })
     }
 
     /// Whether `stop` ended the inputs early (what was measured then is not the check's result).
