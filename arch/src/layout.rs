@@ -36,6 +36,8 @@
 use core::fmt;
 
 use geomattn::Kind;
+/// The half of phase space a symplectic layer updates (GML's `Q` and `P` layers).
+pub use geomattn::symplectic::Side;
 
 use crate::spec::{Activation, Arch, AttentionActivation, Ct, LinSympt, St, Sympt, Vpt};
 
@@ -184,15 +186,6 @@ impl fmt::Display for Parameter {
     }
 }
 
-/// The half of phase space a symplectic layer updates (GML's `Q` and `P` layers).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Side {
-    /// `q`.
-    Q,
-    /// `p`.
-    P,
-}
-
 /// One layer of GML's, with its settings: what a network is built from, and (as its `Display`)
 /// GML's constructor call of it.
 ///
@@ -304,15 +297,6 @@ fn softmax_call(softmax: AttentionActivation) -> &'static str {
     match softmax {
         AttentionActivation::VectorSoftmax => "VectorSoftmax()",
         AttentionActivation::MatrixSoftmax => "MatrixSoftmax()",
-    }
-}
-
-impl fmt::Display for Side {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Q => "Q",
-            Self::P => "P",
-        })
     }
 }
 

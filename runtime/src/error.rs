@@ -85,6 +85,15 @@ pub enum Error {
         /// The heads asked for.
         n_heads: usize,
     },
+    /// A phase-space layer given an odd dimension: it reads `q` and `p` as the two halves of a
+    /// state (GML's symplectic layers assert an even dimension).
+    #[error("{layer} works on phase space (q, p) of even dimension, not {dim}")]
+    PhaseSpace {
+        /// GML's name of the layer.
+        layer: &'static str,
+        /// The dimension given.
+        dim: usize,
+    },
     /// A checked forward pass met a NaN or an infinity (see
     /// [`SequenceLayer::forward_checked`](crate::SequenceLayer::forward_checked)).
     #[error("{0}")]

@@ -18,6 +18,8 @@
 //! | `VolumePreservingTransformer` | [`VolumePreservingTransformer`]: [`Transformer`] of [`VolumePreservingAttention`] and [`VolumePreservingFeedForward`] |
 //! | `VolumePreservingFeedForward` | [`VolumePreservingFeedForward`]: [`FeedForward`] of [`VolumePreservingLayer`]s |
 //! | `StandardTransformerIntegrator` | [`StandardTransformerIntegrator`]: [`Dense`] up, [`Transformer`] of [`MultiHeadAttention`] and [`ResNetStack`] (of [`ResNetLayer`]s), [`Dense`] down |
+//! | `SymplecticTransformer` | [`SymplecticTransformer`]: [`PsdLayer`] up, [`Transformer`] of [`SymplecticAttention`] and [`SympNetStack`] (of [`GradientLayer`]s), [`PsdLayer`] down |
+//! | `LinearSymplecticTransformer` | [`LinearSymplecticTransformer`]: [`Transformer`] of [`LinearSymplecticAttention`] and [`SympNetStack`] |
 //!
 //! ```
 //! use geomattn::activation::Function;
@@ -35,8 +37,12 @@ mod attention;
 mod cayley;
 mod dense;
 mod feedforward;
+mod gradient;
+mod linear_symplectic;
 mod multi_head;
+mod psd;
 mod resnet;
+mod symplectic_attention;
 mod transformer;
 
 pub use attention::VolumePreservingAttention;
@@ -45,17 +51,22 @@ pub use dense::Dense;
 pub use feedforward::{
     FeedForward, ResNetStack, StackLayer, VolumePreservingFeedForward, VolumePreservingLayer,
 };
+pub use gradient::{GradientLayer, SympNetStack};
+pub use linear_symplectic::LinearSymplecticAttention;
 pub use multi_head::MultiHeadAttention;
+pub use psd::PsdLayer;
 pub use resnet::ResNetLayer;
+pub use symplectic_attention::SymplecticAttention;
 pub use transformer::{
-    BlockAttention, StandardTransformerIntegrator, Transformer, VolumePreservingTransformer,
+    BlockAttention, LinearSymplecticTransformer, StandardTransformerIntegrator,
+    SymplecticTransformer, Transformer, Upscaled, Upscaling, VolumePreservingTransformer,
 };
 
-use nalgebra::{DMatrix, DVector, RealField};
+use nalgebra::{DMatrix, DVector, Dyn, Matrix, RawStorage, RealField};
 
 use crate::error::INPUT;
 use crate::layer::check_finite;
-use crate::{Error, Field};
+use crate::{Error, Field, product};
 
 /// A layer or network of run-time size on sequences `Z ∈ R^{dim×T}` (columns are time steps):
 /// the run-time counterpart of [`crate::SequenceLayer`].
@@ -141,4 +152,14 @@ fn vector<S: Field>(name: &'static str, len: usize, values: &[S]) -> Result<DVec
         });
     }
     Ok(DVector::from_column_slice(values))
+}
+
+/// `aᵀ·b`, entry by entry as the compile-time `tr_mul`.
+fn tr_mul<S: Field, SB: RawStorage<S, Dyn, Dyn>>(
+    a: &DMatrix<S>,
+    b: &Matrix<S, Dyn, Dyn, SB>,
+) -> DMatrix<S> {
+    product::matrix_generic(a.shape_generic().1, b.shape_generic().1, |i, j| {
+        product::column_dot_generic(a, i, b, j)
+    })
 }

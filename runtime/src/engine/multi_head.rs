@@ -4,7 +4,7 @@ use std::vec::Vec;
 
 use nalgebra::{DMatrix, RealField};
 
-use super::{Forward, matrix};
+use super::{Forward, matrix, tr_mul};
 use crate::scalar::ratio;
 use crate::softmax::Function as Softmax;
 use crate::{Error, Field, product};
@@ -110,11 +110,4 @@ impl<S: Field + RealField> Forward<S> for MultiHeadAttention<S> {
         }
         out
     }
-}
-
-/// `aᵀ·b`, entry by entry as the compile-time `tr_mul`.
-fn tr_mul<S: Field>(a: &DMatrix<S>, b: &DMatrix<S>) -> DMatrix<S> {
-    product::matrix_generic(a.shape_generic().1, b.shape_generic().1, |i, j| {
-        product::column_dot_generic(a, i, b, j)
-    })
 }

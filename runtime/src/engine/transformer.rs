@@ -1,21 +1,22 @@
 //! GML's transformers at run-time sizes: blocks of attention and a feed-forward part, and the
-//! standard transformer integrator's maps up to its `transformer_dim` and back.
+//! maps up to a `transformer_dim` and back of the standard and the symplectic transformer.
 
 use std::vec::Vec;
 
 use nalgebra::{DMatrix, RealField};
 
 use super::{
-    Dense, Forward, MultiHeadAttention, ResNetStack, VolumePreservingAttention,
-    VolumePreservingFeedForward,
+    Dense, Forward, LinearSymplecticAttention, MultiHeadAttention, PsdLayer, ResNetStack,
+    SympNetStack, SymplecticAttention, VolumePreservingAttention, VolumePreservingFeedForward,
 };
 use crate::error::INPUT;
 use crate::layer::check_finite;
 use crate::{Error, Field};
 
 /// `L` blocks, each an attention layer `Att` then a feed-forward part `Ff` (the compile-time
-/// [`crate::Transformer`]): GML's [`VolumePreservingTransformer`] and the blocks of its
-/// [`StandardTransformerIntegrator`].
+/// [`crate::Transformer`]): GML's [`VolumePreservingTransformer`] and
+/// [`LinearSymplecticTransformer`], and the blocks of its [`StandardTransformerIntegrator`] and
+/// [`SymplecticTransformer`].
 #[derive(Debug, Clone)]
 pub struct Transformer<Att, Ff> {
     dim: usize,
@@ -116,30 +117,66 @@ impl<S: Field + RealField, Att: BlockAttention<S>, Ff: Forward<S>> Forward<S>
     }
 }
 
+/// A network of one dimension between a map up to it and one back down, both or neither:
+/// GML's [`StandardTransformerIntegrator`] ([`Dense`] maps) and, with `transformer_dim ≠ dim`,
+/// its [`SymplecticTransformer`] ([`PsdLayer`] maps). Its name in errors is the network's.
+#[derive(Debug, Clone)]
+pub struct Upscaled<Map, Net> {
+    up: Option<Map>,
+    net: Net,
+    down: Option<Map>,
+}
+
+/// A map of states from one dimension to another, as [`Upscaled`] uses.
+pub trait Upscaling<S: Field + RealField>: Forward<S> {
+    /// The dimension of its output.
+    fn outputs(&self) -> usize;
+}
+
+impl<S: Field + RealField> Upscaling<S> for Dense<S> {
+    fn outputs(&self) -> usize {
+        Dense::outputs(self)
+    }
+}
+
 /// GML's `StandardTransformerIntegrator(sys_dim; transformer_dim, n_heads, n_blocks, L,
 /// upscaling_activation, resnet_activation, attention_activation, add_connection)`: with
 /// `transformer_dim ≠ sys_dim` a [`Dense`] map up first (with the upscaling activation) and one
 /// down last, between them `L` blocks of [`MultiHeadAttention`] and a [`ResNetStack`]. Any
 /// sequence length.
-#[derive(Debug, Clone)]
-pub struct StandardTransformerIntegrator<S> {
-    up: Option<Dense<S>>,
-    blocks: Transformer<MultiHeadAttention<S>, ResNetStack<S>>,
-    down: Option<Dense<S>>,
-}
+pub type StandardTransformerIntegrator<S> =
+    Upscaled<Dense<S>, Transformer<MultiHeadAttention<S>, ResNetStack<S>>>;
 
-impl<S: Field + RealField> StandardTransformerIntegrator<S> {
-    /// The network: `blocks` between the maps `up` and `down`, both given or neither.
+/// GML's `SymplecticTransformer(dim; transformer_dim, n_sympnet, upscaling_dimension, L,
+/// sympnet_activation, attention_activation, init_upper, symmetric)`: with `transformer_dim ≠
+/// dim` a [`PsdLayer`] up first and one down last, between them `2L` blocks, a
+/// [`SymplecticAttention`] on `q` then one on `p`, each followed by a [`SympNetStack`]. Any
+/// sequence length.
+pub type SymplecticTransformer<S> =
+    Upscaled<PsdLayer<S>, Transformer<SymplecticAttention<S>, SympNetStack<S>>>;
+
+/// GML's `LinearSymplecticTransformer(dim, seq_length; n_sympnet, upscaling_dimension, L,
+/// activation, init_upper)`: `2L` blocks, a [`LinearSymplecticAttention`] on `q` then one on
+/// `p`, each followed by a [`SympNetStack`]. Sequences of `seq_length` states.
+pub type LinearSymplecticTransformer<S> =
+    Transformer<LinearSymplecticAttention<S>, SympNetStack<S>>;
+
+impl<Map, Net> Upscaled<Map, Net> {
+    /// The network `net` between the maps `up` and `down`, both given or neither.
     ///
     /// # Errors
-    /// [`Error::WeightShape`] if the maps do not lead from one dimension to the blocks' and
+    /// [`Error::WeightShape`] if the maps do not lead from one dimension to the network's and
     /// back, or only one is given.
-    pub fn new(
-        up: Option<Dense<S>>,
-        blocks: Transformer<MultiHeadAttention<S>, ResNetStack<S>>,
-        down: Option<Dense<S>>,
-    ) -> Result<Self, Error> {
-        let inner = blocks.dim;
+    pub fn new<S: Field + RealField>(
+        up: Option<Map>,
+        net: Net,
+        down: Option<Map>,
+    ) -> Result<Self, Error>
+    where
+        Map: Upscaling<S>,
+        Net: Forward<S>,
+    {
+        let inner = net.input_shape().0;
         let fits = match (&up, &down) {
             (Some(up), Some(down)) => {
                 up.outputs() == inner
@@ -161,38 +198,40 @@ impl<S: Field + RealField> StandardTransformerIntegrator<S> {
                 found_cols: cols,
             });
         }
-        Ok(Self { up, blocks, down })
+        Ok(Self { up, net, down })
     }
 
-    /// The blocks between the maps up and down.
-    pub fn blocks(&self) -> &Transformer<MultiHeadAttention<S>, ResNetStack<S>> {
-        &self.blocks
+    /// The network between the maps up and down.
+    pub fn blocks(&self) -> &Net {
+        &self.net
+    }
+
+    /// The maps up and down, if any.
+    pub fn maps(&self) -> Option<(&Map, &Map)> {
+        self.up.as_ref().zip(self.down.as_ref())
     }
 }
 
-impl<S: Field + RealField> Forward<S> for StandardTransformerIntegrator<S> {
+impl<S: Field + RealField, Map: Upscaling<S>, Net: Forward<S>> Forward<S> for Upscaled<Map, Net> {
     fn name(&self) -> &'static str {
-        "StandardTransformerIntegrator"
+        self.net.name()
     }
 
     fn input_shape(&self) -> (usize, Option<usize>) {
-        let dim = self
-            .up
-            .as_ref()
-            .map_or(self.blocks.dim, |up| up.input_shape().0);
-        (dim, None)
+        let (inner, seq) = self.net.input_shape();
+        (self.up.as_ref().map_or(inner, |up| up.input_shape().0), seq)
     }
 
     fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
         let up = self.up.as_ref().map(|up| up.forward_unchecked(z));
-        let x = self.blocks.forward_unchecked(up.as_ref().unwrap_or(z));
+        let x = self.net.forward_unchecked(up.as_ref().unwrap_or(z));
         match &self.down {
             Some(down) => down.forward_unchecked(&x),
             None => x,
         }
     }
 
-    /// The input, each map's output, and every block's parts as [`Transformer`]'s.
+    /// The input, each map's output, and the network's parts as its own checked pass names them.
     fn forward_checked(&self, z: &DMatrix<S>) -> Result<DMatrix<S>, Error> {
         self.check_shape(z)?;
         check_finite(z, INPUT, None)?;
@@ -204,7 +243,7 @@ impl<S: Field + RealField> Forward<S> for StandardTransformerIntegrator<S> {
             }
             None => None,
         };
-        let x = self.blocks.forward_checked(up.as_ref().unwrap_or(z))?;
+        let x = self.net.forward_checked(up.as_ref().unwrap_or(z))?;
         match &self.down {
             Some(down) => {
                 let y = down.forward_unchecked(&x);

@@ -25,7 +25,8 @@ pub trait PhaseSide: Copy + core::fmt::Debug + PartialEq {
     /// The first row of the half that is updated and of the half that drives the update, in a
     /// `2n`-row vector or sequence.
     fn rows(n: usize) -> (usize, usize) {
-        if Self::UPDATES_Q { (0, n) } else { (n, 0) }
+        let side = if Self::UPDATES_Q { Side::Q } else { Side::P };
+        side.rows(n)
     }
 }
 
@@ -43,6 +44,44 @@ impl PhaseSide for UpdateQ {
 
 impl PhaseSide for UpdateP {
     const UPDATES_Q: bool = false;
+}
+
+/// Which half of phase space a layer updates, as a value: the run-time layers'
+/// ([`crate::engine`]) counterpart of the [`PhaseSide`] markers, and GML's `Q` / `P` in a layer's
+/// name (its `Display`).
+///
+/// ```
+/// use geomattn::symplectic::Side;
+/// // A P layer of R⁶ = (q, p) ∈ R³ × R³ writes rows 3..6 from rows 0..3.
+/// assert_eq!(Side::P.rows(3), (3, 0));
+/// assert_eq!(format!("GradientLayer{}", Side::P), "GradientLayerP");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// `q ← q + f(p)`: GML's `…Q` layers.
+    Q,
+    /// `p ← p + f(q)`: GML's `…P` layers.
+    P,
+}
+
+impl Side {
+    /// The first row of the half that is updated and of the half that drives the update, in a
+    /// `2n`-row vector or sequence.
+    pub fn rows(self, n: usize) -> (usize, usize) {
+        match self {
+            Self::Q => (0, n),
+            Self::P => (n, 0),
+        }
+    }
+}
+
+impl core::fmt::Display for Side {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Self::Q => "Q",
+            Self::P => "P",
+        })
+    }
 }
 
 /// The compile-time check every phase-space layer makes: a sequence of dimension `D` splits into

@@ -1,0 +1,114 @@
+//! GML's SympNet gradient layers at run-time sizes, and their stacks.
+
+use nalgebra::{DMatrix, DVector, RealField};
+
+use super::feedforward::{FeedForward, StackLayer};
+use super::{Forward, matrix, tr_mul, vector};
+use crate::activation::Function;
+use crate::symplectic::Side;
+use crate::{Error, Field, product};
+
+/// GML's `GradientLayerQ / GradientLayerP(dim, upscaling_dimension, activation)`: on every time
+/// step `(q, p)`, `q ← q + Kᵀ(a ⊙ σ(K p + b))` (`Q`) or `p ← p + Kᵀ(a ⊙ σ(K q + b))` (`P`), with
+/// `K` of `upscaling_dimension/2 × dim/2` (the compile-time [`crate::GradientLayer`], whose sums
+/// it runs in the same order). A symplectic shear.
+///
+/// ```
+/// use geomattn::activation::Function;
+/// use geomattn::engine::{Forward, GradientLayer};
+/// use geomattn::nalgebra::DMatrix;
+/// use geomattn::symplectic::Side;
+/// // R⁴, one hidden unit: K = [1 2], b = 1, a = 3, so q ← q + Kᵀ · 3 (p₁ + 2p₂ + 1).
+/// let layer = GradientLayer::new(Side::Q, 4, 2, &[1.0, 2.0], &[1.0], &[3.0], Function::Identity)?;
+/// let y = layer.forward(&DMatrix::from_column_slice(4, 1, &[0.0, 0.0, 1.0, 1.0]))?;
+/// assert_eq!(y.as_slice(), [12.0, 24.0, 1.0, 1.0]);
+/// # Ok::<(), geomattn::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct GradientLayer<S> {
+    side: Side,
+    /// `K`, `hidden × n`.
+    weight: DMatrix<S>,
+    bias: DVector<S>,
+    scale: DVector<S>,
+    activation: Function,
+}
+
+/// The gradient layers of a symplectic transformer after each attention layer (the compile-time
+/// [`crate::SympNetStack`]).
+pub type SympNetStack<S> = FeedForward<GradientLayer<S>>;
+
+impl<S: Field + RealField> GradientLayer<S> {
+    /// GML's `GradientLayer{side}(dim, upscaling_dimension, activation)` from its `weight` `K`
+    /// (`upscaling_dimension/2 × dim/2`, column-major as Julia stores it), `bias` and `scale`
+    /// (`upscaling_dimension/2` each).
+    ///
+    /// # Errors
+    /// [`Error::PhaseSpace`] for an odd `dim`; [`Error::WeightLength`] for a parameter of
+    /// another length.
+    pub fn new(
+        side: Side,
+        dim: usize,
+        upscaling_dimension: usize,
+        weight: &[S],
+        bias: &[S],
+        scale: &[S],
+        activation: Function,
+    ) -> Result<Self, Error> {
+        if dim % 2 != 0 {
+            return Err(Error::PhaseSpace {
+                layer: name(side),
+                dim,
+            });
+        }
+        let hidden = upscaling_dimension / 2;
+        Ok(Self {
+            side,
+            weight: matrix("weight", hidden, dim / 2, weight)?,
+            bias: vector("bias", hidden, bias)?,
+            scale: vector("scale", hidden, scale)?,
+            activation,
+        })
+    }
+
+    /// The half of phase space it updates.
+    pub fn side(&self) -> Side {
+        self.side
+    }
+}
+
+fn name(side: Side) -> &'static str {
+    match side {
+        Side::Q => "GradientLayerQ",
+        Side::P => "GradientLayerP",
+    }
+}
+
+impl<S: Field + RealField> Forward<S> for GradientLayer<S> {
+    fn name(&self) -> &'static str {
+        name(self.side)
+    }
+
+    fn input_shape(&self) -> (usize, Option<usize>) {
+        (2 * self.weight.ncols(), None)
+    }
+
+    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
+        let n = self.weight.ncols();
+        let (target, source) = self.side.rows(n);
+        // The compile-time layer's sums in its order: `K x`, `+ b`, `σ`, `⊙ a`, `Kᵀ ·`.
+        let kx = product::mul_generic(&self.weight, &z.rows(source, n));
+        let (rows, cols) = kx.shape_generic();
+        let hidden = product::matrix_generic(rows, cols, |i, j| {
+            self.activation.apply(kx[(i, j)] + self.bias[i]) * self.scale[i]
+        });
+        let update = tr_mul(&self.weight, &hidden);
+        let mut out = z.clone();
+        out.rows_mut(target, n).zip_apply(&update, |o, u| *o += u);
+        out
+    }
+}
+
+impl<S: Field + RealField> StackLayer<S> for GradientLayer<S> {
+    const STACK: &'static str = "SympNetStack";
+}

@@ -1,0 +1,84 @@
+//! GML's `LinearSymplecticAttentionQ / P` at run-time sizes.
+
+use nalgebra::{DMatrix, RealField};
+
+use super::Forward;
+use super::transformer::BlockAttention;
+use crate::packed::{Sym, dense_from_packed};
+use crate::symplectic::Side;
+use crate::{Error, Field, product};
+
+/// GML's `LinearSymplecticAttentionQ / P(dim, seq_length)`: `q ← q + p A` (`Q`) or
+/// `p ← p + q A` (`P`), `A` a symmetric `seq_length × seq_length` matrix acting along time (the
+/// compile-time [`crate::LinearSymplecticAttention`], whose sums it runs in the same order). It
+/// takes sequences of `seq_length` states only.
+///
+/// ```
+/// use geomattn::engine::{Forward, LinearSymplecticAttention};
+/// use geomattn::nalgebra::DMatrix;
+/// use geomattn::symplectic::Side;
+/// // n = 1, T = 2, A = [1 2; 2 3] (packed (1,1), (2,1), (2,2)): q ← q + p A.
+/// let layer = LinearSymplecticAttention::new(Side::Q, 2, 2, &[1.0, 2.0, 3.0])?;
+/// let z = DMatrix::from_column_slice(2, 2, &[0.0, 1.0, 0.0, 1.0]); // q = (0, 0), p = (1, 1)
+/// assert_eq!(layer.forward(&z)?.as_slice(), [3.0, 1.0, 5.0, 1.0]);
+/// # Ok::<(), geomattn::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinearSymplecticAttention<S> {
+    side: Side,
+    dim: usize,
+    /// `A`, `seq × seq`, mirrored from its packed entries.
+    a: DMatrix<S>,
+}
+
+impl<S: Field + RealField> LinearSymplecticAttention<S> {
+    /// The layer on phase space `R^dim` and sequences of `seq` states, from GML's packed
+    /// `SymmetricMatrix` entries of `A` (`seq(seq+1)/2`).
+    ///
+    /// # Errors
+    /// [`Error::PhaseSpace`] for an odd `dim`; [`Error::PackedLength`] for a packed `A` of
+    /// another length.
+    pub fn new(side: Side, dim: usize, seq: usize, packed: &[S]) -> Result<Self, Error> {
+        if dim % 2 != 0 {
+            return Err(Error::PhaseSpace {
+                layer: name(side),
+                dim,
+            });
+        }
+        Ok(Self {
+            side,
+            dim,
+            a: dense_from_packed::<S, Sym>(seq, packed)?,
+        })
+    }
+}
+
+fn name(side: Side) -> &'static str {
+    match side {
+        Side::Q => "LinearSymplecticAttentionQ",
+        Side::P => "LinearSymplecticAttentionP",
+    }
+}
+
+impl<S: Field + RealField> Forward<S> for LinearSymplecticAttention<S> {
+    fn name(&self) -> &'static str {
+        name(self.side)
+    }
+
+    fn input_shape(&self) -> (usize, Option<usize>) {
+        (self.dim, Some(self.a.nrows()))
+    }
+
+    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
+        let n = self.dim / 2;
+        let (updated, driving) = self.side.rows(n);
+        let kick = product::mul_generic(&z.rows(driving, n), &self.a);
+        let mut out = z.clone();
+        out.rows_mut(updated, n).zip_apply(&kick, |o, k| *o += k);
+        out
+    }
+}
+
+impl<S: Field + RealField> BlockAttention<S> for LinearSymplecticAttention<S> {
+    const TRANSFORMER: &'static str = "LinearSymplecticTransformer";
+}

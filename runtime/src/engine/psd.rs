@@ -1,0 +1,98 @@
+//! GML's `PSDLayer` at run-time sizes.
+
+use nalgebra::{DMatrix, RealField};
+
+use super::transformer::Upscaling;
+use super::{Forward, matrix, tr_mul};
+use crate::{Error, Field, product};
+
+/// GML's `PSDLayer(inputs, outputs)` (proper symplectic decomposition): on every time step
+/// `(q, p) ↦ (Φ q, Φ p)` when `outputs > inputs`, `(Φᵀ q, Φᵀ p)` otherwise, with `Φ` of
+/// `max/2 × min/2` (a point of the Stiefel manifold in GML: orthonormal columns, which
+/// `geomattn check` measures). A symplectic transformer with `transformer_dim ≠ dim` maps up
+/// with one and back down with another.
+///
+/// ```
+/// use geomattn::engine::{Forward, PsdLayer};
+/// use geomattn::nalgebra::DMatrix;
+/// // R² up to R⁴ with Φ = (1, 0)ᵀ: (q, p) ↦ (q, 0, p, 0).
+/// let up = PsdLayer::new(2, 4, &[1.0, 0.0])?;
+/// let y = up.forward(&DMatrix::from_column_slice(2, 1, &[3.0, 5.0]))?;
+/// assert_eq!(y.as_slice(), [3.0, 0.0, 5.0, 0.0]);
+/// # Ok::<(), geomattn::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct PsdLayer<S> {
+    /// `Φ`, `max(inputs, outputs)/2 × min(inputs, outputs)/2`.
+    phi: DMatrix<S>,
+    /// `outputs > inputs`: `Φ` maps up; else `Φᵀ` maps down.
+    up: bool,
+}
+
+impl<S: Field + RealField> PsdLayer<S> {
+    /// GML's `PSDLayer(inputs, outputs)` from its weight `Φ` (column-major, as Julia stores it).
+    ///
+    /// # Errors
+    /// [`Error::PhaseSpace`] for an odd dimension; [`Error::WeightLength`] for a `Φ` of another
+    /// length.
+    pub fn new(inputs: usize, outputs: usize, phi: &[S]) -> Result<Self, Error> {
+        if let Some(dim) = [inputs, outputs].into_iter().find(|d| d % 2 != 0) {
+            return Err(Error::PhaseSpace {
+                layer: "PSDLayer",
+                dim,
+            });
+        }
+        let (rows, cols) = (inputs.max(outputs) / 2, inputs.min(outputs) / 2);
+        Ok(Self {
+            phi: matrix("weight", rows, cols, phi)?,
+            up: outputs > inputs,
+        })
+    }
+
+    /// `Φ`.
+    pub fn weight(&self) -> &DMatrix<S> {
+        &self.phi
+    }
+}
+
+impl<S: Field + RealField> Forward<S> for PsdLayer<S> {
+    fn name(&self) -> &'static str {
+        "PSDLayer"
+    }
+
+    fn input_shape(&self) -> (usize, Option<usize>) {
+        let half = if self.up {
+            self.phi.ncols()
+        } else {
+            self.phi.nrows()
+        };
+        (2 * half, None)
+    }
+
+    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
+        let n = z.nrows() / 2;
+        let half = |rows| {
+            let x = z.rows(rows, n);
+            if self.up {
+                product::mul_generic(&self.phi, &x)
+            } else {
+                tr_mul(&self.phi, &x.into_owned())
+            }
+        };
+        let (q, p) = (half(0), half(n));
+        let mut out = DMatrix::zeros(2 * q.nrows(), z.ncols());
+        out.rows_mut(0, q.nrows()).copy_from(&q);
+        out.rows_mut(q.nrows(), q.nrows()).copy_from(&p);
+        out
+    }
+}
+
+impl<S: Field + RealField> Upscaling<S> for PsdLayer<S> {
+    fn outputs(&self) -> usize {
+        2 * if self.up {
+            self.phi.nrows()
+        } else {
+            self.phi.ncols()
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! GML's `SymplecticAttentionQ / P` at run-time sizes.
+
+use nalgebra::{DMatrix, RealField};
+
+use super::transformer::BlockAttention;
+use super::{Forward, matrix, tr_mul};
+use crate::packed::{Sym, dense_from_packed};
+use crate::scalar::two;
+use crate::softmax::Function as Softmax;
+use crate::symplectic::Side;
+use crate::{Error, Field, product};
+
+/// The kick a [`SymplecticAttention`] adds, from its weight `A` and `S = σ(xᵀ A x)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kick {
+    /// `symmetric = false`: `A x Sᵀ + Aᵀ x S` (the compile-time [`crate::DenseA`]).
+    Dense,
+    /// `symmetric = true`, the gradient `A x (S + Sᵀ)` ([`crate::GradientExact`]).
+    Exact,
+    /// `symmetric = true`, GML's `2 A x S` ([`crate::GmlCompatible`]).
+    Gml,
+}
+
+/// GML's `SymplecticAttentionQ / P(dim; symmetric, activation)` on sequences of phase-space
+/// states: for the `Q` layer, `q ← q + K(p)` with `S = σ(pᵀ A p)` and the kick `K` of the
+/// weight (the compile-time [`crate::SymplecticAttention`], whose sums it runs in the same order;
+/// its module documents the three kicks). Any sequence length.
+///
+/// ```
+/// use geomattn::engine::{Forward, SymplecticAttention};
+/// use geomattn::nalgebra::DMatrix;
+/// use geomattn::softmax::Function;
+/// use geomattn::symplectic::Side;
+/// // n = 1, A = (1), one state: S = (1), so q ← q + 2 A p.
+/// let layer = SymplecticAttention::arbitrary(Side::Q, 2, &[1.0], Function::Matrix)?;
+/// let y = layer.forward(&DMatrix::from_column_slice(2, 1, &[0.5, 3.0]))?;
+/// assert_eq!(y.as_slice(), [6.5, 3.0]);
+/// # Ok::<(), geomattn::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct SymplecticAttention<S> {
+    side: Side,
+    /// `A`, `n × n` (dense; mirrored from the packed entries of a symmetric one).
+    a: DMatrix<S>,
+    kick: Kick,
+    softmax: Softmax,
+}
+
+impl<S: Field + RealField> SymplecticAttention<S> {
+    /// GML's `symmetric = false` layer on phase space `R^dim`, from `A` (`dim/2 × dim/2`,
+    /// column-major as Julia stores it).
+    ///
+    /// # Errors
+    /// [`Error::PhaseSpace`] for an odd `dim`; [`Error::WeightLength`] for an `A` of another
+    /// length.
+    pub fn arbitrary(side: Side, dim: usize, a: &[S], softmax: Softmax) -> Result<Self, Error> {
+        let n = half(side, dim)?;
+        Ok(Self::with(
+            side,
+            matrix("A", n, n, a)?,
+            Kick::Dense,
+            softmax,
+        ))
+    }
+
+    /// GML's `symmetric = true` layer from GML's packed `SymmetricMatrix` entries of `A`, with
+    /// the structure-preserving kick `A x (S + Sᵀ)`.
+    ///
+    /// # Errors
+    /// [`Error::PhaseSpace`] for an odd `dim`; [`Error::PackedLength`] for a packed `A` of
+    /// another length.
+    pub fn symmetric(
+        side: Side,
+        dim: usize,
+        packed: &[S],
+        softmax: Softmax,
+    ) -> Result<Self, Error> {
+        Self::packed(side, dim, packed, Kick::Exact, softmax)
+    }
+
+    /// [`symmetric`](Self::symmetric) with GML's own kick `2 A x S`: GML's numbers, symplectic
+    /// only with [`Softmax::Matrix`].
+    ///
+    /// # Errors
+    /// As [`symmetric`](Self::symmetric).
+    pub fn symmetric_gml(
+        side: Side,
+        dim: usize,
+        packed: &[S],
+        softmax: Softmax,
+    ) -> Result<Self, Error> {
+        Self::packed(side, dim, packed, Kick::Gml, softmax)
+    }
+
+    fn packed(
+        side: Side,
+        dim: usize,
+        packed: &[S],
+        kick: Kick,
+        softmax: Softmax,
+    ) -> Result<Self, Error> {
+        let n = half(side, dim)?;
+        Ok(Self::with(
+            side,
+            dense_from_packed::<S, Sym>(n, packed)?,
+            kick,
+            softmax,
+        ))
+    }
+
+    fn with(side: Side, a: DMatrix<S>, kick: Kick, softmax: Softmax) -> Self {
+        Self {
+            side,
+            a,
+            kick,
+            softmax,
+        }
+    }
+
+    /// The kick added to the updated half, from the driving half `x` (`n × T`).
+    fn kick(&self, x: &DMatrix<S>) -> DMatrix<S> {
+        let ax = product::mul_generic(&self.a, x);
+        let mut s = tr_mul(x, &ax);
+        let t = s.nrows();
+        self.softmax.apply_in_place(s.as_mut_slice(), t);
+        match self.kick {
+            Kick::Dense => {
+                let forward = product::mul_generic(&ax, &s.transpose());
+                let backward = product::mul_generic(&tr_mul(&self.a, x), &s);
+                forward + backward
+            }
+            Kick::Exact => {
+                let (rows, cols) = s.shape_generic();
+                let symmetric = product::matrix_generic(rows, cols, |i, j| s[(i, j)] + s[(j, i)]);
+                product::mul_generic(&ax, &symmetric)
+            }
+            Kick::Gml => product::mul_generic(&ax, &s) * two::<S>(),
+        }
+    }
+}
+
+/// `dim / 2`, refusing an odd `dim`.
+fn half(side: Side, dim: usize) -> Result<usize, Error> {
+    if dim % 2 == 0 {
+        Ok(dim / 2)
+    } else {
+        Err(Error::PhaseSpace {
+            layer: name(side),
+            dim,
+        })
+    }
+}
+
+fn name(side: Side) -> &'static str {
+    match side {
+        Side::Q => "SymplecticAttentionQ",
+        Side::P => "SymplecticAttentionP",
+    }
+}
+
+impl<S: Field + RealField> Forward<S> for SymplecticAttention<S> {
+    fn name(&self) -> &'static str {
+        name(self.side)
+    }
+
+    fn input_shape(&self) -> (usize, Option<usize>) {
+        (2 * self.a.nrows(), None)
+    }
+
+    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
+        let n = self.a.nrows();
+        let (updated, driving) = self.side.rows(n);
+        let kick = self.kick(&z.rows(driving, n).into_owned());
+        let mut out = z.clone();
+        out.rows_mut(updated, n).zip_apply(&kick, |o, k| *o += k);
+        out
+    }
+}
+
+impl<S: Field + RealField> BlockAttention<S> for SymplecticAttention<S> {
+    const TRANSFORMER: &'static str = "SymplecticTransformer";
+}
