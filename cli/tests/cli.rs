@@ -718,3 +718,25 @@ fn gmls_tutorial_integrator_rolls_out_on_the_run_time_engine() {
     let window = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8];
     rolls_out_as_the_library(&fixture("integrator_parameters.h5"), spec, &window, 12);
 }
+
+#[test]
+fn a_symplectic_transformer_no_compiled_type_has_rolls_out_and_is_checked_on_the_engine() {
+    // transformer_dim ≠ dim (PSDLayers up and down), n_sympnet 3, sigmoid: a seeded network.
+    let spec = "SymplecticTransformer(4; seq = 5, transformer_dim = 8, n_sympnet = 3, L = 1, \
+                sympnet_activation = sigmoid, symmetric = false)";
+    let arch: geomattn_spec::Arch = spec.parse().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sympt.h5");
+    let layers = geomattn_spec::layout::layers(&arch);
+    std::fs::write(&path, geomattn_testkit::gml_chain::bytes_of(&layers, 5)).unwrap();
+    let path = path.display().to_string();
+    let window: Vec<f64> = (0..20).map(|k| (f64::from(k) * 0.29).cos() / 2.0).collect();
+    rolls_out_as_the_library(&path, spec, &window, 15);
+    // What it promises passes; the whole map through both PSDLayers is reported, not promised.
+    let out = geomattn(&["check", &path, "--arch", spec, "--samples", "3"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    for property in ["ΦᵀΦ", "the blocks' map", "(not promised)"] {
+        assert!(text.contains(property), "{property}: {text}");
+    }
+}

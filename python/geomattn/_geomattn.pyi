@@ -643,8 +643,8 @@ def inspect(path: Union[str, PathLike[str]]) -> dict[str, Any]:
 def grid() -> str:
     """The sizes this build is compiled for, one line per architecture.
 
-    :func:`load` refuses a spec whose sizes are not listed (a ``ValueError``), except the
-    volume-preserving networks (``vpt``, ``vpff``): they load at any size, on the run-time engine.
+    Only :func:`load_classifier` refuses a spec whose sizes are not listed (a ``ValueError``):
+    every other architecture loads at any size, on the run-time engine.
 
     Returns
     -------

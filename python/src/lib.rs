@@ -94,8 +94,8 @@ fn get_num_threads() -> usize {
 
 /// The sizes this build is compiled for, one line per architecture.
 ///
-/// :func:`load` refuses a spec whose sizes are not listed (a ``ValueError``), except the
-/// volume-preserving networks (``vpt``, ``vpff``): they load at any size, on the run-time engine.
+/// Only :func:`load_classifier` refuses a spec whose sizes are not listed (a ``ValueError``):
+/// every other architecture loads at any size, on the run-time engine.
 ///
 /// Returns
 /// -------

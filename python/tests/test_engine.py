@@ -1,4 +1,4 @@
-"""GML's volume-preserving networks at sizes no compiled type has: they load and run on the
+"""GML's networks at sizes no compiled type has: they load and run on the
 run-time engine (the same maths as the compiled layers, sizes read from the file). The numbers
 are checked against CONVENTIONS.md's formulas in the Rust suite (tests/tests/engine.rs); here,
 what Python sees: shapes, dtypes, batches against single windows, rollouts against forward
@@ -109,3 +109,31 @@ def test_the_integrator_in_float32_is_float64_to_its_rounding():
     wide = geomattn.load(INTEGRATOR, call, dtype="float64").forward(z)
     single = geomattn.load(INTEGRATOR, call, dtype="float32").forward(z.astype("float32"))
     assert np.abs(single - wide).max() < 1e-5 * max(1.0, np.abs(wide).max())
+
+
+# A seeded symplectic transformer (fixtures/synthetic/README.md) with transformer_dim 8 ≠ dim 4:
+# PSDLayers up and down, which no compiled type has.
+SYMPLECTIC = PATH.parent / "sympt_dim4_psd8_seq5.h5"
+SYMPLECTIC_CALL = (
+    "SymplecticTransformer(4; seq = 5, transformer_dim = 8, n_sympnet = 2, L = 2, "
+    "sympnet_activation = sigmoid, attention_activation = VectorSoftmax(), symmetric = false)"
+)
+
+
+def test_a_symplectic_transformer_with_psd_layers_runs(dtype):
+    net = geomattn.load(SYMPLECTIC, SYMPLECTIC_CALL, dtype=dtype)
+    assert (net.dim, net.seq) == (4, 5)
+    z = np.random.default_rng(5).uniform(-0.5, 0.5, (7, 4, 5)).astype(dtype)
+    batch = net.forward(z)
+    assert batch.shape == z.shape and np.isfinite(batch).all()
+    for k in (0, 6):
+        np.testing.assert_array_equal(net.forward(z[k]), batch[k])
+    trajectory = net.rollout(z[0], 9)
+    np.testing.assert_array_equal(trajectory[:, 5:10], batch[0])
+
+
+def test_its_check_promises_the_blocks_and_reports_the_whole_map():
+    measured = geomattn.load(SYMPLECTIC, SYMPLECTIC_CALL).check(samples=3)
+    assert [m.promised for m in measured] == [True, True, False]
+    assert "ΦᵀΦ" in measured[0].property and "blocks' map" in measured[1].property
+    assert measured[0].passes and measured[1].passes, measured

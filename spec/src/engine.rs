@@ -1,6 +1,7 @@
 //! Networks whose sizes are read from the file ([`geomattn::engine`]), for the architectures the
-//! run-time engine has so far: the volume-preserving feed-forward network and transformer and the
-//! standard transformer integrator, at any size GML allows, with every option. Built from GML's
+//! run-time engine has so far (all but the classifier): the volume-preserving feed-forward network
+//! and transformer, the standard transformer integrator and the symplectic transformers, at any
+//! size GML allows, with every option. Built from GML's
 //! chain as data ([`geomattn_arch::layout`]): each layer's parameters are read by the names and
 //! shapes GML's `save` gives them, and a file that is not that chain is refused naming the first
 //! difference.
@@ -18,8 +19,10 @@
 
 use geomattn::Field;
 use geomattn::engine::{
-    Dense, FeedForward, Forward, MultiHeadAttention, ResNetLayer, StandardTransformerIntegrator,
-    Transformer, VolumePreservingAttention, VolumePreservingFeedForward, VolumePreservingLayer,
+    Dense, FeedForward, Forward, GradientLayer, LinearSymplecticAttention,
+    LinearSymplecticTransformer, MultiHeadAttention, PsdLayer, ResNetLayer, StackLayer,
+    StandardTransformerIntegrator, SymplecticAttention, SymplecticTransformer, Transformer,
+    VolumePreservingAttention, VolumePreservingFeedForward, VolumePreservingLayer,
     VolumePreservingTransformer,
 };
 use geomattn::gml::{GmlFile, LoadError, Node};
@@ -32,13 +35,14 @@ use num_dual::Dual64;
 use crate::dispatch::load_error;
 use crate::network::{Precision, checked};
 use crate::structure::{
-    Sampling, feed_forward_measurements, largest, transformer_measurements, worse,
+    Sampling, feed_forward_measurements, largest, symplectic_measurement, symplecticity,
+    transformer_measurements, worse,
 };
-use crate::{Arch, Error, Measurement, Network, Scalar};
+use crate::{Arch, Error, Kick, Measurement, Network, Scalar};
 
 /// Whether the run-time engine has `arch`'s architecture.
 pub fn runs(arch: &Arch) -> bool {
-    matches!(arch, Arch::Vpt(_) | Arch::Vpff(_) | Arch::St(_))
+    !matches!(arch, Arch::Ct(_))
 }
 
 /// Loads `file` as `arch` on the run-time engine, computing in `precision`.
@@ -68,64 +72,33 @@ enum Built<S> {
     FeedForward(VolumePreservingFeedForward<S>),
     Transformer(VolumePreservingTransformer<S>),
     Standard(StandardTransformerIntegrator<S>),
+    Symplectic(SymplecticTransformer<S>),
+    LinearSymplectic(LinearSymplecticTransformer<S>),
 }
 
 /// `file` read as `arch`'s network, in the scalar `S`.
 fn built<S: Field + RealField>(file: &GmlFile, arch: &Arch) -> Result<Built<S>, Error> {
+    let read = read_layers::<S>(file, arch)?;
+    let layers = &mut read.into_iter();
     match *arch {
-        Arch::Vpff(v) => {
-            let layers = volume_preserving(read_layers(file, arch)?);
-            let net = assembled(file, arch, FeedForward::new(v.dim, layers))?;
-            Ok(Built::FeedForward(net))
-        }
+        Arch::Vpff(v) => Ok(Built::FeedForward(assembled(
+            file,
+            arch,
+            FeedForward::new(v.dim, layers.map(|layer| part(Some(layer))).collect()),
+        )?)),
         Arch::Vpt(v) => {
-            let mut layers = read_layers(file, arch)?.into_iter();
-            let per_block = layers.len() / v.l.max(1);
-            let mut blocks = Vec::with_capacity(v.l);
-            for _ in 0..v.l {
-                let mut block = layers.by_ref().take(per_block);
-                let Some(Read::Attention(attention)) = block.next() else {
-                    unreachable!("GML's chain starts each block with attention")
-                };
-                let feedforward = FeedForward::new(v.dim, volume_preserving(block));
-                blocks.push((attention, assembled(file, arch, feedforward)?));
-            }
+            let per_block = (layers.len() / v.l.max(1)).saturating_sub(1);
+            let blocks = blocks(file, arch, layers, v.l, per_block, v.dim)?;
             let net = assembled(file, arch, Transformer::new(v.dim, Some(v.seq), blocks))?;
             Ok(Built::Transformer(net))
         }
         Arch::St(s) => {
-            let mut layers = read_layers(file, arch)?.into_iter();
             let upscaled = s.transformer_dim != s.dim;
-            let dense = |layers: &mut dyn Iterator<Item = Read<S>>| match layers.next() {
-                Some(Read::Dense(dense)) => dense,
-                _ => unreachable!("GML's chain maps up first and down last"),
-            };
-            let up = upscaled.then(|| dense(&mut layers));
-            let mut blocks = Vec::with_capacity(s.l);
-            for _ in 0..s.l {
-                let Some(Read::MultiHead(attention)) = layers.next() else {
-                    unreachable!("GML's chain starts each block with attention")
-                };
-                let resnets = layers
-                    .by_ref()
-                    .take(s.n_blocks + 1)
-                    .map(|layer| match layer {
-                        Read::ResNet(layer) => layer,
-                        _ => unreachable!("GML's block ends in ResNet layers"),
-                    });
-                let stack = assembled(
-                    file,
-                    arch,
-                    FeedForward::new(s.transformer_dim, resnets.collect()),
-                )?;
-                blocks.push((attention, stack));
-            }
-            let down = upscaled.then(|| dense(&mut layers));
-            let inner = assembled(
-                file,
-                arch,
-                Transformer::new(s.transformer_dim, None, blocks),
-            )?;
+            let up = upscaled.then(|| part(layers.next()));
+            let d = s.transformer_dim;
+            let blocks = blocks(file, arch, layers, s.l, s.n_blocks + 1, d)?;
+            let inner = assembled(file, arch, Transformer::new(d, None, blocks))?;
+            let down = upscaled.then(|| part(layers.next()));
             let net = assembled(
                 file,
                 arch,
@@ -133,31 +106,65 @@ fn built<S: Field + RealField>(file: &GmlFile, arch: &Arch) -> Result<Built<S>, 
             )?;
             Ok(Built::Standard(net))
         }
-        _ => Err(Error::Unsupported {
+        Arch::Sympt(s) => {
+            let upscaled = s.transformer_dim != s.dim;
+            let up = upscaled.then(|| part(layers.next()));
+            let d = s.transformer_dim;
+            let blocks = blocks(file, arch, layers, 2 * s.l, s.n_sympnet, d)?;
+            let inner = assembled(file, arch, Transformer::new(d, None, blocks))?;
+            let down = upscaled.then(|| part(layers.next()));
+            let net = assembled(file, arch, SymplecticTransformer::new(up, inner, down))?;
+            Ok(Built::Symplectic(net))
+        }
+        Arch::LinSympt(s) => {
+            let blocks = blocks(file, arch, layers, 2 * s.l, s.n_sympnet, s.dim)?;
+            let net = assembled(file, arch, Transformer::new(s.dim, Some(s.seq), blocks))?;
+            Ok(Built::LinearSymplectic(net))
+        }
+        Arch::Ct(_) => Err(Error::Unsupported {
             arch: arch.to_string(),
             reason: "does not run on the run-time engine yet".into(),
         }),
     }
 }
 
+/// `count` blocks of GML's chain from `layers`: each an attention layer, then the `per_block`
+/// layers of its feed-forward part, of dimension `dim`.
+fn blocks<S: Field + RealField, Att: Part<S>, L: Part<S> + StackLayer<S>>(
+    file: &GmlFile,
+    arch: &Arch,
+    layers: &mut impl Iterator<Item = Read<S>>,
+    count: usize,
+    per_block: usize,
+    dim: usize,
+) -> Result<Vec<(Att, FeedForward<L>)>, Error> {
+    (0..count)
+        .map(|_| {
+            let attention = part(layers.next());
+            let stack = layers
+                .by_ref()
+                .take(per_block)
+                .map(Some)
+                .map(part)
+                .collect();
+            Ok((
+                attention,
+                assembled(file, arch, FeedForward::new(dim, stack))?,
+            ))
+        })
+        .collect()
+}
+
 impl<S: Scalar> Engine<S> {
     fn open(file: &GmlFile, arch: &Arch) -> Result<Self, Error> {
-        let (net, shape): (Box<dyn Forward<S> + Send + Sync>, _) = match built(file, arch)? {
-            Built::FeedForward(net) => {
-                let dim = net.input_shape().0;
-                (Box::new(net), (dim, 1))
-            }
-            Built::Transformer(net) => {
-                let (dim, seq) = net.input_shape();
-                (Box::new(net), (dim, seq.unwrap_or(1)))
-            }
-            Built::Standard(net) => {
-                let Arch::St(s) = arch else {
-                    unreachable!("only a standard transformer is built as one")
-                };
-                (Box::new(net), (s.dim, s.seq))
-            }
+        let net: Box<dyn Forward<S> + Send + Sync> = match built(file, arch)? {
+            Built::FeedForward(net) => Box::new(net),
+            Built::Transformer(net) => Box::new(net),
+            Built::Standard(net) => Box::new(net),
+            Built::Symplectic(net) => Box::new(net),
+            Built::LinearSymplectic(net) => Box::new(net),
         };
+        let shape = (arch.dim(), arch.seq());
         Ok(Self {
             arch: *arch,
             net,
@@ -242,7 +249,65 @@ pub(crate) fn check_sampled(
         }
         // Built to check that the file holds it; the architecture promises no structure.
         Built::Standard(_) => Vec::new(),
+        Built::Symplectic(net) => symplectic(&net, net.blocks(), net.maps(), arch, sampling),
+        Built::LinearSymplectic(net) => symplectic(&net, &net, None, arch, sampling),
     })
+}
+
+/// What a symplectic transformer `net` promises, measured: its `blocks` are symplectic on the
+/// windows they see. With `maps` (a `PSDLayer` up and one down, for `transformer_dim ≠ dim`)
+/// their `Φ` have orthonormal columns, and the whole map is measured too, not promised: `Φᵀ`
+/// after `Φ` is a projection, so the whole map is symplectic only on the subspace the first
+/// `PSDLayer` maps onto.
+fn symplectic(
+    net: &dyn Forward<Dual64>,
+    blocks: &dyn Forward<Dual64>,
+    maps: Option<(&PsdLayer<Dual64>, &PsdLayer<Dual64>)>,
+    arch: &Arch,
+    sampling: &Sampling,
+) -> Vec<Measurement> {
+    let (dim, seq) = (arch.dim(), arch.seq());
+    let inner = blocks.input_shape().0;
+    let (mut core, mut whole) = (0.0, 0.0);
+    for z in sampling.inputs_of(dim, seq) {
+        let x = match maps {
+            Some((up, _)) => up.forward_unchecked(&z.map(Dual64::from_re)).map(|v| v.re),
+            None => z.clone(),
+        };
+        let (y, jac) = jacobian(blocks, &x);
+        core = worse(core, symplecticity(&jac, (inner, seq), finite(&y)));
+        if maps.is_some() {
+            let (y, jac) = jacobian(net, &z);
+            whole = worse(whole, symplecticity(&jac, (dim, seq), finite(&y)));
+        }
+    }
+    let Some((up, down)) = maps else {
+        return vec![symplectic_measurement(
+            "the whole map",
+            (dim, seq),
+            core,
+            true,
+        )];
+    };
+    let orthonormality = [up, down]
+        .into_iter()
+        .map(|map| {
+            let phi = map.weight().map(|v| v.re);
+            let identity = DMatrix::<f64>::identity(phi.ncols(), phi.ncols());
+            largest((phi.transpose() * &phi - identity).iter().copied())
+        })
+        .fold(0.0, worse);
+    vec![
+        Measurement {
+            property: "‖ΦᵀΦ − I‖_max of both PSDLayers' Φ (GML's Stiefel manifold)".into(),
+            worst: orthonormality,
+            // The bound the loaders hold GML's Stiefel weights to (they drift in training).
+            tolerance: geomattn::STIEFEL_TOLERANCE,
+            promised: true,
+        },
+        symplectic_measurement("the blocks' map", (inner, seq), core, true),
+        symplectic_measurement("the whole map", (dim, seq), whole, false),
+    ]
 }
 
 /// `net`'s output at `z` and its Jacobian (inputs and outputs flattened column-major), column `k`
@@ -267,26 +332,48 @@ fn finite(m: &DMatrix<f64>) -> bool {
     m.iter().all(|v| v.is_finite())
 }
 
-/// One layer as read.
-enum Read<S> {
-    Attention(VolumePreservingAttention<S>),
-    VolumePreserving(VolumePreservingLayer<S>),
-    MultiHead(MultiHeadAttention<S>),
-    ResNet(ResNetLayer<S>),
-    Dense(Dense<S>),
+/// One layer as read, of each kind GML's chains have: `Read<S>` with a variant per engine
+/// layer, and [`Part`] to take it out as its type.
+macro_rules! read_layer {
+    ($($layer:ident),* $(,)?) => {
+        /// One layer as read.
+        enum Read<S> {
+            $($layer($layer<S>),)*
+        }
+
+        $(impl<S> Part<S> for $layer<S> {
+            fn of(read: Read<S>) -> Option<Self> {
+                match read {
+                    Read::$layer(layer) => Some(layer),
+                    _ => None,
+                }
+            }
+        })*
+    };
 }
 
-/// The volume-preserving layers of `layers` (a feed-forward network's chain holds nothing else).
-fn volume_preserving<S>(
-    layers: impl IntoIterator<Item = Read<S>>,
-) -> Vec<VolumePreservingLayer<S>> {
-    layers
-        .into_iter()
-        .map(|layer| match layer {
-            Read::VolumePreserving(layer) => layer,
-            _ => unreachable!("GML's volume-preserving feed-forward chain has nothing else"),
-        })
-        .collect()
+read_layer!(
+    VolumePreservingAttention,
+    VolumePreservingLayer,
+    MultiHeadAttention,
+    ResNetLayer,
+    Dense,
+    SymplecticAttention,
+    LinearSymplecticAttention,
+    GradientLayer,
+    PsdLayer,
+);
+
+/// A layer type of the engine, taken out of a [`Read`] layer.
+trait Part<S>: Sized {
+    /// The layer, if `read` is one of this type.
+    fn of(read: Read<S>) -> Option<Self>;
+}
+
+/// The next layer of a chain, of the type its place in GML's chain has.
+fn part<S, P: Part<S>>(read: Option<Read<S>>) -> P {
+    read.and_then(P::of)
+        .expect("the layers are read from the architecture's own chain")
 }
 
 /// Every layer of `file`, read as `arch`'s chain.
@@ -305,7 +392,7 @@ fn read_layers<S: Field + RealField>(file: &GmlFile, arch: &Arch) -> Result<Vec<
             .zip(&chain)
             .map(|(node, layer)| {
                 let values = parameters(node, layer)?;
-                build(layer, &values).map_err(|source| LoadError::Invalid {
+                build(arch, layer, &values).map_err(|source| LoadError::Invalid {
                     path: node.path().into(),
                     source,
                 })
@@ -350,8 +437,9 @@ fn parameters<S: Field + RealField>(node: &Node, layer: &Layer) -> Result<Vec<Ve
         .collect()
 }
 
-/// The engine's layer `layer`, from its parameters' values.
+/// The engine's layer `layer` of `arch`'s chain, from its parameters' values.
 fn build<S: Field + RealField>(
+    arch: &Arch,
     layer: &Layer,
     values: &[Vec<S>],
 ) -> Result<Read<S>, geomattn::Error> {
@@ -368,7 +456,7 @@ fn build<S: Field + RealField>(
             } else {
                 VolumePreservingLayer::lower(dim, &values[0], bias, activation)
             };
-            Ok(Read::VolumePreserving(layer?))
+            Ok(Read::VolumePreservingLayer(layer?))
         }
         Op::VolumePreservingAttention { dim, seq, skew_sym } => {
             let attention = if skew_sym {
@@ -376,9 +464,9 @@ fn build<S: Field + RealField>(
             } else {
                 VolumePreservingAttention::arbitrary(dim, seq, &values[0])
             };
-            Ok(Read::Attention(attention?))
+            Ok(Read::VolumePreservingAttention(attention?))
         }
-        Op::ResNet { dim, activation } => Ok(Read::ResNet(ResNetLayer::new(
+        Op::ResNet { dim, activation } => Ok(Read::ResNetLayer(ResNetLayer::new(
             dim,
             &values[0],
             Some(&values[1]),
@@ -406,11 +494,8 @@ fn build<S: Field + RealField>(
             let projections: Vec<&[S]> = values.iter().map(Vec::as_slice).collect();
             let (query, rest) = projections.split_at(heads);
             let (key, value) = rest.split_at(heads);
-            let softmax = match softmax.unwrap_or(AttentionActivation::VectorSoftmax) {
-                AttentionActivation::VectorSoftmax => Softmax::Vector,
-                AttentionActivation::MatrixSoftmax => Softmax::Matrix,
-            };
-            Ok(Read::MultiHead(MultiHeadAttention::new(
+            let softmax = softmax_function(softmax.unwrap_or(AttentionActivation::VectorSoftmax));
+            Ok(Read::MultiHeadAttention(MultiHeadAttention::new(
                 dim,
                 heads,
                 query,
@@ -420,7 +505,52 @@ fn build<S: Field + RealField>(
                 add_connection,
             )?))
         }
-        _ => unreachable!("only the chains of the engine's architectures are read (`runs`)"),
+        Op::Gradient {
+            dim,
+            upscaling_dimension,
+            activation,
+            side,
+        } => Ok(Read::GradientLayer(GradientLayer::new(
+            side,
+            dim,
+            upscaling_dimension,
+            &values[0],
+            &values[1],
+            &values[2],
+            activation,
+        )?)),
+        Op::SymplecticAttention {
+            dim, side, softmax, ..
+        } => {
+            let softmax = softmax_function(softmax);
+            let a = &values[0];
+            let kick = match arch {
+                Arch::Sympt(s) => s.symmetric,
+                _ => unreachable!("only a symplectic transformer has symplectic attention"),
+            };
+            Ok(Read::SymplecticAttention(match kick {
+                None => SymplecticAttention::arbitrary(side, dim, a, softmax),
+                Some(Kick::Gml) => SymplecticAttention::symmetric_gml(side, dim, a, softmax),
+                Some(Kick::Exact) => SymplecticAttention::symmetric(side, dim, a, softmax),
+            }?))
+        }
+        Op::LinearSymplecticAttention { dim, seq, side } => Ok(Read::LinearSymplecticAttention(
+            LinearSymplecticAttention::new(side, dim, seq, &values[0])?,
+        )),
+        Op::Psd { inputs, outputs } => {
+            Ok(Read::PsdLayer(PsdLayer::new(inputs, outputs, &values[0])?))
+        }
+        Op::Classification { .. } => {
+            unreachable!("only the chains of the engine's architectures are read (`runs`)")
+        }
+    }
+}
+
+/// The softmax GML's `attention_activation` names.
+fn softmax_function(softmax: AttentionActivation) -> Softmax {
+    match softmax {
+        AttentionActivation::VectorSoftmax => Softmax::Vector,
+        AttentionActivation::MatrixSoftmax => Softmax::Matrix,
     }
 }
 

@@ -14,7 +14,10 @@
 //!   map of `R^{D×T}` is symplectic for `𝕁` acting on every state's `(q, p)`:
 //!   `‖Jᵀ𝕁J − 𝕁‖_max` is promised to be rounding. GML's `symmetric = true` kick with
 //!   `VectorSoftmax` (`kick=gml`) breaks that promise, and the check says so (see
-//!   `geomattn::symplectic::attention`).
+//!   `geomattn::symplectic::attention`). With `transformer_dim ≠ dim` (run-time engine only) a
+//!   `PSDLayer` maps up by `Φ` first and one down by `Φᵀ` last: promised are `‖ΦᵀΦ − I‖_max`
+//!   of both and the symplecticity of the blocks between them; the whole map, symplectic only
+//!   on the subspace the first `Φ` maps onto, is measured and reported, not promised.
 //! - Standard transformer integrator: promises nothing.
 
 use core::cell::Cell;
@@ -310,19 +313,45 @@ pub(crate) fn transformer_measurements(
     ]
 }
 
-/// `𝕁` of `R^{D×T}` flattened column-major: on every state (column), `[[0, I], [−I, 0]]` with `q`
-/// the first `D/2` rows.
-fn structure_matrix<const D: usize, const T: usize>() -> DMatrix<f64> {
-    let n = D / 2;
-    let mut j = DMatrix::zeros(D * T, D * T);
-    for state in 0..T {
+/// `𝕁` of `R^{dim×seq}` flattened column-major: on every state (column), `[[0, I], [−I, 0]]` with
+/// `q` the first `dim/2` rows.
+pub(crate) fn structure_matrix(dim: usize, seq: usize) -> DMatrix<f64> {
+    let n = dim / 2;
+    let mut j = DMatrix::zeros(dim * seq, dim * seq);
+    for state in 0..seq {
         for i in 0..n {
-            let (q, p) = (D * state + i, D * state + n + i);
+            let (q, p) = (dim * state + i, dim * state + n + i);
             j[(q, p)] = 1.0;
             j[(p, q)] = -1.0;
         }
     }
     j
+}
+
+/// `‖Jᵀ𝕁J − 𝕁‖_max` of the Jacobian `jac` of a map of `R^{dim×seq}`; NaN unless `finite` (the
+/// map's output was).
+pub(crate) fn symplecticity(jac: &DMatrix<f64>, (dim, seq): (usize, usize), finite: bool) -> f64 {
+    let j = structure_matrix(dim, seq);
+    let error = largest((jac.transpose() * &j * jac - &j).iter().copied());
+    if finite { error } else { f64::NAN }
+}
+
+/// The symplecticity measurement of a map of `R^{dim×seq}`, `what` naming it (`the whole map`).
+pub(crate) fn symplectic_measurement(
+    what: &str,
+    (dim, seq): (usize, usize),
+    worst: f64,
+    promised: bool,
+) -> Measurement {
+    Measurement {
+        property: format!(
+            "‖Jᵀ𝕁J − 𝕁‖_max of {what} of R^{{{dim}×{seq}}} (𝕁 on every state){}",
+            if promised { "" } else { " (not promised)" }
+        ),
+        worst,
+        tolerance: SYMPLECTICITY_TOLERANCE,
+        promised,
+    }
 }
 
 /// The measurement of a symplectic transformer: `‖Jᵀ𝕁J − 𝕁‖_max` of the whole map.
@@ -334,7 +363,6 @@ where
     Att: Backward<f64, D, T>,
     Ff: Backward<f64, D, T>,
 {
-    let j = structure_matrix::<D, T>();
     let worst = sampling
         .inputs::<D, T>()
         .map(|z| {
@@ -342,16 +370,10 @@ where
             let finite = SequenceLayer::<f64, D, T>::forward(units, &z)
                 .iter()
                 .all(|v| v.is_finite());
-            let error = largest((jac.transpose() * &j * jac - &j).iter().copied());
-            if finite { error } else { f64::NAN }
+            symplecticity(&jac, (D, T), finite)
         })
         .fold(0.0, worse);
-    vec![Measurement {
-        property: format!("‖Jᵀ𝕁J − 𝕁‖_max of the whole map of R^{{{D}×{T}}} (𝕁 on every state)"),
-        worst,
-        tolerance: SYMPLECTICITY_TOLERANCE,
-        promised: true,
-    }]
+    vec![symplectic_measurement("the whole map", (D, T), worst, true)]
 }
 
 #[cfg(test)]

@@ -21,8 +21,8 @@
 //! ```
 
 use geomattn::nalgebra::DMatrix;
-use geomattn_spec::layout::{self, Op};
-use geomattn_spec::{Activation, AttentionActivation};
+use geomattn_spec::layout::{self, Op, Side};
+use geomattn_spec::{Activation, AttentionActivation, Kick};
 
 use crate::gml_layout::Layer;
 
@@ -303,4 +303,111 @@ pub fn standard_chain(
         .iter()
         .zip(values)
         .fold(z.clone(), |z, (layer, values)| standard(layer, values, &z))
+}
+
+/// One layer of GML's symplectic transformers on the window `z` (CONVENTIONS.md), from its
+/// parameters' values in the chain's order, `kick` the weight's formula for `symmetric = true`
+/// (`Kick::Gml`: GML's `2 A y S`; `Kick::Exact`: `A y (S + Sᵀ)`): `GradientLayer`
+/// `x ← x + Kᵀ(a ⊙ σ(K y + b))`, `SymplecticAttention` `x ← x + kick` with `S = σ(yᵀ A y)` (dense
+/// `A`: `A y Sᵀ + Aᵀ y S`), `LinearSymplecticAttention` `x ← x + y A`, `PSDLayer` `(Φq, Φp)` up
+/// or `(Φᵀq, Φᵀp)` down; `x` the half a layer updates, `y` the other.
+///
+/// # Panics
+/// For a layer of another architecture.
+pub fn symplectic(
+    layer: &layout::Layer,
+    values: &[Vec<f64>],
+    z: &DMatrix<f64>,
+    kick: Kick,
+) -> DMatrix<f64> {
+    let n = z.nrows() / 2;
+    let halves = |side: Side| {
+        let (x, y) = if side == Side::Q { (0, n) } else { (n, 0) };
+        (x, z.rows(y, n).into_owned())
+    };
+    let updated = |x: usize, update: DMatrix<f64>| {
+        let mut out = z.clone();
+        let mut rows = out.rows_mut(x, n);
+        rows += update;
+        out
+    };
+    match layer.op {
+        Op::Gradient {
+            activation: f,
+            side,
+            ..
+        } => {
+            let (x, y) = halves(side);
+            let (w, b, a) = (&values[0], &values[1], &values[2]);
+            let k = DMatrix::from_column_slice(b.len(), n, w);
+            let mut inner = &k * &y;
+            for mut column in inner.column_iter_mut() {
+                for h in 0..b.len() {
+                    column[h] = a[h] * activation(f, column[h] + b[h]);
+                }
+            }
+            updated(x, k.transpose() * inner)
+        }
+        Op::SymplecticAttention {
+            side,
+            symmetric: is_symmetric,
+            softmax,
+            ..
+        } => {
+            let (x, y) = halves(side);
+            let a = if is_symmetric {
+                symmetric(&values[0], n)
+            } else {
+                DMatrix::from_column_slice(n, n, &values[0])
+            };
+            let softmax = match softmax {
+                AttentionActivation::MatrixSoftmax => Softmax::Matrix,
+                AttentionActivation::VectorSoftmax => Softmax::Vector,
+            };
+            let s = softmax.apply(&(y.transpose() * &a * &y));
+            let update = match (is_symmetric, kick) {
+                (false, _) => &a * &y * s.transpose() + a.transpose() * &y * &s,
+                (true, Kick::Gml) => &a * &y * s * 2.0,
+                (true, Kick::Exact) => &a * &y * (&s + s.transpose()),
+            };
+            updated(x, update)
+        }
+        Op::LinearSymplecticAttention { side, seq, .. } => {
+            let (x, y) = halves(side);
+            updated(x, y * symmetric(&values[0], seq))
+        }
+        Op::Psd { inputs, outputs } => {
+            let phi = DMatrix::from_column_slice(
+                inputs.max(outputs) / 2,
+                inputs.min(outputs) / 2,
+                &values[0],
+            );
+            let map = if outputs > inputs {
+                phi
+            } else {
+                phi.transpose()
+            };
+            let (q, p) = (&map * z.rows(0, n), &map * z.rows(n, n));
+            let mut out = DMatrix::zeros(outputs, z.ncols());
+            out.rows_mut(0, outputs / 2).copy_from(&q);
+            out.rows_mut(outputs / 2, outputs / 2).copy_from(&p);
+            out
+        }
+        ref other => panic!("not a layer of a symplectic transformer: {other}"),
+    }
+}
+
+/// A symplectic transformer's chain on the window `z`: [`symplectic`] layer by layer.
+pub fn symplectic_chain(
+    layers: &[layout::Layer],
+    values: &[Vec<Vec<f64>>],
+    z: &DMatrix<f64>,
+    kick: Kick,
+) -> DMatrix<f64> {
+    layers
+        .iter()
+        .zip(values)
+        .fold(z.clone(), |z, (layer, values)| {
+            symplectic(layer, values, &z, kick)
+        })
 }

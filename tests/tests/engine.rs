@@ -320,21 +320,29 @@ fn activations_are_nnlibs() {
 #[test]
 fn the_synthetic_networks_are_regenerated_byte_for_byte() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/synthetic");
-    let arch: Arch = OFF_THE_GRID[0].parse().unwrap();
-    let bytes = geomattn_testkit::gml_chain::bytes_of(&layout::layers(&arch), 3);
-    let path = dir.join("vpt_dim5_seq6_sigmoid.h5");
-    if std::env::var_os("GEOMATTN_BLESS").is_some() {
-        std::fs::write(&path, &bytes).unwrap();
+    let symplectic = "symplectic_transformer(dim=4, seq=5, n_sympnet=2, upscaling_dimension=8, \
+                      L=2, sympnet_activation=sigmoid, attention_activation=VectorSoftmax, \
+                      init_upper=true, symmetric=false, transformer_dim=8)";
+    for (name, spec, seed) in [
+        ("vpt_dim5_seq6_sigmoid.h5", OFF_THE_GRID[0], 3),
+        ("sympt_dim4_psd8_seq5.h5", symplectic, 4),
+    ] {
+        let arch: Arch = spec.parse().unwrap();
+        let bytes = geomattn_testkit::gml_chain::bytes_of(&layout::layers(&arch), seed);
+        let path = dir.join(name);
+        if std::env::var_os("GEOMATTN_BLESS").is_some() {
+            std::fs::write(&path, &bytes).unwrap();
+        }
+        assert!(
+            std::fs::read(&path).unwrap() == bytes,
+            "{} is stale: re-bless",
+            path.display()
+        );
+        assert_eq!(
+            bytes,
+            geomattn_testkit::gml_chain::bytes_of(&layout::layers(&arch), seed)
+        );
     }
-    assert!(
-        std::fs::read(&path).unwrap() == bytes,
-        "{} is stale: re-bless",
-        path.display()
-    );
-    assert_eq!(
-        bytes,
-        geomattn_testkit::gml_chain::bytes_of(&layout::layers(&arch), 3)
-    );
 }
 
 #[test]
