@@ -19,6 +19,7 @@
 //! | `VolumePreservingFeedForward` | [`VolumePreservingFeedForward`]: [`FeedForward`] of [`VolumePreservingLayer`]s |
 //! | `StandardTransformerIntegrator` | [`StandardTransformerIntegrator`]: [`Dense`] up, [`Transformer`] of [`MultiHeadAttention`] and [`ResNetStack`] (of [`ResNetLayer`]s), [`Dense`] down |
 //! | `SymplecticTransformer` | [`SymplecticTransformer`]: [`PsdLayer`] up, [`Transformer`] of [`SymplecticAttention`] and [`SympNetStack`] (of [`GradientLayer`]s), [`PsdLayer`] down |
+//! | `ClassificationTransformer` | [`ClassificationTransformer`]: [`Transformer`] of [`MultiHeadAttention`] and [`ResNetStack`], [`ClassificationLayer`] |
 //! | `LinearSymplecticTransformer` | [`LinearSymplecticTransformer`]: [`Transformer`] of [`LinearSymplecticAttention`] and [`SympNetStack`] |
 //!
 //! ```
@@ -35,6 +36,7 @@
 
 mod attention;
 mod cayley;
+mod classification;
 mod dense;
 mod feedforward;
 mod gradient;
@@ -47,6 +49,7 @@ mod transformer;
 
 pub use attention::VolumePreservingAttention;
 pub use cayley::MAX_SPECIALISED_SEQ;
+pub use classification::{ClassificationLayer, ClassificationTransformer};
 pub use dense::Dense;
 pub use feedforward::{
     FeedForward, ResNetStack, StackLayer, VolumePreservingFeedForward, VolumePreservingLayer,

@@ -75,6 +75,28 @@ impl<S: Field + RealField> MultiHeadAttention<S> {
             add_connection,
         })
     }
+
+    /// `Ok` if every projection has orthonormal columns to within `tolerance`
+    /// (`‖WᵀW − I‖_max ≤ tolerance`): GML's `Stiefel = true` layer, as the compile-time loaders
+    /// check it (to [`crate::STIEFEL_TOLERANCE`]).
+    ///
+    /// # Errors
+    /// [`Error::NotOrthonormal`] for the first projection that is not (or holds NaN).
+    pub fn check_stiefel(&self, tolerance: S) -> Result<(), Error> {
+        for (head, projections) in self.heads.iter().enumerate() {
+            for (name, w) in ["PQ", "PK", "PV"].into_iter().zip(projections) {
+                let identity = DMatrix::<S>::identity(w.ncols(), w.ncols());
+                // A NaN entry compares as `None` and is refused too.
+                let within = (w.tr_mul(w) - identity)
+                    .iter()
+                    .all(|x| x.abs().partial_cmp(&tolerance).is_some_and(|o| o.is_le()));
+                if !within {
+                    return Err(Error::NotOrthonormal { name, head });
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 impl<S: Field + RealField> Forward<S> for MultiHeadAttention<S> {
