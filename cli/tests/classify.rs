@@ -104,3 +104,42 @@ fn classify_refuses_bad_input_in_one_line() {
         assert!(err.contains(message), "{err}");
     }
 }
+
+#[test]
+fn a_classifier_no_compiled_type_has_is_classified_on_the_engine() {
+    // GML's MNIST shape with one head and L = 2 (the grid has seven heads): a seeded network.
+    let spec = "classification_transformer(dim=49, seq=16, classes=10, n_heads=1, L=2, \
+                Stiefel=false, add_connection=true)";
+    let arch: Arch = spec.parse().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let net = dir.path().join("one_head.h5");
+    let layers = geomattn_spec::layout::layers(&arch);
+    std::fs::write(&net, geomattn_testkit::gml_chain::bytes_of(&layers, 9)).unwrap();
+    let net = net.display().to_string();
+    let [_, images, labels] = paths();
+    let out = geomattn(&[
+        "classify", &net, "--arch", spec, "--images", &images, "--labels", &labels,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let library = classify::evaluate(
+        classify::open_file(&net, &arch, Precision::F64)
+            .unwrap()
+            .as_ref(),
+        &Images::read(&images).unwrap(),
+        &classify::read_labels(&labels).unwrap(),
+    )
+    .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(&format!(
+            "accuracy {:.4} ({} of 300 images",
+            library.accuracy(),
+            library.correct()
+        )),
+        "{text}"
+    );
+}

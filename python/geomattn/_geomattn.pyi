@@ -370,8 +370,8 @@ def load(
     OSError
         The file is not a readable HDF5 file.
     ValueError
-        A malformed spec, a size this build is not compiled for (see :func:`grid`), a file that
-        does not hold ``arch``, or a ``dtype`` other than float32 and float64.
+        A malformed spec, a file that does not hold ``arch`` (any size loads: see :func:`grid`),
+        or a ``dtype`` other than float32 and float64.
     TypeError
         ``dtype`` is not a dtype.
 
@@ -643,8 +643,8 @@ def inspect(path: Union[str, PathLike[str]]) -> dict[str, Any]:
 def grid() -> str:
     """The sizes this build is compiled for, one line per architecture.
 
-    Only :func:`load_classifier` refuses a spec whose sizes are not listed (a ``ValueError``):
-    every other architecture loads at any size, on the run-time engine.
+    :func:`load` and :func:`load_classifier` take any size: those not listed load on the run-time
+    engine (one window at a time, without the lane path).
 
     Returns
     -------

@@ -94,8 +94,8 @@ fn get_num_threads() -> usize {
 
 /// The sizes this build is compiled for, one line per architecture.
 ///
-/// Only :func:`load_classifier` refuses a spec whose sizes are not listed (a ``ValueError``):
-/// every other architecture loads at any size, on the run-time engine.
+/// :func:`load` and :func:`load_classifier` take any size: those not listed load on the run-time
+/// engine (one window at a time, without the lane path).
 ///
 /// Returns
 /// -------

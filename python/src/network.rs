@@ -451,8 +451,8 @@ impl Measurement {
 /// OSError
 ///     The file is not a readable HDF5 file.
 /// ValueError
-///     A malformed spec, a size this build is not compiled for (see :func:`grid`), a file that
-///     does not hold ``arch``, or a ``dtype`` other than float32 and float64.
+///     A malformed spec, a file that does not hold ``arch`` (any size loads: see :func:`grid`),
+///     or a ``dtype`` other than float32 and float64.
 /// TypeError
 ///     ``dtype`` is not a dtype.
 ///

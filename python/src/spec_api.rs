@@ -96,8 +96,8 @@ pub(crate) fn arithmetic(exact: bool) -> Arithmetic {
 /// The spec's errors as Python exceptions, each with one message: a file the operating system
 /// cannot open is the `OSError` subclass of its `errno` (`FileNotFoundError`, `PermissionError`,
 /// `IsADirectoryError`, …) with the path as its `filename`, any other unreadable file an `OSError`,
-/// everything else (a malformed spec, a size off the grid, a file that does not hold the
-/// architecture) a `ValueError` with the library's message.
+/// everything else (a malformed spec, a file that does not hold the architecture) a
+/// `ValueError` with the library's message.
 pub(crate) fn exception(error: &Error) -> PyErr {
     match error {
         Error::Unreadable { file, source } => unreadable(file, source),

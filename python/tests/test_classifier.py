@@ -132,3 +132,15 @@ def test_bad_sequences_are_clear_errors(nn2):
     hostile[1, 2, 3] = np.nan
     with pytest.raises(ValueError, match=r"non-finite value at \[1, 2, 3\]"):
         nn2.sequence_probabilities(hostile)
+
+
+def test_a_classifier_of_a_size_no_compiled_type_has_runs_on_the_engine():
+    # 15 patches: GML's MNIST weights read any number (the sequence length adds no parameters).
+    net = geomattn.load_classifier(FIXTURES / "mnist_nn2.h5", CT.replace("seq=16", "seq=15"))
+    p = net.sequence_probabilities(np.zeros((2, 49, 15)))
+    assert p.shape == (2, 10) and np.allclose(p.sum(axis=1), 1)
+    with pytest.raises(ValueError, match="does not read MNIST images"):
+        net.probabilities(np.zeros((28, 28), dtype=np.uint8))
+    # One head where the file has seven: the first attention layer's parameters differ.
+    with pytest.raises(ValueError, match="does not load as classification_transformer"):
+        geomattn.load_classifier(FIXTURES / "mnist_nn2.h5", CT.replace("n_heads=7", "n_heads=1"))

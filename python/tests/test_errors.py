@@ -54,12 +54,6 @@ def test_bad_specs_are_value_errors(spec, message):
         geomattn.load(fixture("vpt"), spec)
 
 
-def test_a_classifier_the_build_has_no_size_for_is_named():
-    # The classifier is not on the run-time engine yet: only GML's MNIST sizes are compiled.
-    with pytest.raises(ValueError, match="not in the sizes"):
-        geomattn.load_classifier(FIXTURES / "mnist_nn2.h5", CT.replace("seq=16", "seq=15"))
-
-
 def test_bad_dtype_name():
     with pytest.raises(ValueError, match="dtype must be float32 or float64.*got 'float16'"):
         geomattn.load(fixture("vpt"), SPECS["vpt"], dtype="float16")

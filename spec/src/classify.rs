@@ -31,6 +31,7 @@ use crate::network::{Scalar, Units};
 use crate::{Arch, Ct, Error, Precision};
 
 mod batched;
+pub mod engine;
 
 pub use batched::CHUNK;
 use batched::{Body, Element, Unit};
@@ -292,8 +293,9 @@ fn on_grid<S: Element>(file: &GmlFile, arch: &Arch, ct: &Ct) -> Result<Box<dyn C
 /// Loads `file` as the classifier `arch`, computing in `precision`.
 ///
 /// # Errors
-/// [`Error::Unsupported`] if `arch` is not a classifier, [`Error::OffGrid`] for sizes this build
-/// does not have, [`Error::Load`] if the file does not hold that architecture.
+/// [`Error::Unsupported`] if `arch` is not a classifier, [`Error::Load`] or [`Error::Mismatch`]
+/// if the file does not hold that architecture. GML's MNIST sizes load compiled (with the batched
+/// path), every other size on the run-time engine ([`engine`]).
 pub fn open(
     file: &GmlFile,
     arch: &Arch,
@@ -305,9 +307,13 @@ pub fn open(
             reason: "is not a classifier (give `classification_transformer(…)`)".into(),
         });
     };
-    match precision {
+    let compiled = match precision {
         Precision::F32 => on_grid::<f32>(file, arch, ct),
         Precision::F64 => on_grid::<f64>(file, arch, ct),
+    };
+    match compiled {
+        Err(Error::OffGrid { .. }) => engine::open(file, arch, precision),
+        loaded => loaded,
     }
 }
 

@@ -19,11 +19,11 @@
 
 use geomattn::Field;
 use geomattn::engine::{
-    Dense, FeedForward, Forward, GradientLayer, LinearSymplecticAttention,
-    LinearSymplecticTransformer, MultiHeadAttention, PsdLayer, ResNetLayer, StackLayer,
-    StandardTransformerIntegrator, SymplecticAttention, SymplecticTransformer, Transformer,
-    VolumePreservingAttention, VolumePreservingFeedForward, VolumePreservingLayer,
-    VolumePreservingTransformer,
+    ClassificationLayer, ClassificationTransformer, Dense, FeedForward, Forward, GradientLayer,
+    LinearSymplecticAttention, LinearSymplecticTransformer, MultiHeadAttention, PsdLayer,
+    ResNetLayer, StackLayer, StandardTransformerIntegrator, SymplecticAttention,
+    SymplecticTransformer, Transformer, VolumePreservingAttention, VolumePreservingFeedForward,
+    VolumePreservingLayer, VolumePreservingTransformer,
 };
 use geomattn::gml::{GmlFile, LoadError, Node};
 use geomattn::nalgebra::{DMatrix, RealField};
@@ -123,9 +123,31 @@ fn built<S: Field + RealField>(file: &GmlFile, arch: &Arch) -> Result<Built<S>, 
         }
         Arch::Ct(_) => Err(Error::Unsupported {
             arch: arch.to_string(),
-            reason: "does not run on the run-time engine yet".into(),
+            reason: "is a classifier (`classify`, Python's `load_classifier`)".into(),
         }),
     }
+}
+
+/// `file` read as the classifier `arch` on the run-time engine, in the scalar `S`.
+///
+/// # Errors
+/// [`Error::Unsupported`] if `arch` is not a classifier; as [`open`] otherwise.
+pub(crate) fn classifier<S: Field + RealField>(
+    file: &GmlFile,
+    arch: &Arch,
+) -> Result<ClassificationTransformer<S>, Error> {
+    let Arch::Ct(c) = arch else {
+        return Err(Error::Unsupported {
+            arch: arch.to_string(),
+            reason: "is not a classifier (give `classification_transformer(…)`)".into(),
+        });
+    };
+    let read = read_layers::<S>(file, arch)?;
+    let layers = &mut read.into_iter();
+    let blocks = blocks(file, arch, layers, c.l, 1, c.dim)?;
+    let blocks = assembled(file, arch, Transformer::new(c.dim, None, blocks))?;
+    let head = part(layers.next());
+    assembled(file, arch, ClassificationTransformer::new(blocks, head))
 }
 
 /// `count` blocks of GML's chain from `layers`: each an attention layer, then the `per_block`
@@ -362,6 +384,7 @@ read_layer!(
     LinearSymplecticAttention,
     GradientLayer,
     PsdLayer,
+    ClassificationLayer,
 );
 
 /// A layer type of the engine, taken out of a [`Read`] layer.
@@ -486,24 +509,22 @@ fn build<S: Field + RealField>(
         Op::MultiHeadAttention {
             dim,
             heads,
+            stiefel,
             add_connection,
             softmax,
-            ..
         } => {
             // `PQ`, `PK`, `PV`, each head by head (the chain's order).
             let projections: Vec<&[S]> = values.iter().map(Vec::as_slice).collect();
             let (query, rest) = projections.split_at(heads);
             let (key, value) = rest.split_at(heads);
             let softmax = softmax_function(softmax.unwrap_or(AttentionActivation::VectorSoftmax));
-            Ok(Read::MultiHeadAttention(MultiHeadAttention::new(
-                dim,
-                heads,
-                query,
-                key,
-                value,
-                softmax,
-                add_connection,
-            )?))
+            let layer =
+                MultiHeadAttention::new(dim, heads, query, key, value, softmax, add_connection)?;
+            if stiefel {
+                // As the compile-time loaders hold GML's Stiefel weights.
+                layer.check_stiefel(geomattn::nalgebra::convert(geomattn::STIEFEL_TOLERANCE))?;
+            }
+            Ok(Read::MultiHeadAttention(layer))
         }
         Op::Gradient {
             dim,
@@ -540,9 +561,9 @@ fn build<S: Field + RealField>(
         Op::Psd { inputs, outputs } => {
             Ok(Read::PsdLayer(PsdLayer::new(inputs, outputs, &values[0])?))
         }
-        Op::Classification { .. } => {
-            unreachable!("only the chains of the engine's architectures are read (`runs`)")
-        }
+        Op::Classification { dim, classes } => Ok(Read::ClassificationLayer(
+            ClassificationLayer::new(dim, classes, &values[0])?,
+        )),
     }
 }
 

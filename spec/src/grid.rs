@@ -152,8 +152,8 @@ impl Grid {
 /// The whole grid, one line per architecture.
 pub fn describe() -> String {
     let mut lines = vec![
-        "vpt, vpff, st, symplectic_transformer, linear_symplectic_transformer: any size and option \
-         GML allows, on the run-time engine; compiled (the lane path, export) for the sizes below"
+        "every architecture: any size and option GML allows, on the run-time engine; compiled (the \
+         lane path, the classifier's batched path, export, train) for the sizes below"
             .to_string(),
     ];
     lines.extend(ALL.iter().map(Grid::line));

@@ -249,7 +249,8 @@ fn affine(w: &[f64], b: &[f64], z: &DMatrix<f64>, f: Activation) -> DMatrix<f64>
 /// One layer of GML's standard transformer integrator on the window `z` (CONVENTIONS.md), from
 /// its parameters' values in the chain's order: `Dense` `σ(W z + b)`, `ResNetLayer`
 /// `z + σ(W z + b)`, `MultiHeadAttention` (per head `O = PVᵀZ · σ(ZᵀPQ PKᵀZ / √dim)`, the heads
-/// stacked, plus `Z` with `add_connection`).
+/// stacked, plus `Z` with `add_connection`); and the classifier's `ClassificationLayer`, the
+/// probabilities `softmax(W z_T)` of the last column as one column.
 ///
 /// # Panics
 /// For a layer of another architecture.
@@ -288,6 +289,11 @@ pub fn standard(layer: &layout::Layer, values: &[Vec<f64>], z: &DMatrix<f64>) ->
                 rows += o;
             }
             out
+        }
+        // GML's `ClassificationLayer(dim, classes, softmax)`: softmax(W z_T), one column.
+        Op::Classification { dim, classes } => {
+            let w = DMatrix::from_column_slice(classes, dim, &values[0]);
+            Softmax::Vector.apply(&(w * z.columns(z.ncols() - 1, 1)))
         }
         ref other => panic!("not a layer of a standard transformer: {other}"),
     }

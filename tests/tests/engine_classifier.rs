@@ -1,0 +1,204 @@
+//! GML's classification transformer on the run-time engine (`geomattn::engine`'s
+//! `ClassificationTransformer`): on GML's MNIST networks (the compiled sizes) the compiled
+//! classifier bit for bit; at every other size and option (`dim`, `seq`, `classes`, any
+//! `n_heads` dividing `dim`, `L`, `Stiefel`, `add_connection`) CONVENTIONS.md's formulas computed
+//! independently (`geomattn_testkit::gml_reference::standard_chain`) on files written by the test
+//! kit's writer, through `classify::open`.
+
+use geomattn::gml::GmlFile;
+use geomattn::nalgebra::DMatrix;
+use geomattn_spec::classify;
+use geomattn_spec::layout;
+use geomattn_spec::{Arch, Error, Precision};
+use geomattn_testkit::gml_chain::{Values64, file_of, values_of};
+use geomattn_testkit::gml_reference::standard_chain;
+
+/// `arch`'s file from `seed`, and its values widened to `f64` (exactly), for the reference.
+fn network(arch: &Arch, seed: u64) -> (GmlFile, Vec<Vec<Vec<f64>>>) {
+    let layers = layout::layers(arch);
+    let wide = values_of(&layers, seed)
+        .iter()
+        .map(|layer| {
+            layer
+                .iter()
+                .map(|p| p.iter().map(|&x| f64::from(x)).collect())
+                .collect()
+        })
+        .collect();
+    (file_of(&layers, seed), wide)
+}
+
+/// `count` inputs of `arch`'s shape, values in `(−1, 1)` from `seed`, one after another.
+fn inputs(arch: &Arch, seed: u64, count: usize) -> Vec<f64> {
+    let len = arch.dim() * arch.seq() * count;
+    Values64(seed)
+        .take(len)
+        .iter()
+        .map(|&x| f64::from(x))
+        .collect()
+}
+
+#[test]
+fn on_gmls_mnist_networks_the_engine_is_the_compiled_classifier_bit_for_bit() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/gml/");
+    let images: Vec<[u8; 784]> = (0..3_u32)
+        .map(|k| std::array::from_fn(|i| ((i as u32 * (7 + k)) % 256) as u8))
+        .collect();
+    for (name, stiefel) in [("mnist_nn1.h5", false), ("mnist_nn2.h5", true)] {
+        let spec = format!(
+            "classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, \
+             Stiefel={stiefel}, add_connection=false)"
+        );
+        let arch: Arch = spec.parse().unwrap();
+        let file = GmlFile::open(format!("{dir}{name}")).unwrap();
+        for precision in [Precision::F32, Precision::F64] {
+            let compiled = classify::open(&file, &arch, precision).unwrap();
+            let run_time = classify::engine::open(&file, &arch, precision).unwrap();
+            let z = inputs(&arch, 3, 2);
+            for input in z.chunks(49 * 16) {
+                assert_eq!(
+                    compiled.probabilities(input).unwrap(),
+                    run_time.probabilities(input).unwrap(),
+                    "{name}"
+                );
+            }
+            for image in &images {
+                assert_eq!(
+                    compiled.image_probabilities(image).unwrap(),
+                    run_time.image_probabilities(image).unwrap(),
+                    "{name}"
+                );
+            }
+            // The compiled batched path is within rounding of its image-by-image one; the
+            // engine's batches are its inputs one by one.
+            let batch = run_time.batch_probabilities(&z).unwrap();
+            let single: Vec<f64> = z
+                .chunks(49 * 16)
+                .flat_map(|input| run_time.probabilities(input).unwrap())
+                .collect();
+            assert_eq!(batch, single, "{name}");
+        }
+    }
+}
+
+/// Classifiers no compiled type has.
+const OFF_THE_GRID: [&str; 4] = [
+    "classification_transformer(dim=6, seq=5, classes=3, n_heads=2, L=2, Stiefel=false, \
+     add_connection=false)",
+    "classification_transformer(dim=8, seq=4, classes=5, n_heads=4, L=1, Stiefel=true, \
+     add_connection=true)",
+    "classification_transformer(dim=5, seq=1, classes=2, n_heads=1, L=3, Stiefel=true, \
+     add_connection=false)",
+    // GML's MNIST classifier with one head: the compiled grid has only seven.
+    "classification_transformer(dim=49, seq=16, classes=10, n_heads=1, L=1, Stiefel=false, \
+     add_connection=true)",
+];
+
+#[test]
+fn off_the_grid_the_engine_is_conventions_formulas() {
+    for (k, spec) in OFF_THE_GRID.iter().enumerate() {
+        let arch: Arch = spec.parse().unwrap();
+        let (file, values) = network(&arch, 60 + k as u64);
+        let layers = layout::layers(&arch);
+        let (dim, seq) = (arch.dim(), arch.seq());
+        let wide = classify::open(&file, &arch, Precision::F64).unwrap();
+        let single = classify::open(&file, &arch, Precision::F32).unwrap();
+        let z = inputs(&arch, 70 + k as u64, 3);
+        let batch = wide.batch_probabilities(&z).unwrap();
+        for (b, input) in z.chunks(dim * seq).enumerate() {
+            let expected = standard_chain(
+                &layers,
+                &values,
+                &DMatrix::from_column_slice(dim, seq, input),
+            );
+            let found = wide.probabilities(input).unwrap();
+            assert_eq!(found.len(), expected.len(), "{spec}");
+            let error = found
+                .iter()
+                .zip(expected.iter())
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max);
+            assert!(error < 1e-12, "{spec}: {error}");
+            assert_eq!(batch[b * found.len()..(b + 1) * found.len()], found[..]);
+            let narrow = single.probabilities(input).unwrap();
+            let error = narrow
+                .iter()
+                .zip(expected.iter())
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max);
+            assert!(error < 1e-5, "{spec} f32: {error}");
+        }
+    }
+}
+
+#[test]
+fn images_need_mnists_shape_and_inputs_their_size() {
+    let arch: Arch = OFF_THE_GRID[0].parse().unwrap();
+    let net = classify::open(&network(&arch, 1).0, &arch, Precision::F64).unwrap();
+    assert!(matches!(
+        net.image_probabilities(&[0; 784]),
+        Err(Error::Unsupported { .. })
+    ));
+    assert!(matches!(
+        net.probabilities(&[0.0; 29]),
+        Err(Error::Length { found: 29, .. })
+    ));
+    assert!(matches!(
+        net.batch_probabilities(&[0.0; 31]),
+        Err(Error::Length { found: 31, .. })
+    ));
+    let mut z = inputs(&arch, 1, 1);
+    z[4] = f64::NAN;
+    assert!(matches!(
+        net.probabilities(&z),
+        Err(Error::NonFinite { index: 4, .. })
+    ));
+    let mnist: Arch = OFF_THE_GRID[3].parse().unwrap();
+    let net = classify::open(&network(&mnist, 2).0, &mnist, Precision::F32).unwrap();
+    let p = net
+        .batch_image_probabilities(&[[0; 784], [255; 784]])
+        .unwrap();
+    assert_eq!(p.len(), 20);
+    assert!((p[..10].iter().sum::<f64>() - 1.0).abs() < 1e-6);
+}
+
+#[test]
+fn stiefel_projections_off_the_manifold_are_refused() {
+    // The writer's Euclidean projections are seeded values, far from orthonormal.
+    let euclidean: Arch = OFF_THE_GRID[0].parse().unwrap();
+    let (file, _) = network(&euclidean, 3);
+    let stiefel: Arch = OFF_THE_GRID[0]
+        .replace("Stiefel=false", "Stiefel=true")
+        .parse()
+        .unwrap();
+    let error = classify::open(&file, &stiefel, Precision::F64)
+        .err()
+        .unwrap();
+    assert!(
+        matches!(error, Error::Load { .. } | Error::Mismatch { .. }),
+        "{error}"
+    );
+    // Built by hand: the error names the projection and the head.
+    use geomattn::engine::MultiHeadAttention;
+    use geomattn::softmax::Function;
+    let identity = [1.0, 0.0, 0.0, 1.0];
+    let skewed = [1.0, 0.0, 0.5, 1.0];
+    let layer = MultiHeadAttention::new(
+        2,
+        1,
+        &[&identity[..]],
+        &[&identity[..]],
+        &[&skewed[..]],
+        Function::Vector,
+        false,
+    )
+    .unwrap();
+    assert_eq!(
+        layer.check_stiefel(1e-2),
+        Err(geomattn::Error::NotOrthonormal {
+            name: "PV",
+            head: 0
+        })
+    );
+    assert_eq!(layer.check_stiefel(0.6), Ok(()));
+}
