@@ -3,7 +3,7 @@
 use nalgebra::{DMatrix, DVector, RealField};
 
 use super::feedforward::{FeedForward, StackLayer};
-use super::{Forward, matrix, tr_mul, vector};
+use super::{Forward, half, matrix, tr_mul, vector};
 use crate::activation::Function;
 use crate::symplectic::Side;
 use crate::{Error, Field, product};
@@ -55,16 +55,11 @@ impl<S: Field + RealField> GradientLayer<S> {
         scale: &[S],
         activation: Function,
     ) -> Result<Self, Error> {
-        if dim % 2 != 0 {
-            return Err(Error::PhaseSpace {
-                layer: name(side),
-                dim,
-            });
-        }
+        let n = half(name(side), dim)?;
         let hidden = upscaling_dimension / 2;
         Ok(Self {
             side,
-            weight: matrix("weight", hidden, dim / 2, weight)?,
+            weight: matrix("weight", hidden, n, weight)?,
             bias: vector("bias", hidden, bias)?,
             scale: vector("scale", hidden, scale)?,
             activation,

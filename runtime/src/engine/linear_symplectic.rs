@@ -2,8 +2,8 @@
 
 use nalgebra::{DMatrix, RealField};
 
-use super::Forward;
 use super::transformer::BlockAttention;
+use super::{Forward, half};
 use crate::packed::{Sym, dense_from_packed};
 use crate::symplectic::Side;
 use crate::{Error, Field, product};
@@ -39,12 +39,7 @@ impl<S: Field + RealField> LinearSymplecticAttention<S> {
     /// [`Error::PhaseSpace`] for an odd `dim`; [`Error::PackedLength`] for a packed `A` of
     /// another length.
     pub fn new(side: Side, dim: usize, seq: usize, packed: &[S]) -> Result<Self, Error> {
-        if dim % 2 != 0 {
-            return Err(Error::PhaseSpace {
-                layer: name(side),
-                dim,
-            });
-        }
+        half(name(side), dim)?;
         Ok(Self {
             side,
             dim,

@@ -166,3 +166,13 @@ fn tr_mul<S: Field, SB: RawStorage<S, Dyn, Dyn>>(
         product::column_dot_generic(a, i, b, j)
     })
 }
+
+/// The half `n` of a phase space `R^dim = (q, p)`, or [`Error::PhaseSpace`] naming `layer` for
+/// an odd `dim`.
+fn half(layer: &'static str, dim: usize) -> Result<usize, Error> {
+    if dim.is_multiple_of(2) {
+        Ok(dim / 2)
+    } else {
+        Err(Error::PhaseSpace { layer, dim })
+    }
+}

@@ -3,7 +3,7 @@
 use nalgebra::{DMatrix, RealField};
 
 use super::transformer::Upscaling;
-use super::{Forward, matrix, tr_mul};
+use super::{Forward, half, matrix, tr_mul};
 use crate::{Error, Field, product};
 
 /// GML's `PSDLayer(inputs, outputs)` (proper symplectic decomposition): on every time step
@@ -36,13 +36,8 @@ impl<S: Field + RealField> PsdLayer<S> {
     /// [`Error::PhaseSpace`] for an odd dimension; [`Error::WeightLength`] for a `Φ` of another
     /// length.
     pub fn new(inputs: usize, outputs: usize, phi: &[S]) -> Result<Self, Error> {
-        if let Some(dim) = [inputs, outputs].into_iter().find(|d| d % 2 != 0) {
-            return Err(Error::PhaseSpace {
-                layer: "PSDLayer",
-                dim,
-            });
-        }
-        let (rows, cols) = (inputs.max(outputs) / 2, inputs.min(outputs) / 2);
+        let (n_in, n_out) = (half("PSDLayer", inputs)?, half("PSDLayer", outputs)?);
+        let (rows, cols) = (n_in.max(n_out), n_in.min(n_out));
         Ok(Self {
             phi: matrix("weight", rows, cols, phi)?,
             up: outputs > inputs,

@@ -3,7 +3,7 @@
 use nalgebra::{DMatrix, RealField};
 
 use super::transformer::BlockAttention;
-use super::{Forward, matrix, tr_mul};
+use super::{Forward, half, matrix, tr_mul};
 use crate::packed::{Sym, dense_from_packed};
 use crate::scalar::two;
 use crate::softmax::Function as Softmax;
@@ -54,7 +54,7 @@ impl<S: Field + RealField> SymplecticAttention<S> {
     /// [`Error::PhaseSpace`] for an odd `dim`; [`Error::WeightLength`] for an `A` of another
     /// length.
     pub fn arbitrary(side: Side, dim: usize, a: &[S], softmax: Softmax) -> Result<Self, Error> {
-        let n = half(side, dim)?;
+        let n = half(name(side), dim)?;
         Ok(Self::with(
             side,
             matrix("A", n, n, a)?,
@@ -99,7 +99,7 @@ impl<S: Field + RealField> SymplecticAttention<S> {
         kick: Kick,
         softmax: Softmax,
     ) -> Result<Self, Error> {
-        let n = half(side, dim)?;
+        let n = half(name(side), dim)?;
         Ok(Self::with(
             side,
             dense_from_packed::<S, Sym>(n, packed)?,
@@ -136,18 +136,6 @@ impl<S: Field + RealField> SymplecticAttention<S> {
             }
             Kick::Gml => product::mul_generic(&ax, &s) * two::<S>(),
         }
-    }
-}
-
-/// `dim / 2`, refusing an odd `dim`.
-fn half(side: Side, dim: usize) -> Result<usize, Error> {
-    if dim % 2 == 0 {
-        Ok(dim / 2)
-    } else {
-        Err(Error::PhaseSpace {
-            layer: name(side),
-            dim,
-        })
     }
 }
 
