@@ -139,7 +139,7 @@ pub use symplectic::linear::{
     LinearSymplecticAttention, LinearSymplecticAttentionP, LinearSymplecticAttentionQ,
 };
 #[doc(inline)]
-pub use symplectic::{PhaseSide, UpdateP, UpdateQ};
+pub use symplectic::{PhaseSide, Side, UpdateP, UpdateQ};
 #[doc(inline)]
 pub use train::{
     AdamOptimizer, AdamOptimizerWithDecay, GradientOptimizer, MomentumOptimizer, Optimizer,

@@ -15,7 +15,7 @@ use geomattn_testkit::gml_layout::{Layer, to_bytes};
 use geomattn_testkit::gml_reference::{activation, volume_preserving_chain};
 
 mod twins;
-use twins::assert_same_bits;
+use twins::{assert_engine_is_compiled, relative, window};
 
 /// `arch`'s chain with seeded values (Float32, as GML stores them), each layer with its
 /// activation.
@@ -88,25 +88,6 @@ fn widened(chain: &[(Layer<f32>, Activation)]) -> Vec<(Layer<f64>, Activation)> 
         .collect()
 }
 
-/// `(dim, seq)` of a window.
-fn shape(arch: &Arch) -> (usize, usize) {
-    match arch {
-        Arch::Vpt(v) => (v.dim, v.seq),
-        Arch::Vpff(v) => (v.dim, 1),
-        other => unreachable!("{other}"),
-    }
-}
-
-/// A window of values in `(−scale, scale)` from `seed`, column-major.
-fn window(arch: &Arch, seed: u64, scale: f64) -> Vec<f64> {
-    let (dim, seq) = shape(arch);
-    Values64(seed)
-        .take(dim * seq)
-        .iter()
-        .map(|&x| f64::from(x) * scale)
-        .collect()
-}
-
 /// The reference's output on the flat window `z`, and the output of `net`.
 fn compared(
     arch: &Arch,
@@ -114,7 +95,7 @@ fn compared(
     net: &dyn Network,
     z: &[f64],
 ) -> (DMatrix<f64>, DMatrix<f64>) {
-    let (dim, seq) = shape(arch);
+    let (dim, seq) = (arch.dim(), arch.seq());
     let expected =
         volume_preserving_chain_of(arch, reference, &DMatrix::from_column_slice(dim, seq, z));
     let found = DMatrix::from_column_slice(dim, seq, &net.forward(z).unwrap());
@@ -129,11 +110,6 @@ fn volume_preserving_chain_of(
     z: &DMatrix<f64>,
 ) -> DMatrix<f64> {
     volume_preserving_chain(reference, z)
-}
-
-/// `‖found − expected‖_max / max(1, ‖expected‖_max)`.
-fn relative(found: &DMatrix<f64>, expected: &DMatrix<f64>) -> f64 {
-    (found - expected).amax() / expected.amax().max(1.0)
 }
 
 /// The specs of the grid's volume-preserving networks (each point of `geomattn_spec::grid`),
@@ -162,21 +138,11 @@ fn on_the_grid() -> Vec<Arch> {
 
 #[test]
 fn on_the_grid_the_engine_is_the_compiled_network_bit_for_bit() {
-    for (k, arch) in on_the_grid().iter().enumerate() {
-        let chain = chain(arch, k as u64 + 1);
-        let file = file(&chain);
-        for precision in [Precision::F32, Precision::F64] {
-            let compiled = open(&file, arch, precision).unwrap();
-            let run_time = engine::open(&file, arch, precision).unwrap();
-            let windows: Vec<Vec<f64>> = (0..5).map(|s| window(arch, 300 + s, 1.5)).collect();
-            assert_same_bits(
-                run_time.as_ref(),
-                compiled.as_ref(),
-                &windows,
-                &arch.to_string(),
-            );
-        }
-    }
+    let networks = on_the_grid().into_iter().enumerate().map(|(k, arch)| {
+        let file = file(&chain(&arch, k as u64 + 1));
+        (arch, file)
+    });
+    assert_engine_is_compiled(networks, 5);
 }
 
 /// Networks no compiled type has: every size and option the engine adds.
@@ -221,7 +187,7 @@ fn off_the_grid_the_engine_is_conventions_formulas() {
             );
         }
         // A rollout is the forward pass applied to each whole window in turn.
-        let (dim, seq) = shape(&arch);
+        let (dim, seq) = (arch.dim(), arch.seq());
         let z = window(&arch, 9, 0.5);
         let states = wide.rollout(&z, 4 * seq - 1, &mut |_| {}).unwrap();
         let mut x = DMatrix::from_column_slice(dim, seq, &z);

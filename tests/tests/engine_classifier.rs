@@ -10,33 +10,10 @@ use geomattn::nalgebra::DMatrix;
 use geomattn_spec::classify;
 use geomattn_spec::layout;
 use geomattn_spec::{Arch, Error, Precision};
-use geomattn_testkit::gml_chain::{Values64, file_of, values_of};
 use geomattn_testkit::gml_reference::standard_chain;
 
-/// `arch`'s file from `seed`, and its values widened to `f64` (exactly), for the reference.
-fn network(arch: &Arch, seed: u64) -> (GmlFile, Vec<Vec<Vec<f64>>>) {
-    let layers = layout::layers(arch);
-    let wide = values_of(&layers, seed)
-        .iter()
-        .map(|layer| {
-            layer
-                .iter()
-                .map(|p| p.iter().map(|&x| f64::from(x)).collect())
-                .collect()
-        })
-        .collect();
-    (file_of(&layers, seed), wide)
-}
-
-/// `count` inputs of `arch`'s shape, values in `(−1, 1)` from `seed`, one after another.
-fn inputs(arch: &Arch, seed: u64, count: usize) -> Vec<f64> {
-    let len = arch.dim() * arch.seq() * count;
-    Values64(seed)
-        .take(len)
-        .iter()
-        .map(|&x| f64::from(x))
-        .collect()
-}
+mod twins;
+use twins::{network, windows};
 
 #[test]
 fn on_gmls_mnist_networks_the_engine_is_the_compiled_classifier_bit_for_bit() {
@@ -54,7 +31,7 @@ fn on_gmls_mnist_networks_the_engine_is_the_compiled_classifier_bit_for_bit() {
         for precision in [Precision::F32, Precision::F64] {
             let compiled = classify::open(&file, &arch, precision).unwrap();
             let run_time = classify::engine::open(&file, &arch, precision).unwrap();
-            let z = inputs(&arch, 3, 2);
+            let z = windows(&arch, 3, 1.0, 2);
             for input in z.chunks(49 * 16) {
                 assert_eq!(
                     compiled.probabilities(input).unwrap(),
@@ -103,7 +80,7 @@ fn off_the_grid_the_engine_is_conventions_formulas() {
         let (dim, seq) = (arch.dim(), arch.seq());
         let wide = classify::open(&file, &arch, Precision::F64).unwrap();
         let single = classify::open(&file, &arch, Precision::F32).unwrap();
-        let z = inputs(&arch, 70 + k as u64, 3);
+        let z = windows(&arch, 70 + k as u64, 1.0, 3);
         let batch = wide.batch_probabilities(&z).unwrap();
         for (b, input) in z.chunks(dim * seq).enumerate() {
             let expected = standard_chain(
@@ -147,7 +124,7 @@ fn images_need_mnists_shape_and_inputs_their_size() {
         net.batch_probabilities(&[0.0; 31]),
         Err(Error::Length { found: 31, .. })
     ));
-    let mut z = inputs(&arch, 1, 1);
+    let mut z = windows(&arch, 1, 1.0, 1);
     z[4] = f64::NAN;
     assert!(matches!(
         net.probabilities(&z),

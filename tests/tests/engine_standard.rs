@@ -15,45 +15,7 @@ use geomattn_testkit::gml_chain::{Values64, file_of, values_of};
 use geomattn_testkit::gml_reference::standard_chain;
 
 mod twins;
-use twins::assert_same_bits;
-
-/// `arch`'s file from `seed`, and its values widened to `f64` (exactly), for the reference.
-fn network(arch: &Arch, seed: u64) -> (GmlFile, Vec<Vec<Vec<f64>>>) {
-    let layers = layout::layers(arch);
-    let wide = values_of(&layers, seed)
-        .iter()
-        .map(|layer| {
-            layer
-                .iter()
-                .map(|p| p.iter().map(|&x| f64::from(x)).collect())
-                .collect()
-        })
-        .collect();
-    (file_of(&layers, seed), wide)
-}
-
-/// `(dim, seq)` of a window.
-fn shape(arch: &Arch) -> (usize, usize) {
-    let Arch::St(s) = arch else {
-        unreachable!("{arch}")
-    };
-    (s.dim, s.seq)
-}
-
-/// A window of values in `(−scale, scale)` from `seed`, column-major.
-fn window(arch: &Arch, seed: u64, scale: f64) -> Vec<f64> {
-    let (dim, seq) = shape(arch);
-    Values64(seed)
-        .take(dim * seq)
-        .iter()
-        .map(|&x| f64::from(x) * scale)
-        .collect()
-}
-
-/// `‖found − expected‖_max / max(1, ‖expected‖_max)`.
-fn relative(found: &DMatrix<f64>, expected: &DMatrix<f64>) -> f64 {
-    (found - expected).amax() / expected.amax().max(1.0)
-}
+use twins::{assert_engine_is_compiled, network, relative, window};
 
 /// The grid's standard transformers (one head, `tanh`, `transformer_dim = dim`).
 fn on_the_grid() -> Vec<Arch> {
@@ -75,20 +37,11 @@ fn on_the_grid() -> Vec<Arch> {
 
 #[test]
 fn on_the_grid_the_engine_is_the_compiled_network_bit_for_bit() {
-    for (k, arch) in on_the_grid().iter().enumerate() {
-        let (file, _) = network(arch, k as u64 + 1);
-        for precision in [Precision::F32, Precision::F64] {
-            let compiled = open(&file, arch, precision).unwrap();
-            let run_time = engine::open(&file, arch, precision).unwrap();
-            let windows: Vec<Vec<f64>> = (0..4).map(|s| window(arch, 300 + s, 1.5)).collect();
-            assert_same_bits(
-                run_time.as_ref(),
-                compiled.as_ref(),
-                &windows,
-                &arch.to_string(),
-            );
-        }
-    }
+    let networks = on_the_grid().into_iter().enumerate().map(|(k, arch)| {
+        let (file, _) = network(&arch, k as u64 + 1);
+        (arch, file)
+    });
+    assert_engine_is_compiled(networks, 4);
 }
 
 /// Standard transformers no compiled type has: every keyword GML's constructor takes.
@@ -115,7 +68,7 @@ fn off_the_grid_the_engine_is_conventions_formulas() {
         let arch: Arch = spec.parse().unwrap();
         let (file, values) = network(&arch, 40 + k as u64);
         let layers = layout::layers(&arch);
-        let (dim, seq) = shape(&arch);
+        let (dim, seq) = (arch.dim(), arch.seq());
         // Through the front door: `open` takes the engine for these.
         let wide = open(&file, &arch, Precision::F64).unwrap();
         let single = open(&file, &arch, Precision::F32).unwrap();

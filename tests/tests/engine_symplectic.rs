@@ -8,40 +8,14 @@
 //! writer; and `check` measuring the symplecticity they promise.
 
 use geomattn::STIEFEL_TOLERANCE;
-use geomattn::gml::GmlFile;
 use geomattn::nalgebra::DMatrix;
 use geomattn_spec::layout;
 use geomattn_spec::structure::SYMPLECTICITY_TOLERANCE;
-use geomattn_spec::{Arch, AttentionActivation, Error, Kick, Precision, check, engine, open};
-use geomattn_testkit::gml_chain::{Values64, file_of, values_of};
+use geomattn_spec::{Arch, AttentionActivation, Error, Kick, Precision, check, open};
 use geomattn_testkit::gml_reference::symplectic_chain;
 
 mod twins;
-use twins::assert_same_bits;
-
-/// `arch`'s file from `seed`, and its values widened to `f64` (exactly), for the reference.
-fn network(arch: &Arch, seed: u64) -> (GmlFile, Vec<Vec<Vec<f64>>>) {
-    let layers = layout::layers(arch);
-    let wide = values_of(&layers, seed)
-        .iter()
-        .map(|layer| {
-            layer
-                .iter()
-                .map(|p| p.iter().map(|&x| f64::from(x)).collect())
-                .collect()
-        })
-        .collect();
-    (file_of(&layers, seed), wide)
-}
-
-/// A window of values in `(−scale, scale)` from `seed`, column-major.
-fn window(arch: &Arch, seed: u64, scale: f64) -> Vec<f64> {
-    Values64(seed)
-        .take(arch.dim() * arch.seq())
-        .iter()
-        .map(|&x| f64::from(x) * scale)
-        .collect()
-}
+use twins::{assert_engine_is_compiled, network, relative, window};
 
 /// The kick the reference computes for `arch`'s symmetric weights.
 fn kick(arch: &Arch) -> Kick {
@@ -49,11 +23,6 @@ fn kick(arch: &Arch) -> Kick {
         Arch::Sympt(s) => s.symmetric.unwrap_or(Kick::Gml),
         _ => Kick::Gml,
     }
-}
-
-/// `‖found − expected‖_max / max(1, ‖expected‖_max)`.
-fn relative(found: &DMatrix<f64>, expected: &DMatrix<f64>) -> f64 {
-    (found - expected).amax() / expected.amax().max(1.0)
 }
 
 /// The grid's symplectic transformers, every weight, kick, softmax and side once at least.
@@ -92,20 +61,11 @@ fn on_the_grid() -> Vec<Arch> {
 
 #[test]
 fn on_the_grid_the_engine_is_the_compiled_network_bit_for_bit() {
-    for (k, arch) in on_the_grid().iter().enumerate() {
-        let (file, _) = network(arch, k as u64 + 1);
-        for precision in [Precision::F32, Precision::F64] {
-            let compiled = open(&file, arch, precision).unwrap();
-            let run_time = engine::open(&file, arch, precision).unwrap();
-            let windows: Vec<Vec<f64>> = (0..4).map(|s| window(arch, 300 + s, 1.5)).collect();
-            assert_same_bits(
-                run_time.as_ref(),
-                compiled.as_ref(),
-                &windows,
-                &arch.to_string(),
-            );
-        }
-    }
+    let networks = on_the_grid().into_iter().enumerate().map(|(k, arch)| {
+        let (file, _) = network(&arch, k as u64 + 1);
+        (arch, file)
+    });
+    assert_engine_is_compiled(networks, 4);
 }
 
 /// Symplectic transformers no compiled type has: every keyword GML's constructors take.
