@@ -1,7 +1,7 @@
-//! Networks whose sizes are read from the file ([`geomattn::engine`]), for the architectures the
-//! run-time engine has so far (all but the classifier): the volume-preserving feed-forward network
-//! and transformer, the standard transformer integrator and the symplectic transformers, at any
-//! size GML allows, with every option. Built from GML's
+//! Networks whose sizes are read from the file ([`geomattn::engine`]): the volume-preserving
+//! feed-forward network and transformer, the standard transformer integrator and the symplectic
+//! transformers as [`Network`]s, the classifier for [`crate::classify::engine`], at any size GML
+//! allows, with every option. Built from GML's
 //! chain as data ([`geomattn_arch::layout`]): each layer's parameters are read by the names and
 //! shapes GML's `save` gives them, and a file that is not that chain is refused naming the first
 //! difference.
@@ -19,11 +19,11 @@
 
 use geomattn::Field;
 use geomattn::engine::{
-    ClassificationLayer, ClassificationTransformer, Dense, FeedForward, Forward, GradientLayer,
-    LinearSymplecticAttention, LinearSymplecticTransformer, MultiHeadAttention, PsdLayer,
-    ResNetLayer, StackLayer, StandardTransformerIntegrator, SymplecticAttention,
-    SymplecticTransformer, Transformer, VolumePreservingAttention, VolumePreservingFeedForward,
-    VolumePreservingLayer, VolumePreservingTransformer,
+    BlockAttention, ClassificationLayer, ClassificationTransformer, Dense, FeedForward, Forward,
+    GradientLayer, LinearSymplecticAttention, LinearSymplecticTransformer, MultiHeadAttention,
+    PsdLayer, ResNetLayer, StackLayer, StandardTransformerIntegrator, SymplecticAttention,
+    SymplecticTransformer, Transformer, Upscaled, Upscaling, VolumePreservingAttention,
+    VolumePreservingFeedForward, VolumePreservingLayer, VolumePreservingTransformer,
 };
 use geomattn::gml::{GmlFile, LoadError, Node};
 use geomattn::nalgebra::{DMatrix, RealField};
@@ -93,27 +93,13 @@ fn built<S: Field + RealField>(file: &GmlFile, arch: &Arch) -> Result<Built<S>, 
             Ok(Built::Transformer(net))
         }
         Arch::St(s) => {
-            let upscaled = s.transformer_dim != s.dim;
-            let up = upscaled.then(|| part(layers.next()));
-            let d = s.transformer_dim;
-            let blocks = blocks(file, arch, layers, s.l, s.n_blocks + 1, d)?;
-            let inner = assembled(file, arch, Transformer::new(d, None, blocks))?;
-            let down = upscaled.then(|| part(layers.next()));
-            let net = assembled(
-                file,
-                arch,
-                StandardTransformerIntegrator::new(up, inner, down),
-            )?;
+            let (dim, count) = (s.transformer_dim, s.l);
+            let net = upscaled(file, arch, layers, dim, count, s.n_blocks + 1)?;
             Ok(Built::Standard(net))
         }
         Arch::Sympt(s) => {
-            let upscaled = s.transformer_dim != s.dim;
-            let up = upscaled.then(|| part(layers.next()));
-            let d = s.transformer_dim;
-            let blocks = blocks(file, arch, layers, 2 * s.l, s.n_sympnet, d)?;
-            let inner = assembled(file, arch, Transformer::new(d, None, blocks))?;
-            let down = upscaled.then(|| part(layers.next()));
-            let net = assembled(file, arch, SymplecticTransformer::new(up, inner, down))?;
+            let (dim, count) = (s.transformer_dim, 2 * s.l);
+            let net = upscaled(file, arch, layers, dim, count, s.n_sympnet)?;
             Ok(Built::Symplectic(net))
         }
         Arch::LinSympt(s) => {
@@ -148,6 +134,30 @@ pub(crate) fn classifier<S: Field + RealField>(
     let blocks = assembled(file, arch, Transformer::new(c.dim, None, blocks))?;
     let head = part(layers.next());
     assembled(file, arch, ClassificationTransformer::new(blocks, head))
+}
+
+/// GML's chain from `layers` with `count` blocks of dimension `dim` ([`blocks`]), between a map
+/// up to `dim` and one back down where `dim` is not `arch`'s.
+fn upscaled<S, Map, Att, L>(
+    file: &GmlFile,
+    arch: &Arch,
+    layers: &mut impl Iterator<Item = Read<S>>,
+    dim: usize,
+    count: usize,
+    per_block: usize,
+) -> Result<Upscaled<Map, Transformer<Att, FeedForward<L>>>, Error>
+where
+    S: Field + RealField,
+    Map: Part<S> + Upscaling<S>,
+    Att: Part<S> + BlockAttention<S>,
+    L: Part<S> + StackLayer<S>,
+{
+    let maps = dim != arch.dim();
+    let up = maps.then(|| part(layers.next()));
+    let blocks = blocks(file, arch, layers, count, per_block, dim)?;
+    let inner = assembled(file, arch, Transformer::new(dim, None, blocks))?;
+    let down = maps.then(|| part(layers.next()));
+    assembled(file, arch, Upscaled::new(up, inner, down))
 }
 
 /// `count` blocks of GML's chain from `layers`: each an attention layer, then the `per_block`

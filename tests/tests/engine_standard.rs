@@ -10,8 +10,7 @@ use geomattn::gml::GmlFile;
 use geomattn::nalgebra::DMatrix;
 use geomattn_spec::batch::{Arithmetic, Layout};
 use geomattn_spec::layout;
-use geomattn_spec::{Arch, Error, Precision, check, engine, open};
-use geomattn_testkit::gml_chain::{Values64, file_of, values_of};
+use geomattn_spec::{Arch, Error, Precision, check, open};
 use geomattn_testkit::gml_reference::standard_chain;
 
 mod twins;
