@@ -104,33 +104,16 @@ impl<S, Att, Ff, const D: usize, const T: usize, const CLASSES: usize>
 where
     S: Element,
 {
-    /// The probabilities of `count` inputs through the batched path, [`CHUNK`] at a time;
+    /// The probabilities of `count` inputs through the batched path ([`run_batched`]);
     /// `input(b)` is input `b` as a `D×T` matrix.
     fn run_batched(&self, count: usize, input: impl Fn(usize) -> SMatrix<S, D, T>) -> Vec<f64> {
-        let mut probabilities = Vec::with_capacity(count * CLASSES);
-        for start in (0..count).step_by(CHUNK) {
-            let inputs = start..count.min(start + CHUNK);
-            let mut work = self.batched.workspace(inputs.len());
-            for (b, index) in inputs.clone().enumerate() {
-                let z = input(index);
-                for ((i, t), &value) in (0..T)
-                    .flat_map(|t| (0..D).map(move |i| (i, t)))
-                    .zip(z.iter())
-                {
-                    let at = self.batched.index(&work, i, t, b);
-                    work.x[at] = value;
-                }
-            }
-            self.batched.forward(&mut work, self.isa);
-            for b in 0..inputs.len() {
-                let last = SMatrix::<S, D, 1>::from_fn(|i, _| {
-                    work.x[self.batched.index(&work, i, T - 1, b)]
-                });
-                let p = self.head.probabilities(&last);
-                probabilities.extend(p.iter().map(|x| x.to_double()));
-            }
-        }
-        probabilities
+        let input = |b| input(b).as_slice().to_vec();
+        run_batched(&self.batched, self.isa, count, input, |last| {
+            let p = self
+                .head
+                .probabilities(&SMatrix::<S, D, 1>::from_column_slice(last));
+            p.iter().map(|x| x.to_double()).collect()
+        })
     }
 
     /// [`Error::Unsupported`] unless the network reads MNIST images (`D = 49`, `T = 16`).
@@ -202,6 +185,39 @@ where
         self.reads_images()?;
         Ok(self.run_batched(images.len(), |b| patches(&images[b])))
     }
+}
+
+/// The probabilities of `count` inputs through the batched `body`, [`CHUNK`] at a time, with the
+/// instruction set `isa`: `input(b)` gives input `b`'s entries column by column (`dim × seq`),
+/// `head` the probabilities of an output's last column.
+fn run_batched<S: Element, I: IntoIterator<Item = S>>(
+    body: &Body<S>,
+    isa: Isa,
+    count: usize,
+    input: impl Fn(usize) -> I,
+    head: impl Fn(&[S]) -> Vec<f64>,
+) -> Vec<f64> {
+    let (dim, seq) = (body.dim, body.seq);
+    let mut probabilities = Vec::new();
+    for start in (0..count).step_by(CHUNK) {
+        let inputs = start..count.min(start + CHUNK);
+        let mut work = body.workspace(inputs.len());
+        for (b, index) in inputs.clone().enumerate() {
+            let entries = (0..seq).flat_map(|t| (0..dim).map(move |i| (i, t)));
+            for ((i, t), value) in entries.zip(input(index)) {
+                let at = body.index(&work, i, t, b);
+                work.x[at] = value;
+            }
+        }
+        body.forward(&mut work, isa);
+        for b in 0..inputs.len() {
+            let last: Vec<S> = (0..dim)
+                .map(|i| work.x[body.index(&work, i, seq - 1, b)])
+                .collect();
+            probabilities.extend(head(&last));
+        }
+    }
+    probabilities
 }
 
 /// [`Error::NonFinite`] for the first NaN or ∞ of `values`.

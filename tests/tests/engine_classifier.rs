@@ -46,14 +46,17 @@ fn on_gmls_mnist_networks_the_engine_is_the_compiled_classifier_bit_for_bit() {
                     "{name}"
                 );
             }
-            // The compiled batched path is within rounding of its image-by-image one; the
-            // engine's batches are its inputs one by one.
-            let batch = run_time.batch_probabilities(&z).unwrap();
-            let single: Vec<f64> = z
-                .chunks(49 * 16)
-                .flat_map(|input| run_time.probabilities(input).unwrap())
-                .collect();
-            assert_eq!(batch, single, "{name}");
+            // Batches take the same batched path, laid out from either network's layers.
+            assert_eq!(
+                compiled.batch_probabilities(&z).unwrap(),
+                run_time.batch_probabilities(&z).unwrap(),
+                "{name}"
+            );
+            assert_eq!(
+                compiled.batch_image_probabilities(&images).unwrap(),
+                run_time.batch_image_probabilities(&images).unwrap(),
+                "{name}"
+            );
         }
     }
 }
@@ -82,6 +85,7 @@ fn off_the_grid_the_engine_is_conventions_formulas() {
         let single = classify::open(&file, &arch, Precision::F32).unwrap();
         let z = windows(&arch, 70 + k as u64, 1.0, 3);
         let batch = wide.batch_probabilities(&z).unwrap();
+        let narrow_batch = single.batch_probabilities(&z).unwrap();
         for (b, input) in z.chunks(dim * seq).enumerate() {
             let expected = standard_chain(
                 &layers,
@@ -96,7 +100,14 @@ fn off_the_grid_the_engine_is_conventions_formulas() {
                 .map(|(a, b)| (a - b).abs())
                 .fold(0.0, f64::max);
             assert!(error < 1e-12, "{spec}: {error}");
-            assert_eq!(batch[b * found.len()..(b + 1) * found.len()], found[..]);
+            // The batched path: other sums, polynomial `exp` and `tanh`, within rounding.
+            let batched = &batch[b * found.len()..(b + 1) * found.len()];
+            let error = batched
+                .iter()
+                .zip(&found)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max);
+            assert!(error < 1e-12, "{spec} batched: {error}");
             let narrow = single.probabilities(input).unwrap();
             let error = narrow
                 .iter()
@@ -104,6 +115,13 @@ fn off_the_grid_the_engine_is_conventions_formulas() {
                 .map(|(a, b)| (a - b).abs())
                 .fold(0.0, f64::max);
             assert!(error < 1e-5, "{spec} f32: {error}");
+            let narrow = &narrow_batch[b * found.len()..(b + 1) * found.len()];
+            let error = narrow
+                .iter()
+                .zip(expected.iter())
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max);
+            assert!(error < 1e-5, "{spec} f32 batched: {error}");
         }
     }
 }

@@ -95,6 +95,11 @@ impl<S: Field + RealField> ClassificationTransformer<S> {
         &self.blocks
     }
 
+    /// The classification layer.
+    pub fn head(&self) -> &ClassificationLayer<S> {
+        &self.head
+    }
+
     /// The class probabilities of the sequence `z`.
     ///
     /// # Errors

@@ -76,6 +76,16 @@ impl<S: Field + RealField> MultiHeadAttention<S> {
         })
     }
 
+    /// `(PQ, PK, PV)` of each head, in head order, each `dim×(dim/n_heads)`.
+    pub fn heads(&self) -> &[[DMatrix<S>; 3]] {
+        &self.heads
+    }
+
+    /// GML's `add_connection`: the output adds the input.
+    pub fn add_connection(&self) -> bool {
+        self.add_connection
+    }
+
     /// `Ok` if every projection has orthonormal columns to within `tolerance`
     /// (`‖WᵀW − I‖_max ≤ tolerance`): GML's `Stiefel = true` layer, as the compile-time loaders
     /// check it (to [`crate::STIEFEL_TOLERANCE`]).

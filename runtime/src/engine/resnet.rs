@@ -45,6 +45,16 @@ impl<S: Field + RealField> ResNetLayer<S> {
         })
     }
 
+    /// `W`, `dim×dim`.
+    pub fn weight(&self) -> &DMatrix<S> {
+        &self.weight
+    }
+
+    /// `b`, if the layer has one.
+    pub fn bias(&self) -> Option<&DVector<S>> {
+        self.bias.as_ref()
+    }
+
     /// The activation.
     pub fn activation(&self) -> Function {
         self.activation

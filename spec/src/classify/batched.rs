@@ -35,6 +35,7 @@
 //! `1.4·10⁻¹⁴` in f64; the tests bound it by `10⁻⁴` and `10⁻¹²`, and every predicted label is the
 //! same. Each input's result does not depend on the others in its batch nor on its place there.
 
+use geomattn::engine::{self, ResNetStack, Transformer};
 use geomattn::{BatchScalar, Connection, Isa, LaneMatrix, MultiHeadAttention, ResNetLayer, Tanh};
 
 use crate::network::Scalar;
@@ -180,6 +181,43 @@ where
             // nalgebra is column-major: the transpose's columns are `W`'s rows.
             weight: resnet.weight().transpose().iter().copied().collect(),
             bias: resnet.bias().map(|b| b.iter().copied().collect()),
+        }
+    }
+}
+
+impl<S: Element> Body<S> {
+    /// The body of the run-time engine's classifier `blocks` (each GML's `MultiHeadAttention`
+    /// with `VectorSoftmax`, then one `ResNetLayer(dim, tanh)`, as every
+    /// `ClassificationTransformer` has) on sequences of `seq` columns in `R^dim`: laid out as
+    /// [`Unit::block`] lays out the compiled units, so both give the same bits.
+    pub(crate) fn of_engine(
+        blocks: &Transformer<engine::MultiHeadAttention<S>, ResNetStack<S>>,
+        dim: usize,
+        seq: usize,
+    ) -> Self {
+        let attention = blocks.blocks().first().map(|(attention, _)| attention);
+        let blocks = blocks.blocks().iter().map(|(attention, stack)| {
+            let [resnet] = stack.layers() else {
+                unreachable!("a classifier's block ends in one ResNet layer")
+            };
+            let mut projections = Vec::new();
+            for which in 0..3 {
+                for head in attention.heads() {
+                    projections.extend(head[which].iter().copied());
+                }
+            }
+            Block {
+                projections,
+                weight: resnet.weight().transpose().iter().copied().collect(),
+                bias: resnet.bias().map(|b| b.iter().copied().collect()),
+            }
+        });
+        Self {
+            dim,
+            seq,
+            heads: attention.map_or(1, |a| a.heads().len()),
+            add_connection: attention.is_some_and(engine::MultiHeadAttention::add_connection),
+            blocks: blocks.collect(),
         }
     }
 }

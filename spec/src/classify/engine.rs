@@ -1,20 +1,26 @@
 //! Classifiers of every size GML allows, on the run-time engine
 //! ([`geomattn::engine::ClassificationTransformer`]): what [`super::open`] loads when no compiled
-//! classifier has the size, one input at a time.
+//! classifier has the size. One input goes through the engine's layers; batches through the same
+//! batched path as the compiled classifiers' (`batched::Body`, laid out from the engine's layers:
+//! on GML's MNIST networks the same bits as the compiled classifier's batches).
 
 use geomattn::engine::ClassificationTransformer;
 use geomattn::gml::GmlFile;
-use geomattn::mnist_patches;
 use geomattn::nalgebra::DMatrix;
+use geomattn::{Isa, mnist_patches};
 
-use super::{Classifier, finite};
-use crate::network::Scalar;
+use super::batched::{Body, Element};
+use super::{Classifier, finite, run_batched};
 use crate::{Arch, Error, Precision};
 
-/// A classifier on the run-time engine, with its architecture.
+/// A classifier on the run-time engine, with its architecture, and its blocks laid out for the
+/// batched path.
 struct OnEngine<S> {
     arch: Arch,
     net: ClassificationTransformer<S>,
+    batched: Body<S>,
+    /// The instruction set of the batched path's kernels: the best of this processor.
+    isa: Isa,
 }
 
 /// Loads `file` as the classifier `arch` on the run-time engine, computing in `precision`.
@@ -32,11 +38,32 @@ pub fn open(
     })
 }
 
-impl<S: Scalar> OnEngine<S> {
+impl<S: Element> OnEngine<S> {
     fn open(file: &GmlFile, arch: &Arch) -> Result<Self, Error> {
+        let net = crate::engine::classifier(file, arch)?;
+        let batched = Body::of_engine(net.blocks(), arch.dim(), arch.seq());
         Ok(Self {
             arch: *arch,
-            net: crate::engine::classifier(file, arch)?,
+            net,
+            batched,
+            isa: Isa::best(),
+        })
+    }
+
+    /// The probabilities of `count` inputs through the batched path; `input(b)` gives input
+    /// `b`'s entries column by column.
+    fn batched<I: IntoIterator<Item = S>>(
+        &self,
+        count: usize,
+        input: impl Fn(usize) -> I,
+    ) -> Vec<f64> {
+        let dim = self.arch.dim();
+        run_batched(&self.batched, self.isa, count, input, |last| {
+            let p = self
+                .net
+                .head()
+                .probabilities(&DMatrix::from_column_slice(dim, 1, last));
+            p.iter().map(|x| x.to_double()).collect()
         })
     }
 
@@ -60,17 +87,15 @@ impl<S: Scalar> OnEngine<S> {
         DMatrix::from_iterator(dim, seq, values.iter().map(|&x| S::from_double(x)))
     }
 
-    /// The 16 patches of 7×7 of `image`, or [`Error::Unsupported`] unless the network reads
-    /// MNIST images (`dim = 49`, `seq = 16`).
-    fn patches(&self, image: &[u8; 784]) -> Result<DMatrix<S>, Error> {
-        if self.shape() != (49, 16) {
-            return Err(Error::Unsupported {
-                arch: self.arch.to_string(),
-                reason: "does not read MNIST images (16 patches of 7×7: dim = 49, seq = 16)".into(),
-            });
+    /// [`Error::Unsupported`] unless the network reads MNIST images (`dim = 49`, `seq = 16`).
+    fn reads_images(&self) -> Result<(), Error> {
+        if self.shape() == (49, 16) {
+            return Ok(());
         }
-        let patches = mnist_patches::<S>(image);
-        Ok(DMatrix::from_column_slice(49, 16, patches.as_slice()))
+        Err(Error::Unsupported {
+            arch: self.arch.to_string(),
+            reason: "does not read MNIST images (16 patches of 7×7: dim = 49, seq = 16)".into(),
+        })
     }
 
     /// `Ok` if `values` is one input (`one`) or a whole number of them, all finite.
@@ -100,7 +125,7 @@ impl<S: Scalar> OnEngine<S> {
     }
 }
 
-impl<S: Scalar> Classifier for OnEngine<S> {
+impl<S: Element> Classifier for OnEngine<S> {
     fn arch(&self) -> &Arch {
         &self.arch
     }
@@ -115,23 +140,25 @@ impl<S: Scalar> Classifier for OnEngine<S> {
     }
 
     fn image_probabilities(&self, image: &[u8; 784]) -> Result<Vec<f64>, Error> {
-        Ok(self.run(&self.patches(image)?))
+        self.reads_images()?;
+        let patches = mnist_patches::<S>(image);
+        Ok(self.run(&DMatrix::from_column_slice(49, 16, patches.as_slice())))
     }
 
     fn batch_probabilities(&self, sequences: &[f64]) -> Result<Vec<f64>, Error> {
         self.whole_inputs("the inputs", sequences, false)?;
         let len = self.arch.dim() * self.arch.seq();
-        Ok(sequences
-            .chunks_exact(len)
-            .flat_map(|values| self.run(&self.input(values)))
-            .collect())
+        let input = |b: usize| {
+            sequences[b * len..(b + 1) * len]
+                .iter()
+                .map(|&x| S::from_double(x))
+        };
+        Ok(self.batched(sequences.len() / len, input))
     }
 
     fn batch_image_probabilities(&self, images: &[[u8; 784]]) -> Result<Vec<f64>, Error> {
-        let mut probabilities = Vec::new();
-        for image in images {
-            probabilities.extend(self.run(&self.patches(image)?));
-        }
-        Ok(probabilities)
+        self.reads_images()?;
+        let input = |b: usize| mnist_patches::<S>(&images[b]).as_slice().to_vec();
+        Ok(self.batched(images.len(), input))
     }
 }
