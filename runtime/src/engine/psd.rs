@@ -66,15 +66,16 @@ impl<S: Field + RealField> Forward<S> for PsdLayer<S> {
 
     fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
         let n = z.nrows() / 2;
-        let half = |rows| {
-            let x = z.rows(rows, n);
+        // `Φ x` or `Φᵀ x` of the half `x` of `z` from row `first`.
+        let mapped = |first| {
+            let x = z.rows(first, n);
             if self.up {
                 product::mul_generic(&self.phi, &x)
             } else {
-                tr_mul(&self.phi, &x.into_owned())
+                tr_mul(&self.phi, &x)
             }
         };
-        let (q, p) = (half(0), half(n));
+        let (q, p) = (mapped(0), mapped(n));
         let mut out = DMatrix::zeros(2 * q.nrows(), z.ncols());
         out.rows_mut(0, q.nrows()).copy_from(&q);
         out.rows_mut(q.nrows(), q.nrows()).copy_from(&p);
