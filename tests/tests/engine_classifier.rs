@@ -61,6 +61,17 @@ fn on_gmls_mnist_networks_the_engine_is_the_compiled_classifier_bit_for_bit() {
     }
 }
 
+/// `max |a − b|` over the pairs of `a` and `b`.
+fn largest_difference<'a>(
+    a: impl IntoIterator<Item = &'a f64>,
+    b: impl IntoIterator<Item = &'a f64>,
+) -> f64 {
+    a.into_iter()
+        .zip(b)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max)
+}
+
 /// Classifiers no compiled type has.
 const OFF_THE_GRID: [&str; 4] = [
     "classification_transformer(dim=6, seq=5, classes=3, n_heads=2, L=2, Stiefel=false, \
@@ -94,33 +105,17 @@ fn off_the_grid_the_engine_is_conventions_formulas() {
             );
             let found = wide.probabilities(input).unwrap();
             assert_eq!(found.len(), expected.len(), "{spec}");
-            let error = found
-                .iter()
-                .zip(expected.iter())
-                .map(|(a, b)| (a - b).abs())
-                .fold(0.0, f64::max);
+            let error = largest_difference(found.iter(), expected.iter());
             assert!(error < 1e-12, "{spec}: {error}");
             // The batched path: other sums, polynomial `exp` and `tanh`, within rounding.
             let batched = &batch[b * found.len()..(b + 1) * found.len()];
-            let error = batched
-                .iter()
-                .zip(&found)
-                .map(|(a, b)| (a - b).abs())
-                .fold(0.0, f64::max);
+            let error = largest_difference(batched.iter(), &found);
             assert!(error < 1e-12, "{spec} batched: {error}");
             let narrow = single.probabilities(input).unwrap();
-            let error = narrow
-                .iter()
-                .zip(expected.iter())
-                .map(|(a, b)| (a - b).abs())
-                .fold(0.0, f64::max);
+            let error = largest_difference(narrow.iter(), expected.iter());
             assert!(error < 1e-5, "{spec} f32: {error}");
             let narrow = &narrow_batch[b * found.len()..(b + 1) * found.len()];
-            let error = narrow
-                .iter()
-                .zip(expected.iter())
-                .map(|(a, b)| (a - b).abs())
-                .fold(0.0, f64::max);
+            let error = largest_difference(narrow.iter(), expected.iter());
             assert!(error < 1e-5, "{spec} f32 batched: {error}");
         }
     }
