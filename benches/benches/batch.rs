@@ -10,7 +10,7 @@
 //! - `spec_rollout_fast`: `Network::rollout_f32` of 10⁴ windows to 61 states (20 passes each);
 //! - `engine_vpt5`: a network no compiled type has, on the run-time engine (the issue's
 //!   `vpt(dim=5, seq=6, n_linear=2, sigmoid)`, `fixtures/synthetic`), `Network::forward_f32`
-//!   on 10⁴ windows (the engine's scalar path: it has no lane path yet);
+//!   on 10⁴ windows (the engine's batches: windows in lanes, `engine::forward_in_lanes`);
 //! - `engine_sti`: GML's tutorial integrator `StandardTransformerIntegrator(2; transformer_dim =
 //!   20, n_heads = 5, n_blocks = 3, L = 3, upscaling_activation = tanh)`
 //!   (`fixtures/gml/integrator_parameters.h5`), windows of 4, on the engine, 10³ windows.

@@ -644,7 +644,8 @@ def grid() -> str:
     """The sizes this build is compiled for, one line per architecture.
 
     :func:`load` and :func:`load_classifier` take any size: those not listed load on the run-time
-    engine (one window at a time, without the lane path).
+    engine (its batches several windows at a time in SIMD lanes, each window's output bit for bit
+    its own forward pass, in ``exact`` and fast arithmetic alike).
 
     Returns
     -------

@@ -17,7 +17,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use geomattn::Field;
 use geomattn::engine::{
     BlockAttention, ClassificationLayer, ClassificationTransformer, Dense, FeedForward, Forward,
     GradientLayer, LinearSymplecticAttention, LinearSymplecticTransformer, MultiHeadAttention,
@@ -28,6 +27,7 @@ use geomattn::engine::{
 use geomattn::gml::{GmlFile, LoadError, Node};
 use geomattn::nalgebra::{DMatrix, RealField};
 use geomattn::softmax::Function as Softmax;
+use geomattn::{Field, MapScalar};
 use geomattn_arch::AttentionActivation;
 use geomattn_arch::layout::{self, Layer, Op};
 use num_dual::Dual64;
@@ -59,9 +59,12 @@ pub fn open(file: &GmlFile, arch: &Arch, precision: Precision) -> Result<Box<dyn
 }
 
 /// A network of run-time size with its architecture.
-pub(crate) struct Engine<S> {
+pub(crate) struct Engine<S: Scalar> {
     arch: Arch,
     net: Box<dyn Forward<S> + Send + Sync>,
+    /// `net` over lanes (its batches' path).
+    #[cfg(feature = "batch")]
+    lanes: Box<dyn Forward<S::Lanes> + Send + Sync>,
     /// `(dim, seq)` of a window (`seq = 1` for a feed-forward network).
     shape: (usize, usize),
 }
@@ -189,19 +192,28 @@ fn blocks<S: Field + RealField, Att: Part<S>, L: Part<S> + StackLayer<S>>(
 
 impl<S: Scalar> Engine<S> {
     fn open(file: &GmlFile, arch: &Arch) -> Result<Self, Error> {
-        let net: Box<dyn Forward<S> + Send + Sync> = match built(file, arch)? {
-            Built::FeedForward(net) => Box::new(net),
-            Built::Transformer(net) => Box::new(net),
-            Built::Standard(net) => Box::new(net),
-            Built::Symplectic(net) => Box::new(net),
-            Built::LinearSymplectic(net) => Box::new(net),
-        };
-        let shape = (arch.dim(), arch.seq());
-        Ok(Self {
+        match built(file, arch)? {
+            Built::FeedForward(net) => Ok(Self::of(arch, net)),
+            Built::Transformer(net) => Ok(Self::of(arch, net)),
+            Built::Standard(net) => Ok(Self::of(arch, net)),
+            Built::Symplectic(net) => Ok(Self::of(arch, net)),
+            Built::LinearSymplectic(net) => Ok(Self::of(arch, net)),
+        }
+    }
+
+    /// `net`, and (for batches) its lane twin.
+    fn of<Net>(arch: &Arch, net: Net) -> Self
+    where
+        Net: Forward<S> + MapScalar<Scalar = S> + Send + Sync + 'static,
+        Net::Over<S::Lanes>: Forward<S::Lanes> + Send + Sync + 'static,
+    {
+        Self {
             arch: *arch,
-            net,
-            shape,
-        })
+            #[cfg(feature = "batch")]
+            lanes: Box::new(net.map_scalar(S::broadcast)),
+            net: Box::new(net),
+            shape: (arch.dim(), arch.seq()),
+        }
     }
 
     /// A flat column-major window in `f64` as a matrix in `S`.
@@ -618,7 +630,7 @@ impl<S: Scalar> Network for Engine<S> {
 /// The stream of [`Network::states`]: the window whose states are handed out, and the next one's
 /// index; when all are, the window is replaced by the network's output on it (GML's `iterate`
 /// with the whole window as prediction window).
-struct States<'a, S> {
+struct States<'a, S: Scalar> {
     engine: &'a Engine<S>,
     window: DMatrix<S>,
     next: usize,
@@ -647,28 +659,23 @@ impl<S: Scalar> Iterator for States<'_, S> {
 mod batched {
     use geomattn::nalgebra::DMatrix;
 
+    use geomattn::engine::forward_in_lanes;
+
     use super::Engine;
     use crate::Scalar;
     use crate::batch::{
         Arithmetic, Batch, Layout, Windows, forward_windows, network_name, rollout_windows,
     };
 
-    /// The scalar path, window by window, whatever the arithmetic (the engine has no lane path
-    /// yet).
+    /// Windows several at a time in lanes ([`forward_in_lanes`]), whatever the arithmetic: each
+    /// window's output bit for bit its scalar pass.
     impl<S: Scalar> Windows<S> for Engine<S> {
         fn shape(&self) -> (usize, usize) {
             self.shape
         }
 
         fn run(&self, _: Arithmetic, input: &[S], output: &mut [S]) -> Result<(), geomattn::Error> {
-            let (dim, seq) = self.shape;
-            for (z, y) in input
-                .chunks_exact(dim * seq)
-                .zip(output.chunks_exact_mut(dim * seq))
-            {
-                let z = DMatrix::from_column_slice(dim, seq, z);
-                y.copy_from_slice(self.net.forward_unchecked(&z).as_slice());
-            }
+            forward_in_lanes(self.lanes.as_ref(), self.shape, input, output);
             Ok(())
         }
 

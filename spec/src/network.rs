@@ -3,6 +3,7 @@
 
 use core::marker::PhantomData;
 
+use geomattn::engine::Batched as EngineLanes;
 use geomattn::nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut, SVector};
 use geomattn::{BatchScalar, Field, LaneTwin, MapScalar, Real, SequenceLayer, iterate};
 
@@ -108,7 +109,7 @@ fn first_states(
 
 /// The scalars a network computes in and a batch buffer holds: `f32` and `f64`, converted
 /// through `f64` (exactly, and not at all when the two agree); the scalars of the lane path.
-pub trait Scalar: RealField + Field + Copy + BatchScalar {
+pub trait Scalar: RealField + Field + Copy + BatchScalar + EngineLanes {
     /// Its [`Precision`].
     const PRECISION: Precision;
     /// `net` on every window of a flat column-major `(D, T, B)` buffer on the lane path with the

@@ -2,11 +2,10 @@
 
 use nalgebra::{DMatrix, RealField};
 
-use super::cayley::{self, CayleyProduct};
-use super::{Forward, matrix};
+use super::{Element, Forward, cayley, matrix};
 use crate::correlation::{arbitrary_correlation, gml_scale, skew_sym_correlation};
 use crate::packed::{Skew, dense_from_packed};
-use crate::{Error, Field};
+use crate::{Error, Field, MapScalar};
 
 /// GML's `VolumePreservingAttention(dim, seq_length; skew_sym)`: `Z ↦ Z·Cay(C(Z))`, the
 /// compile-time [`crate::VolumePreservingAttention`] with its default Cayley kernel, whose
@@ -15,7 +14,6 @@ use crate::{Error, Field};
 pub struct VolumePreservingAttention<S> {
     weight: Weighting<S>,
     seq: usize,
-    cayley: CayleyProduct<S>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -48,11 +46,7 @@ impl<S: Field + RealField> VolumePreservingAttention<S> {
     }
 
     fn with(weight: Weighting<S>, seq: usize) -> Self {
-        Self {
-            weight,
-            seq,
-            cayley: cayley::for_seq(seq),
-        }
+        Self { weight, seq }
     }
 
     /// The skew `seq×seq` correlation matrix `C` of `z`.
@@ -78,9 +72,11 @@ impl<S: Field + RealField> VolumePreservingAttention<S> {
                 found_cols: c.ncols(),
             });
         }
-        Ok((self.cayley)(&DMatrix::identity(self.seq, self.seq), c))
+        Ok(cayley::product(&DMatrix::identity(self.seq, self.seq), c))
     }
+}
 
+impl<S: Element> VolumePreservingAttention<S> {
     fn correlation_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
         match &self.weight {
             Weighting::Skew(a) => skew_sym_correlation(z, a),
@@ -89,7 +85,7 @@ impl<S: Field + RealField> VolumePreservingAttention<S> {
     }
 }
 
-impl<S: Field + RealField> Forward<S> for VolumePreservingAttention<S> {
+impl<S: Element> Forward<S> for VolumePreservingAttention<S> {
     fn name(&self) -> &'static str {
         "VolumePreservingAttention"
     }
@@ -102,6 +98,22 @@ impl<S: Field + RealField> Forward<S> for VolumePreservingAttention<S> {
     }
 
     fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
-        (self.cayley)(z, &self.correlation_unchecked(z))
+        cayley::product(z, &self.correlation_unchecked(z))
+    }
+}
+
+impl<S: Field> MapScalar for VolumePreservingAttention<S> {
+    type Scalar = S;
+    type Over<X: Field> = VolumePreservingAttention<X>;
+
+    fn map_scalar<X: Field>(&self, mut f: impl FnMut(S) -> X) -> Self::Over<X> {
+        let weight = match &self.weight {
+            Weighting::Skew(a) => Weighting::Skew(a.map(&mut f)),
+            Weighting::Arbitrary(a, scale) => Weighting::Arbitrary(a.map(&mut f), f(*scale)),
+        };
+        VolumePreservingAttention {
+            weight,
+            seq: self.seq,
+        }
     }
 }

@@ -1,10 +1,10 @@
 //! GML's (AbstractNeuralNetworks') `Dense` layer at run-time sizes.
 
-use nalgebra::{DMatrix, DVector, RealField};
+use nalgebra::{DMatrix, DVector};
 
-use super::{Forward, matrix, vector};
+use super::{Element, Forward, matrix, vector};
 use crate::activation::Function;
-use crate::{Error, Field, product};
+use crate::{Error, Field, MapScalar, product};
 
 /// `Dense(inputs, outputs, activation; use_bias)`: `x ↦ σ(W x + b)` on every time step, `W`
 /// `outputs×inputs` (the compile-time [`crate::Dense`]): the standard transformer's maps up to
@@ -27,7 +27,7 @@ pub struct Dense<S> {
     activation: Function,
 }
 
-impl<S: Field + RealField> Dense<S> {
+impl<S: Field> Dense<S> {
     /// The layer from `weight` (`outputs×inputs`, column-major, as Julia stores it) and the bias.
     ///
     /// # Errors
@@ -53,7 +53,7 @@ impl<S: Field + RealField> Dense<S> {
     }
 }
 
-impl<S: Field + RealField> Forward<S> for Dense<S> {
+impl<S: Element> Forward<S> for Dense<S> {
     fn name(&self) -> &'static str {
         "Dense"
     }
@@ -71,7 +71,20 @@ impl<S: Field + RealField> Forward<S> for Dense<S> {
                 Some(b) => wz[(i, j)] + b[i],
                 None => wz[(i, j)],
             };
-            self.activation.apply(y)
+            y.activate(self.activation)
         })
+    }
+}
+
+impl<S: Field> MapScalar for Dense<S> {
+    type Scalar = S;
+    type Over<X: Field> = Dense<X>;
+
+    fn map_scalar<X: Field>(&self, mut f: impl FnMut(S) -> X) -> Dense<X> {
+        Dense {
+            weight: self.weight.map(&mut f),
+            bias: self.bias.as_ref().map(|b| b.map(&mut f)),
+            activation: self.activation,
+        }
     }
 }

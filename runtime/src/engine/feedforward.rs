@@ -3,13 +3,13 @@
 
 use std::vec::Vec;
 
-use nalgebra::{DMatrix, DVector, RealField};
+use nalgebra::{DMatrix, DVector};
 
-use super::{Forward, ResNetLayer, vector};
-use crate::activation::{Activation, Function, Identity, Relu, Sigmoid, Softplus, Tanh};
+use super::{Element, Forward, ResNetLayer, vector};
+use crate::activation::Function;
 use crate::packed::{Lower, PackedLayout, Upper, dense_from_packed};
 use crate::product;
-use crate::{Error, Field};
+use crate::{Error, Field, MapScalar};
 
 /// GML's `VolumePreservingLowerLayer` / `VolumePreservingUpperLayer(dim, activation; use_bias)`:
 /// `x ↦ x + σ(W x + b)` on every time step, `W` strictly lower / upper triangular (the
@@ -22,7 +22,7 @@ pub struct VolumePreservingLayer<S> {
     upper: bool,
 }
 
-impl<S: Field + RealField> VolumePreservingLayer<S> {
+impl<S: Field> VolumePreservingLayer<S> {
     /// GML's `VolumePreservingLowerLayer(dim, activation; use_bias = bias.is_some())` from the
     /// packed `weight` (GML's `LowerTriangular` vector `S`) and the bias.
     ///
@@ -75,7 +75,7 @@ impl<S: Field + RealField> VolumePreservingLayer<S> {
     }
 }
 
-impl<S: Field + RealField> Forward<S> for VolumePreservingLayer<S> {
+impl<S: Element> Forward<S> for VolumePreservingLayer<S> {
     fn name(&self) -> &'static str {
         if self.upper {
             "VolumePreservingUpperLayer"
@@ -93,7 +93,7 @@ impl<S: Field + RealField> Forward<S> for VolumePreservingLayer<S> {
     }
 }
 
-impl<S: Field + RealField> StackLayer<S> for VolumePreservingLayer<S> {
+impl<S: Element> StackLayer<S> for VolumePreservingLayer<S> {
     const STACK: &'static str = "VolumePreservingFeedForward";
 }
 
@@ -114,7 +114,7 @@ pub type VolumePreservingFeedForward<S> = FeedForward<VolumePreservingLayer<S>>;
 pub type ResNetStack<S> = FeedForward<ResNetLayer<S>>;
 
 /// A layer of a [`FeedForward`] chain, and GML's name of the chain (in errors).
-pub trait StackLayer<S: Field + RealField>: Forward<S> {
+pub trait StackLayer<S: Element>: Forward<S> {
     /// GML's name of a chain of such layers.
     const STACK: &'static str;
 }
@@ -124,7 +124,7 @@ impl<L> FeedForward<L> {
     ///
     /// # Errors
     /// [`Error::WeightShape`] if a layer is of another dimension.
-    pub fn new<S: Field + RealField>(dim: usize, layers: Vec<L>) -> Result<Self, Error>
+    pub fn new<S: Element>(dim: usize, layers: Vec<L>) -> Result<Self, Error>
     where
         L: StackLayer<S>,
     {
@@ -147,7 +147,7 @@ impl<L> FeedForward<L> {
     }
 }
 
-impl<S: Field + RealField, L: StackLayer<S>> Forward<S> for FeedForward<L> {
+impl<S: Element, L: StackLayer<S>> Forward<S> for FeedForward<L> {
     fn name(&self) -> &'static str {
         L::STACK
     }
@@ -167,20 +167,21 @@ impl<S: Field + RealField, L: StackLayer<S>> Forward<S> for FeedForward<L> {
 
 /// `x + σ(W x + b)` for every column of `x`: the residual update of the volume-preserving and
 /// ResNet layers.
-pub(super) fn residual<S: Field + RealField>(
+pub(super) fn residual<S: Element>(
     w: &DMatrix<S>,
     x: &DMatrix<S>,
     b: Option<&DVector<S>>,
     activation: Function,
 ) -> DMatrix<S> {
     // One loop per function: the `match` is taken once per layer, not once per entry.
-    match activation {
-        Function::Identity => residual_by(w, x, b, Identity::apply),
-        Function::Tanh => residual_by(w, x, b, <Tanh as Activation<S>>::apply),
-        Function::Sigmoid => residual_by(w, x, b, Sigmoid::apply),
-        Function::Relu => residual_by(w, x, b, Relu::apply),
-        Function::Softplus => residual_by(w, x, b, Softplus::apply),
+    macro_rules! by {
+        ($($f:ident)*) => {
+            match activation {
+                $(Function::$f => residual_by(w, x, b, |y: S| y.activate(Function::$f)),)*
+            }
+        };
     }
+    by!(Identity Tanh Sigmoid Relu Softplus)
 }
 
 /// [`residual`] with `σ = activation`: the same sums in the same order as the compile-time
@@ -207,4 +208,30 @@ fn residual_by<S: Field>(
                 })
         },
     )
+}
+
+impl<S: Field> MapScalar for VolumePreservingLayer<S> {
+    type Scalar = S;
+    type Over<X: Field> = VolumePreservingLayer<X>;
+
+    fn map_scalar<X: Field>(&self, mut f: impl FnMut(S) -> X) -> VolumePreservingLayer<X> {
+        VolumePreservingLayer {
+            weight: self.weight.map(&mut f),
+            bias: self.bias.as_ref().map(|b| b.map(&mut f)),
+            activation: self.activation,
+            upper: self.upper,
+        }
+    }
+}
+
+impl<L: MapScalar> MapScalar for FeedForward<L> {
+    type Scalar = L::Scalar;
+    type Over<X: Field> = FeedForward<L::Over<X>>;
+
+    fn map_scalar<X: Field>(&self, mut f: impl FnMut(L::Scalar) -> X) -> Self::Over<X> {
+        FeedForward {
+            dim: self.dim,
+            layers: self.layers.iter().map(|l| l.map_scalar(&mut f)).collect(),
+        }
+    }
 }

@@ -1,12 +1,12 @@
 //! GML's SympNet gradient layers at run-time sizes, and their stacks.
 
-use nalgebra::{DMatrix, DVector, RealField};
+use nalgebra::{DMatrix, DVector};
 
 use super::feedforward::{FeedForward, StackLayer};
-use super::{Forward, half, matrix, tr_mul, vector};
+use super::{Element, Forward, half, matrix, tr_mul, vector};
 use crate::activation::Function;
 use crate::symplectic::Side;
-use crate::{Error, Field, product};
+use crate::{Error, Field, MapScalar, product};
 
 /// GML's `GradientLayerQ / GradientLayerP(dim, upscaling_dimension, activation)`: on every time
 /// step `(q, p)`, `q ← q + Kᵀ(a ⊙ σ(K p + b))` (`Q`) or `p ← p + Kᵀ(a ⊙ σ(K q + b))` (`P`), with
@@ -38,7 +38,7 @@ pub struct GradientLayer<S> {
 /// [`crate::SympNetStack`]).
 pub type SympNetStack<S> = FeedForward<GradientLayer<S>>;
 
-impl<S: Field + RealField> GradientLayer<S> {
+impl<S: Field> GradientLayer<S> {
     /// GML's `GradientLayer{side}(dim, upscaling_dimension, activation)` from its `weight` `K`
     /// (`upscaling_dimension/2 × dim/2`, column-major as Julia stores it), `bias` and `scale`
     /// (`upscaling_dimension/2` each).
@@ -79,7 +79,7 @@ fn name(side: Side) -> &'static str {
     }
 }
 
-impl<S: Field + RealField> Forward<S> for GradientLayer<S> {
+impl<S: Element> Forward<S> for GradientLayer<S> {
     fn name(&self) -> &'static str {
         name(self.side)
     }
@@ -95,7 +95,7 @@ impl<S: Field + RealField> Forward<S> for GradientLayer<S> {
         let kx = product::mul_generic(&self.weight, &z.rows(source, n));
         let (rows, cols) = kx.shape_generic();
         let hidden = product::matrix_generic(rows, cols, |i, j| {
-            self.activation.apply(kx[(i, j)] + self.bias[i]) * self.scale[i]
+            (kx[(i, j)] + self.bias[i]).activate(self.activation) * self.scale[i]
         });
         let update = tr_mul(&self.weight, &hidden);
         let mut out = z.clone();
@@ -104,6 +104,21 @@ impl<S: Field + RealField> Forward<S> for GradientLayer<S> {
     }
 }
 
-impl<S: Field + RealField> StackLayer<S> for GradientLayer<S> {
+impl<S: Element> StackLayer<S> for GradientLayer<S> {
     const STACK: &'static str = "SympNetStack";
+}
+
+impl<S: Field> MapScalar for GradientLayer<S> {
+    type Scalar = S;
+    type Over<X: Field> = GradientLayer<X>;
+
+    fn map_scalar<X: Field>(&self, mut f: impl FnMut(S) -> X) -> GradientLayer<X> {
+        GradientLayer {
+            side: self.side,
+            weight: self.weight.map(&mut f),
+            bias: self.bias.map(&mut f),
+            scale: self.scale.map(&mut f),
+            activation: self.activation,
+        }
+    }
 }

@@ -1,12 +1,12 @@
 //! GML's `LinearSymplecticAttentionQ / P` at run-time sizes.
 
-use nalgebra::{DMatrix, RealField};
+use nalgebra::DMatrix;
 
 use super::transformer::BlockAttention;
-use super::{Forward, half};
+use super::{Element, Forward, half};
 use crate::packed::{Sym, dense_from_packed};
 use crate::symplectic::Side;
-use crate::{Error, Field, product};
+use crate::{Error, Field, MapScalar, product};
 
 /// GML's `LinearSymplecticAttentionQ / P(dim, seq_length)`: `q ← q + p A` (`Q`) or
 /// `p ← p + q A` (`P`), `A` a symmetric `seq_length × seq_length` matrix acting along time (the
@@ -31,7 +31,7 @@ pub struct LinearSymplecticAttention<S> {
     a: DMatrix<S>,
 }
 
-impl<S: Field + RealField> LinearSymplecticAttention<S> {
+impl<S: Field> LinearSymplecticAttention<S> {
     /// The layer on phase space `R^dim` and sequences of `seq` states, from GML's packed
     /// `SymmetricMatrix` entries of `A` (`seq(seq+1)/2`).
     ///
@@ -55,7 +55,7 @@ fn name(side: Side) -> &'static str {
     }
 }
 
-impl<S: Field + RealField> Forward<S> for LinearSymplecticAttention<S> {
+impl<S: Element> Forward<S> for LinearSymplecticAttention<S> {
     fn name(&self) -> &'static str {
         name(self.side)
     }
@@ -74,6 +74,19 @@ impl<S: Field + RealField> Forward<S> for LinearSymplecticAttention<S> {
     }
 }
 
-impl<S: Field + RealField> BlockAttention<S> for LinearSymplecticAttention<S> {
+impl<S: Element> BlockAttention<S> for LinearSymplecticAttention<S> {
     const TRANSFORMER: &'static str = "LinearSymplecticTransformer";
+}
+
+impl<S: Field> MapScalar for LinearSymplecticAttention<S> {
+    type Scalar = S;
+    type Over<X: Field> = LinearSymplecticAttention<X>;
+
+    fn map_scalar<X: Field>(&self, f: impl FnMut(S) -> X) -> LinearSymplecticAttention<X> {
+        LinearSymplecticAttention {
+            side: self.side,
+            dim: self.dim,
+            a: self.a.map(f),
+        }
+    }
 }

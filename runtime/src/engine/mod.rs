@@ -13,6 +13,11 @@
 //! compile-time layers keep their own array-built kernels: through the `Dim` ones their lane path
 //! ran 22× slower.
 //!
+//! The forward passes are written once over [`Element`]: a plain scalar, or [`crate::Lanes`] of
+//! them. A batch runs the network's *lane twin* (the same network with every weight splatted
+//! across the lanes, [`crate::MapScalar::map_scalar`]) on several windows at a time, one per lane,
+//! each bit for bit its own scalar pass ([`forward_in_lanes`]).
+//!
 //! | GML | here |
 //! |---|---|
 //! | `VolumePreservingTransformer` | [`VolumePreservingTransformer`]: [`Transformer`] of [`VolumePreservingAttention`] and [`VolumePreservingFeedForward`] |
@@ -35,9 +40,11 @@
 //! ```
 
 mod attention;
+mod batch;
 mod cayley;
 mod classification;
 mod dense;
+mod element;
 mod feedforward;
 mod gradient;
 mod linear_symplectic;
@@ -48,9 +55,11 @@ mod symplectic_attention;
 mod transformer;
 
 pub use attention::VolumePreservingAttention;
+pub use batch::{Batched, forward_in_lanes};
 pub use cayley::MAX_SPECIALISED_SEQ;
 pub use classification::{ClassificationLayer, ClassificationTransformer};
 pub use dense::Dense;
+pub use element::Element;
 pub use feedforward::{
     FeedForward, ResNetStack, StackLayer, VolumePreservingFeedForward, VolumePreservingLayer,
 };
@@ -73,7 +82,7 @@ use crate::{Error, Field, product};
 
 /// A layer or network of run-time size on sequences `Z ∈ R^{dim×T}` (columns are time steps):
 /// the run-time counterpart of [`crate::SequenceLayer`].
-pub trait Forward<S: Field + RealField> {
+pub trait Forward<S: Element> {
     /// GML's name of it, in errors.
     fn name(&self) -> &'static str;
 
@@ -98,7 +107,10 @@ pub trait Forward<S: Field + RealField> {
     ///
     /// # Errors
     /// As [`forward`](Self::forward), and [`Error::NonFinite`] for the first non-finite value.
-    fn forward_checked(&self, z: &DMatrix<S>) -> Result<DMatrix<S>, Error> {
+    fn forward_checked(&self, z: &DMatrix<S>) -> Result<DMatrix<S>, Error>
+    where
+        S: RealField,
+    {
         self.check_shape(z)?;
         check_finite(z, INPUT, None)?;
         let out = self.forward_unchecked(z);

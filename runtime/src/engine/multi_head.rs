@@ -4,10 +4,10 @@ use std::vec::Vec;
 
 use nalgebra::{DMatrix, RealField};
 
-use super::{Forward, matrix, tr_mul};
+use super::{Element, Forward, matrix, tr_mul};
 use crate::scalar::ratio;
 use crate::softmax::Function as Softmax;
-use crate::{Error, Field, product};
+use crate::{Error, Field, MapScalar, product};
 
 /// GML's `MultiHeadAttention(dim, n_heads; add_connection)` with its softmax (GML's
 /// `activation`, [`Softmax::Vector`] by default): per head, `Q = PQᵀ Z`, `K = PKᵀ Z`,
@@ -36,7 +36,7 @@ pub struct MultiHeadAttention<S> {
     add_connection: bool,
 }
 
-impl<S: Field + RealField> MultiHeadAttention<S> {
+impl<S: Field> MultiHeadAttention<S> {
     /// The layer on states of dimension `dim` with `n_heads` heads, from each head's `PQ`, `PK`
     /// and `PV` (`dim×(dim/n_heads)`, column-major, as Julia stores them; a Stiefel point's
     /// matrix as it is).
@@ -92,7 +92,10 @@ impl<S: Field + RealField> MultiHeadAttention<S> {
     ///
     /// # Errors
     /// [`Error::NotOrthonormal`] for the first projection that is not (or holds NaN).
-    pub fn check_stiefel(&self, tolerance: S) -> Result<(), Error> {
+    pub fn check_stiefel(&self, tolerance: S) -> Result<(), Error>
+    where
+        S: RealField,
+    {
         for (head, projections) in self.heads.iter().enumerate() {
             for (name, w) in ["PQ", "PK", "PV"].into_iter().zip(projections) {
                 let identity = DMatrix::<S>::identity(w.ncols(), w.ncols());
@@ -109,7 +112,7 @@ impl<S: Field + RealField> MultiHeadAttention<S> {
     }
 }
 
-impl<S: Field + RealField> Forward<S> for MultiHeadAttention<S> {
+impl<S: Element> Forward<S> for MultiHeadAttention<S> {
     fn name(&self) -> &'static str {
         "MultiHeadAttention"
     }
@@ -141,5 +144,23 @@ impl<S: Field + RealField> Forward<S> for MultiHeadAttention<S> {
                 .zip_apply(&update, |o, u| *o += u);
         }
         out
+    }
+}
+
+impl<S: Field> MapScalar for MultiHeadAttention<S> {
+    type Scalar = S;
+    type Over<X: Field> = MultiHeadAttention<X>;
+
+    fn map_scalar<X: Field>(&self, mut f: impl FnMut(S) -> X) -> MultiHeadAttention<X> {
+        MultiHeadAttention {
+            dim: self.dim,
+            heads: self
+                .heads
+                .iter()
+                .map(|head| head.each_ref().map(|w| w.map(&mut f)))
+                .collect(),
+            softmax: self.softmax,
+            add_connection: self.add_connection,
+        }
     }
 }

@@ -1,10 +1,10 @@
 //! GML's `PSDLayer` at run-time sizes.
 
-use nalgebra::{DMatrix, RealField};
+use nalgebra::DMatrix;
 
 use super::transformer::Upscaling;
-use super::{Forward, half, matrix, tr_mul};
-use crate::{Error, Field, product};
+use super::{Element, Forward, half, matrix, tr_mul};
+use crate::{Error, Field, MapScalar, product};
 
 /// GML's `PSDLayer(inputs, outputs)` (proper symplectic decomposition): on every time step
 /// `(q, p) ↦ (Φ q, Φ p)` when `outputs > inputs`, `(Φᵀ q, Φᵀ p)` otherwise, with `Φ` of
@@ -29,7 +29,7 @@ pub struct PsdLayer<S> {
     up: bool,
 }
 
-impl<S: Field + RealField> PsdLayer<S> {
+impl<S: Field> PsdLayer<S> {
     /// GML's `PSDLayer(inputs, outputs)` from its weight `Φ` (column-major, as Julia stores it).
     ///
     /// # Errors
@@ -50,7 +50,7 @@ impl<S: Field + RealField> PsdLayer<S> {
     }
 }
 
-impl<S: Field + RealField> Forward<S> for PsdLayer<S> {
+impl<S: Element> Forward<S> for PsdLayer<S> {
     fn name(&self) -> &'static str {
         "PSDLayer"
     }
@@ -83,12 +83,24 @@ impl<S: Field + RealField> Forward<S> for PsdLayer<S> {
     }
 }
 
-impl<S: Field + RealField> Upscaling<S> for PsdLayer<S> {
+impl<S: Element> Upscaling<S> for PsdLayer<S> {
     fn outputs(&self) -> usize {
         2 * if self.up {
             self.phi.nrows()
         } else {
             self.phi.ncols()
+        }
+    }
+}
+
+impl<S: Field> MapScalar for PsdLayer<S> {
+    type Scalar = S;
+    type Over<X: Field> = PsdLayer<X>;
+
+    fn map_scalar<X: Field>(&self, f: impl FnMut(S) -> X) -> PsdLayer<X> {
+        PsdLayer {
+            phi: self.phi.map(f),
+            up: self.up,
         }
     }
 }

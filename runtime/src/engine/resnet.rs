@@ -1,11 +1,11 @@
 //! GML's `ResNetLayer` at run-time sizes.
 
-use nalgebra::{DMatrix, DVector, RealField};
+use nalgebra::{DMatrix, DVector};
 
 use super::feedforward::{StackLayer, residual};
-use super::{Forward, matrix, vector};
+use super::{Element, Forward, matrix, vector};
 use crate::activation::Function;
-use crate::{Error, Field};
+use crate::{Error, Field, MapScalar};
 
 /// GML's `ResNetLayer(dim, activation; use_bias)`: `x ↦ x + σ(W x + b)` on every time step, `W`
 /// dense (the compile-time [`crate::ResNetLayer`]).
@@ -27,7 +27,7 @@ pub struct ResNetLayer<S> {
     activation: Function,
 }
 
-impl<S: Field + RealField> ResNetLayer<S> {
+impl<S: Field> ResNetLayer<S> {
     /// The layer from `weight` (`dim×dim`, column-major, as Julia stores it) and the bias.
     ///
     /// # Errors
@@ -61,7 +61,7 @@ impl<S: Field + RealField> ResNetLayer<S> {
     }
 }
 
-impl<S: Field + RealField> Forward<S> for ResNetLayer<S> {
+impl<S: Element> Forward<S> for ResNetLayer<S> {
     fn name(&self) -> &'static str {
         "ResNetLayer"
     }
@@ -75,6 +75,19 @@ impl<S: Field + RealField> Forward<S> for ResNetLayer<S> {
     }
 }
 
-impl<S: Field + RealField> StackLayer<S> for ResNetLayer<S> {
+impl<S: Element> StackLayer<S> for ResNetLayer<S> {
     const STACK: &'static str = "ResNetStack";
+}
+
+impl<S: Field> MapScalar for ResNetLayer<S> {
+    type Scalar = S;
+    type Over<X: Field> = ResNetLayer<X>;
+
+    fn map_scalar<X: Field>(&self, mut f: impl FnMut(S) -> X) -> ResNetLayer<X> {
+        ResNetLayer {
+            weight: self.weight.map(&mut f),
+            bias: self.bias.as_ref().map(|b| b.map(&mut f)),
+            activation: self.activation,
+        }
+    }
 }

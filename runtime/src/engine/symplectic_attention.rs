@@ -1,14 +1,14 @@
 //! GML's `SymplecticAttentionQ / P` at run-time sizes.
 
-use nalgebra::{DMatrix, RealField};
+use nalgebra::DMatrix;
 
 use super::transformer::BlockAttention;
-use super::{Forward, half, matrix, tr_mul};
+use super::{Element, Forward, half, matrix, tr_mul};
 use crate::packed::{Sym, dense_from_packed};
 use crate::scalar::two;
 use crate::softmax::Function as Softmax;
 use crate::symplectic::Side;
-use crate::{Error, Field, product};
+use crate::{Error, Field, MapScalar, product};
 
 /// The kick a [`SymplecticAttention`] adds, from its weight `A` and `S = σ(xᵀ A x)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,7 +46,7 @@ pub struct SymplecticAttention<S> {
     softmax: Softmax,
 }
 
-impl<S: Field + RealField> SymplecticAttention<S> {
+impl<S: Field> SymplecticAttention<S> {
     /// GML's `symmetric = false` layer on phase space `R^dim`, from `A` (`dim/2 × dim/2`,
     /// column-major as Julia stores it).
     ///
@@ -116,7 +116,9 @@ impl<S: Field + RealField> SymplecticAttention<S> {
             softmax,
         }
     }
+}
 
+impl<S: Element> SymplecticAttention<S> {
     /// The kick added to the updated half, from the driving half `x` (`n × T`).
     fn kick(&self, x: &DMatrix<S>) -> DMatrix<S> {
         let ax = product::mul_generic(&self.a, x);
@@ -146,7 +148,7 @@ fn name(side: Side) -> &'static str {
     }
 }
 
-impl<S: Field + RealField> Forward<S> for SymplecticAttention<S> {
+impl<S: Element> Forward<S> for SymplecticAttention<S> {
     fn name(&self) -> &'static str {
         name(self.side)
     }
@@ -165,6 +167,20 @@ impl<S: Field + RealField> Forward<S> for SymplecticAttention<S> {
     }
 }
 
-impl<S: Field + RealField> BlockAttention<S> for SymplecticAttention<S> {
+impl<S: Element> BlockAttention<S> for SymplecticAttention<S> {
     const TRANSFORMER: &'static str = "SymplecticTransformer";
+}
+
+impl<S: Field> MapScalar for SymplecticAttention<S> {
+    type Scalar = S;
+    type Over<X: Field> = SymplecticAttention<X>;
+
+    fn map_scalar<X: Field>(&self, f: impl FnMut(S) -> X) -> SymplecticAttention<X> {
+        SymplecticAttention {
+            side: self.side,
+            a: self.a.map(f),
+            kick: self.kick,
+            softmax: self.softmax,
+        }
+    }
 }

@@ -6,12 +6,12 @@ use std::vec::Vec;
 use nalgebra::{DMatrix, RealField};
 
 use super::{
-    Dense, Forward, LinearSymplecticAttention, MultiHeadAttention, PsdLayer, ResNetStack,
+    Dense, Element, Forward, LinearSymplecticAttention, MultiHeadAttention, PsdLayer, ResNetStack,
     SympNetStack, SymplecticAttention, VolumePreservingAttention, VolumePreservingFeedForward,
 };
 use crate::error::INPUT;
 use crate::layer::check_finite;
-use crate::{Error, Field};
+use crate::{Error, Field, MapScalar};
 
 /// `L` blocks, each an attention layer `Att` then a feed-forward part `Ff` (the compile-time
 /// [`crate::Transformer`]): GML's [`VolumePreservingTransformer`] and
@@ -31,16 +31,16 @@ pub type VolumePreservingTransformer<S> =
     Transformer<VolumePreservingAttention<S>, VolumePreservingFeedForward<S>>;
 
 /// The attention of a [`Transformer`]'s blocks, and GML's name of the transformer (in errors).
-pub trait BlockAttention<S: Field + RealField>: Forward<S> {
+pub trait BlockAttention<S: Element>: Forward<S> {
     /// GML's name of a transformer whose blocks start with this attention.
     const TRANSFORMER: &'static str;
 }
 
-impl<S: Field + RealField> BlockAttention<S> for VolumePreservingAttention<S> {
+impl<S: Element> BlockAttention<S> for VolumePreservingAttention<S> {
     const TRANSFORMER: &'static str = "VolumePreservingTransformer";
 }
 
-impl<S: Field + RealField> BlockAttention<S> for MultiHeadAttention<S> {
+impl<S: Element> BlockAttention<S> for MultiHeadAttention<S> {
     const TRANSFORMER: &'static str = "StandardTransformerIntegrator";
 }
 
@@ -50,7 +50,7 @@ impl<Att, Ff> Transformer<Att, Ff> {
     ///
     /// # Errors
     /// [`Error::WeightShape`] if a block's layers are not of shape `dim` (and `seq`).
-    pub fn new<S: Field + RealField>(
+    pub fn new<S: Element>(
         dim: usize,
         seq: Option<usize>,
         blocks: Vec<(Att, Ff)>,
@@ -82,9 +82,7 @@ impl<Att, Ff> Transformer<Att, Ff> {
     }
 }
 
-impl<S: Field + RealField, Att: BlockAttention<S>, Ff: Forward<S>> Forward<S>
-    for Transformer<Att, Ff>
-{
+impl<S: Element, Att: BlockAttention<S>, Ff: Forward<S>> Forward<S> for Transformer<Att, Ff> {
     fn name(&self) -> &'static str {
         Att::TRANSFORMER
     }
@@ -103,7 +101,10 @@ impl<S: Field + RealField, Att: BlockAttention<S>, Ff: Forward<S>> Forward<S>
 
     /// As the compile-time transformer's: after every attention and feed-forward part, the
     /// error naming it and its block.
-    fn forward_checked(&self, z: &DMatrix<S>) -> Result<DMatrix<S>, Error> {
+    fn forward_checked(&self, z: &DMatrix<S>) -> Result<DMatrix<S>, Error>
+    where
+        S: RealField,
+    {
         self.check_shape(z)?;
         check_finite(z, INPUT, None)?;
         let mut x = z.clone();
@@ -128,12 +129,12 @@ pub struct Upscaled<Map, Net> {
 }
 
 /// A map of states from one dimension to another, as [`Upscaled`] uses.
-pub trait Upscaling<S: Field + RealField>: Forward<S> {
+pub trait Upscaling<S: Element>: Forward<S> {
     /// The dimension of its output.
     fn outputs(&self) -> usize;
 }
 
-impl<S: Field + RealField> Upscaling<S> for Dense<S> {
+impl<S: Element> Upscaling<S> for Dense<S> {
     fn outputs(&self) -> usize {
         Dense::outputs(self)
     }
@@ -167,11 +168,7 @@ impl<Map, Net> Upscaled<Map, Net> {
     /// # Errors
     /// [`Error::WeightShape`] if the maps do not lead from one dimension to the network's and
     /// back, or only one is given.
-    pub fn new<S: Field + RealField>(
-        up: Option<Map>,
-        net: Net,
-        down: Option<Map>,
-    ) -> Result<Self, Error>
+    pub fn new<S: Element>(up: Option<Map>, net: Net, down: Option<Map>) -> Result<Self, Error>
     where
         Map: Upscaling<S>,
         Net: Forward<S>,
@@ -212,7 +209,7 @@ impl<Map, Net> Upscaled<Map, Net> {
     }
 }
 
-impl<S: Field + RealField, Map: Upscaling<S>, Net: Forward<S>> Forward<S> for Upscaled<Map, Net> {
+impl<S: Element, Map: Upscaling<S>, Net: Forward<S>> Forward<S> for Upscaled<Map, Net> {
     fn name(&self) -> &'static str {
         self.net.name()
     }
@@ -232,7 +229,10 @@ impl<S: Field + RealField, Map: Upscaling<S>, Net: Forward<S>> Forward<S> for Up
     }
 
     /// The input, each map's output, and the network's parts as its own checked pass names them.
-    fn forward_checked(&self, z: &DMatrix<S>) -> Result<DMatrix<S>, Error> {
+    fn forward_checked(&self, z: &DMatrix<S>) -> Result<DMatrix<S>, Error>
+    where
+        S: RealField,
+    {
         self.check_shape(z)?;
         check_finite(z, INPUT, None)?;
         let up = match &self.up {
@@ -251,6 +251,38 @@ impl<S: Field + RealField, Map: Upscaling<S>, Net: Forward<S>> Forward<S> for Up
                 Ok(y)
             }
             None => Ok(x),
+        }
+    }
+}
+
+impl<Att: MapScalar, Ff: MapScalar<Scalar = Att::Scalar>> MapScalar for Transformer<Att, Ff> {
+    type Scalar = Att::Scalar;
+    type Over<X: Field> = Transformer<Att::Over<X>, Ff::Over<X>>;
+
+    fn map_scalar<X: Field>(&self, mut f: impl FnMut(Att::Scalar) -> X) -> Self::Over<X> {
+        Transformer {
+            dim: self.dim,
+            seq: self.seq,
+            blocks: self
+                .blocks
+                .iter()
+                .map(|(attention, feedforward)| {
+                    (attention.map_scalar(&mut f), feedforward.map_scalar(&mut f))
+                })
+                .collect(),
+        }
+    }
+}
+
+impl<Map: MapScalar, Net: MapScalar<Scalar = Map::Scalar>> MapScalar for Upscaled<Map, Net> {
+    type Scalar = Map::Scalar;
+    type Over<X: Field> = Upscaled<Map::Over<X>, Net::Over<X>>;
+
+    fn map_scalar<X: Field>(&self, mut f: impl FnMut(Map::Scalar) -> X) -> Self::Over<X> {
+        Upscaled {
+            up: self.up.as_ref().map(|up| up.map_scalar(&mut f)),
+            net: self.net.map_scalar(&mut f),
+            down: self.down.as_ref().map(|down| down.map_scalar(&mut f)),
         }
     }
 }

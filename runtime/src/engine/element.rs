@@ -1,0 +1,74 @@
+//! The scalars the engine's forward passes run over: plain scalars (`f32`, `f64`, dual numbers),
+//! and [`Lanes`] of `f32` and `f64`, which run a batch's windows one per SIMD lane.
+
+use nalgebra::{DMatrix, RealField};
+
+use crate::activation::Function;
+use crate::{LaneScalar, Lanes, Real, product};
+
+/// A scalar of the engine's forward passes: every [`nalgebra::RealField`] (`f32`, `f64`, dual
+/// numbers), and [`Lanes`] of them, each lane computing exactly what its scalar computes, so that a
+/// network run over lanes gives every window the bits of its scalar run.
+///
+/// ```
+/// use geomattn::Lanes;
+/// use geomattn::activation::Function;
+/// use geomattn::engine::Element;
+/// let x = Lanes::<f64, 4>::new([-2.0, 0.0, 0.5, 800.0]);
+/// let y = x.activate(Function::Softplus);
+/// for k in 0..4 {
+///     assert_eq!(y.lane(k), x.lane(k).activate(Function::Softplus));
+/// }
+/// ```
+pub trait Element: Real {
+    /// The activation `f` at `self`.
+    fn activate(self, f: Function) -> Self;
+
+    /// `Z·Cay(C)` for a skew `C` (its strict upper triangle) by LU with partial pivoting: the
+    /// Cayley transform of sequences longer than [`super::MAX_SPECIALISED_SEQ`].
+    fn cayley_by_lu(z: &DMatrix<Self>, c: &DMatrix<Self>) -> DMatrix<Self>;
+}
+
+impl<S: RealField + Copy> Element for S {
+    #[inline(always)]
+    fn activate(self, f: Function) -> Self {
+        f.apply(self)
+    }
+
+    /// nalgebra's LU (NaN if `I + C` is singular to working precision, which it never is in
+    /// exact arithmetic).
+    fn cayley_by_lu(z: &DMatrix<S>, c: &DMatrix<S>) -> DMatrix<S> {
+        let t = c.nrows();
+        let skew = DMatrix::from_fn(t, t, |i, j| match i.cmp(&j) {
+            core::cmp::Ordering::Less => c[(i, j)],
+            core::cmp::Ordering::Greater => -c[(j, i)],
+            core::cmp::Ordering::Equal => S::zero(),
+        });
+        let identity = DMatrix::<S>::identity(t, t);
+        let q = (&identity + &skew)
+            .lu()
+            .solve(&(&identity - &skew))
+            .unwrap_or_else(|| DMatrix::from_element(t, t, S::zero() / S::zero()));
+        product::mul_generic(z, &q)
+    }
+}
+
+/// Lane by lane: the scalar's functions, and its LU on each lane's matrices (pivoting depends on
+/// the values, which differ between lanes).
+impl<S: LaneScalar<N> + Element, const N: usize> Element for Lanes<S, N> {
+    #[inline(always)]
+    fn activate(self, f: Function) -> Self {
+        match f {
+            Function::Identity => self,
+            _ => self.map(|x| x.activate(f)),
+        }
+    }
+
+    fn cayley_by_lu(z: &DMatrix<Self>, c: &DMatrix<Self>) -> DMatrix<Self> {
+        let lanes: [DMatrix<S>; N] =
+            core::array::from_fn(|k| S::cayley_by_lu(&z.map(|x| x.lane(k)), &c.map(|x| x.lane(k))));
+        DMatrix::from_fn(z.nrows(), z.ncols(), |i, j| {
+            Lanes::new(core::array::from_fn(|k| lanes[k][(i, j)]))
+        })
+    }
+}
