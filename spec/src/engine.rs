@@ -62,12 +62,9 @@ pub fn open(file: &GmlFile, arch: &Arch, precision: Precision) -> Result<Box<dyn
 pub(crate) struct Engine<S: Scalar> {
     arch: Arch,
     net: Box<dyn Forward<S> + Send + Sync>,
-    /// `net` over lanes: its batches in [`crate::batch::Arithmetic::Exact`].
+    /// `net` over lanes (its batches' path).
     #[cfg(feature = "batch")]
     lanes: Box<dyn Forward<S::Lanes> + Send + Sync>,
-    /// `net` over the lanes of [`crate::batch::Arithmetic::Fast`].
-    #[cfg(feature = "batch")]
-    fast: Box<dyn Forward<S::FastLanes> + Send + Sync>,
     /// `(dim, seq)` of a window (`seq = 1` for a feed-forward network).
     shape: (usize, usize),
 }
@@ -204,21 +201,16 @@ impl<S: Scalar> Engine<S> {
         }
     }
 
-    /// `net`, and (for batches) its lane twins.
+    /// `net`, and (for batches) its lane twin.
     fn of<Net>(arch: &Arch, net: Net) -> Self
     where
         Net: Forward<S> + MapScalar<Scalar = S> + Send + Sync + 'static,
         Net::Over<S::Lanes>: Forward<S::Lanes> + Send + Sync + 'static,
-        Net::Over<S::FastLanes>: Forward<S::FastLanes> + Send + Sync + 'static,
     {
         Self {
             arch: *arch,
             #[cfg(feature = "batch")]
-            lanes: Box::new(net.map_scalar(<S::Lanes as geomattn::engine::LanesOf<S>>::broadcast)),
-            #[cfg(feature = "batch")]
-            fast: Box::new(
-                net.map_scalar(<S::FastLanes as geomattn::engine::LanesOf<S>>::broadcast),
-            ),
+            lanes: Box::new(net.map_scalar(S::broadcast)),
             net: Box::new(net),
             shape: (arch.dim(), arch.seq()),
         }
@@ -675,26 +667,15 @@ mod batched {
         Arithmetic, Batch, Layout, Windows, forward_windows, network_name, rollout_windows,
     };
 
-    /// Windows several at a time in lanes ([`forward_in_lanes`]): in `Exact`, each window's
-    /// output bit for bit its scalar pass; in `Fast`, for `f32`, with the polynomial `exp` and
-    /// `tanh` ([`geomattn::engine::Batched::FastLanes`]).
+    /// Windows several at a time in lanes ([`forward_in_lanes`]), whatever the arithmetic: each
+    /// window's output bit for bit its scalar pass.
     impl<S: Scalar> Windows<S> for Engine<S> {
         fn shape(&self) -> (usize, usize) {
             self.shape
         }
 
-        fn run(
-            &self,
-            arithmetic: Arithmetic,
-            input: &[S],
-            output: &mut [S],
-        ) -> Result<(), geomattn::Error> {
-            match arithmetic {
-                Arithmetic::Exact => {
-                    forward_in_lanes(self.lanes.as_ref(), self.shape, input, output)
-                }
-                Arithmetic::Fast => forward_in_lanes(self.fast.as_ref(), self.shape, input, output),
-            }
+        fn run(&self, _: Arithmetic, input: &[S], output: &mut [S]) -> Result<(), geomattn::Error> {
+            forward_in_lanes(self.lanes.as_ref(), self.shape, input, output);
             Ok(())
         }
 

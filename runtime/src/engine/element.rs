@@ -2,11 +2,8 @@
 //! and [`Lanes`] of `f32` and `f64`, which run a batch's windows one per SIMD lane.
 
 use nalgebra::{DMatrix, RealField};
-use num_traits::{One, Zero};
 
 use crate::activation::Function;
-use crate::isa::LaneVector;
-use crate::isa::polynomial::Polynomial;
 use crate::{LaneScalar, Lanes, Real, product};
 
 /// A scalar of the engine's forward passes: every [`nalgebra::RealField`] (`f32`, `f64`, dual
@@ -72,48 +69,6 @@ impl<S: LaneScalar<N> + Element, const N: usize> Element for Lanes<S, N> {
             core::array::from_fn(|k| S::cayley_by_lu(&z.map(|x| x.lane(k)), &c.map(|x| x.lane(k))));
         DMatrix::from_fn(z.nrows(), z.ncols(), |i, j| {
             Lanes::new(core::array::from_fn(|k| lanes[k][(i, j)]))
-        })
-    }
-}
-
-/// `exp` and `tanh` as polynomials on whole vectors (those of [`crate::VectorFunctions`]), and the
-/// sigmoid through that `exp`; the other activations, and the LU, lane by lane.
-impl<V: LaneVector> Element for Polynomial<V>
-where
-    V::Scalar: Element,
-{
-    #[inline(always)]
-    fn activate(self, f: Function) -> Self {
-        match f {
-            Function::Identity => self,
-            Function::Tanh => self.tanh(),
-            Function::Sigmoid => {
-                // As the scalar sigmoid: `e^{−|x|}` never overflows.
-                let t = (-self.abs()).exp();
-                let one = Self::one();
-                self.below(V::Scalar::zero(), t / (one + t), one / (one + t))
-            }
-            Function::Relu | Function::Softplus => self.map_lanes(|x| x.activate(f)),
-        }
-    }
-
-    fn cayley_by_lu(z: &DMatrix<Self>, c: &DMatrix<Self>) -> DMatrix<Self> {
-        let lane = |m: &DMatrix<Self>, k: usize| {
-            m.map(|x| {
-                let mut value = V::Scalar::zero();
-                x.for_each_lane(|j, y| {
-                    if j == k {
-                        value = y;
-                    }
-                });
-                value
-            })
-        };
-        let lanes: std::vec::Vec<DMatrix<V::Scalar>> = (0..Self::LANES)
-            .map(|k| V::Scalar::cayley_by_lu(&lane(z, k), &lane(c, k)))
-            .collect();
-        DMatrix::from_fn(z.nrows(), z.ncols(), |i, j| {
-            Self::from_fn(|k| lanes[k][(i, j)])
         })
     }
 }

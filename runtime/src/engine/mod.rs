@@ -55,7 +55,7 @@ mod symplectic_attention;
 mod transformer;
 
 pub use attention::VolumePreservingAttention;
-pub use batch::{Batched, LanesOf, forward_in_lanes};
+pub use batch::{Batched, forward_in_lanes};
 pub use cayley::MAX_SPECIALISED_SEQ;
 pub use classification::{ClassificationLayer, ClassificationTransformer};
 pub use dense::Dense;
