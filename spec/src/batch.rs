@@ -9,9 +9,13 @@
 //! ([`geomattn::Isa::is_compact`]: AVX-512 and AVX2 on x86-64; a processor without AVX2 takes the
 //! scalar path). [`Arithmetic::Exact`], networks computing in `f64` (see
 //! [`Scalar::vector_lanes`] for why), and every batch of a build
-//! without the feature take the scalar path, one window at a time: [`lanes`] says which. Either
-//! way the windows are staged [`STAGED`] at a time into the network's scalar and Julia's
-//! column-major layout, which both paths read.
+//! without the feature take the scalar path, one window at a time: [`lanes`] says which. A
+//! network on the run-time engine ([`crate::engine`], the sizes no compiled type has) runs its
+//! batches 8 (`f32`) or 4 (`f64`) windows at a time in `wide`'s portable lanes, in any build
+//! ([`geomattn::engine::forward_in_lanes`]), in either arithmetic bit for bit its scalar pass
+//! window by window. Either way the windows are staged
+//! [`STAGED`] at a time into the network's scalar and Julia's column-major layout, which every
+//! path reads.
 //!
 //! A numpy array of shape `(B, D, T)` in C order holds each window **row-major** (state `t` of
 //! window `b` is the strided column `[b, :, t]`): [`Layout::Rows`]. Julia's `(D, T, B)` (the same
