@@ -137,3 +137,35 @@ def test_its_check_promises_the_blocks_and_reports_the_whole_map():
     assert [m.promised for m in measured] == [True, True, False]
     assert "ΦᵀΦ" in measured[0].property and "blocks' map" in measured[1].property
     assert measured[0].passes and measured[1].passes, measured
+
+
+def test_its_batches_are_the_same_numbers_on_every_thread(dtype):
+    # Batches split across geomattn's threads, each part in lanes of 8 (f32) or 4 (f64) windows:
+    # 1001 windows leave partial groups wherever the split falls.
+    net = geomattn.load(PATH, SPEC, dtype=dtype)
+    z = windows(dtype, 1001)
+    try:
+        geomattn.set_num_threads(1)
+        one, trajectories = net.forward(z), net.rollout(z, 13)
+        geomattn.set_num_threads(3)
+        np.testing.assert_array_equal(net.forward(z), one)
+        np.testing.assert_array_equal(net.rollout(z, 13), trajectories)
+    finally:
+        geomattn.set_num_threads(None)
+
+
+def test_it_pickles_as_its_load_call_and_runs_on_a_dask_cluster():
+    import pickle
+
+    from dask.distributed import Client, LocalCluster
+
+    from geomattn.ensemble import rollout_blocks
+
+    net = geomattn.load(PATH, SPEC, dtype="float32")
+    again = pickle.loads(pickle.dumps(net))
+    z = windows("float32", 300)
+    np.testing.assert_array_equal(again.forward(z), net.forward(z))
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with Client(cluster):
+            result = rollout_blocks(str(PATH), SPEC, z, steps=7, block=100).compute()
+    np.testing.assert_array_equal(result, net.rollout(z, 7))
