@@ -26,8 +26,8 @@ pub trait Batched: Element + RealField + Copy {
     /// The vector whose lane `k` is `f(k)`.
     fn gather(f: impl FnMut(usize) -> Self) -> Self::Lanes;
 
-    /// Lane `k` of `lanes`.
-    fn lane(lanes: Self::Lanes, k: usize) -> Self;
+    /// `f(k, lane k)` for every lane `k` of `lanes`.
+    fn scatter(lanes: Self::Lanes, f: impl FnMut(usize, Self));
 }
 
 macro_rules! batched {
@@ -47,8 +47,8 @@ macro_rules! batched {
             }
 
             #[inline(always)]
-            fn lane(lanes: Self::Lanes, k: usize) -> Self {
-                lanes.lane(k)
+            fn scatter(lanes: Self::Lanes, mut f: impl FnMut(usize, Self)) {
+                lanes.to_array().into_iter().enumerate().for_each(|(k, x)| f(k, x))
             }
         }
     )*};
@@ -107,10 +107,13 @@ pub fn forward_in_lanes<S: Batched>(
             S::gather(|k| z[if k < count { k } else { 0 } * per_window + at])
         });
         let out = twin.forward_unchecked(&packed);
-        for (k, window) in y.chunks_exact_mut(per_window).enumerate() {
-            for (value, lanes) in window.iter_mut().zip(out.iter()) {
-                *value = S::lane(*lanes, k);
-            }
+        // Each vector once, into the windows of the group (the copies that filled it dropped).
+        for (at, &lanes) in out.iter().enumerate() {
+            S::scatter(lanes, |k, value| {
+                if k < count {
+                    y[k * per_window + at] = value;
+                }
+            });
         }
     }
 }
