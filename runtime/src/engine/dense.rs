@@ -2,6 +2,7 @@
 
 use nalgebra::{DMatrix, DVector};
 
+use super::feedforward::add_to_columns;
 use super::{Element, Forward, matrix, vector};
 use crate::activation::Function;
 use crate::{Error, Field, MapScalar, product};
@@ -64,15 +65,12 @@ impl<S: Element> Forward<S> for Dense<S> {
 
     fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
         // The sums of the compile-time layer's `affine`, in its order.
-        let wz = product::mul_generic(&self.weight, z);
-        let (rows, cols) = wz.shape_generic();
-        product::matrix_generic(rows, cols, |i, j| {
-            let y = match &self.bias {
-                Some(b) => wz[(i, j)] + b[i],
-                None => wz[(i, j)],
-            };
-            y.activate(self.activation)
-        })
+        let mut y = product::mul_generic(&self.weight, z);
+        if let Some(b) = &self.bias {
+            add_to_columns(&mut y, b);
+        }
+        S::activate_all(y.as_mut_slice(), self.activation);
+        y
     }
 }
 

@@ -24,6 +24,21 @@ pub trait Element: Real {
     /// The activation `f` at `self`.
     fn activate(self, f: Function) -> Self;
 
+    /// The activation `f` at every entry of `values`, in place: [`activate`](Self::activate)
+    /// entry by entry, unless the scalar has a faster way for a whole buffer.
+    fn activate_all(values: &mut [Self], f: Function) {
+        // One loop per function: the `match` is taken once per buffer, not once per entry.
+        macro_rules! by {
+            ($($f:ident)*) => {
+                match f {
+                    Function::Identity => {}
+                    $(Function::$f => values.iter_mut().for_each(|x| *x = x.activate(Function::$f)),)*
+                }
+            };
+        }
+        by!(Tanh Sigmoid Relu Softplus)
+    }
+
     /// `Z·Cay(C)` for a skew `C` (its strict upper triangle) by LU with partial pivoting: the
     /// Cayley transform of sequences longer than [`super::MAX_SPECIALISED_SEQ`].
     fn cayley_by_lu(z: &DMatrix<Self>, c: &DMatrix<Self>) -> DMatrix<Self>;

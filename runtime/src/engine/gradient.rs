@@ -2,7 +2,7 @@
 
 use nalgebra::{DMatrix, DVector};
 
-use super::feedforward::{FeedForward, StackLayer};
+use super::feedforward::{FeedForward, StackLayer, add_to_columns};
 use super::{Element, Forward, half, matrix, tr_mul, vector};
 use crate::activation::Function;
 use crate::symplectic::Side;
@@ -92,11 +92,12 @@ impl<S: Element> Forward<S> for GradientLayer<S> {
         let n = self.weight.ncols();
         let (target, source) = self.side.rows(n);
         // The compile-time layer's sums in its order: `K x`, `+ b`, `σ`, `⊙ a`, `Kᵀ ·`.
-        let kx = product::mul_generic(&self.weight, &z.rows(source, n));
-        let (rows, cols) = kx.shape_generic();
-        let hidden = product::matrix_generic(rows, cols, |i, j| {
-            (kx[(i, j)] + self.bias[i]).activate(self.activation) * self.scale[i]
-        });
+        let mut hidden = product::mul_generic(&self.weight, &z.rows(source, n));
+        add_to_columns(&mut hidden, &self.bias);
+        S::activate_all(hidden.as_mut_slice(), self.activation);
+        for mut column in hidden.column_iter_mut() {
+            column.component_mul_assign(&self.scale);
+        }
         let update = tr_mul(&self.weight, &hidden);
         let mut out = z.clone();
         out.rows_mut(target, n).zip_apply(&update, |o, u| *o += u);
