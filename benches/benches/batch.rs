@@ -10,7 +10,8 @@
 //! - `spec_rollout_fast`: `Network::rollout_f32` of 10⁴ windows to 61 states (20 passes each);
 //! - `engine_vpt5`: a network no compiled type has, on the run-time engine (the issue's
 //!   `vpt(dim=5, seq=6, n_linear=2, sigmoid)`, `fixtures/synthetic`), `Network::forward_f32`
-//!   on 10⁴ windows (the engine's batches: windows in lanes, `engine::forward_in_lanes`);
+//!   on 10⁴ windows (the engine's batches: windows in lanes, `engine::forward_in_lanes`), in `Fast`
+//!   (the polynomial `exp` and `tanh` on the processor's vectors) and `Exact`;
 //! - `engine_sti`: GML's tutorial integrator `StandardTransformerIntegrator(2; transformer_dim =
 //!   20, n_heads = 5, n_blocks = 3, L = 3, upscaling_activation = tanh)`
 //!   (`fixtures/gml/integrator_parameters.h5`), windows of 4, on the engine, 10³ windows.
@@ -116,28 +117,37 @@ fn engine_windows(count: usize, len: usize) -> Vec<f32> {
 }
 
 /// `forward_f32` of `net` on `count` windows of `len` values.
-fn engine_forward(bencher: Bencher, net: &dyn Network, count: usize, len: usize) {
+fn engine_forward(
+    bencher: Bencher,
+    net: &dyn Network,
+    (count, len): (usize, usize),
+    arithmetic: Arithmetic,
+) {
     let input = engine_windows(count, len);
     let mut output = input.clone();
     bencher.counter(ItemsCount::new(count)).bench_local(|| {
-        net.forward_f32(&input, Layout::Rows, &mut output, false, Arithmetic::Fast)
+        net.forward_f32(&input, Layout::Rows, &mut output, false, arithmetic)
             .unwrap();
     });
 }
 
-#[divan::bench]
-fn engine_vpt5(bencher: Bencher) {
+/// Both arithmetics of the engine's batches: `Fast` (the polynomial `exp` and `tanh` on the
+/// processor's vectors) and `Exact` (the scalar functions lane by lane).
+const ARITHMETICS: [Arithmetic; 2] = [Arithmetic::Fast, Arithmetic::Exact];
+
+#[divan::bench(args = ARITHMETICS)]
+fn engine_vpt5(bencher: Bencher, arithmetic: Arithmetic) {
     let spec = "vpt(dim=5, seq=6, n_blocks=1, n_linear=2, L=1, activation=sigmoid, skew_sym=false)";
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../fixtures/synthetic/vpt_dim5_seq6_sigmoid.h5"
     );
     let net = geomattn_spec::open_file(path, &spec.parse().unwrap(), Precision::F32).unwrap();
-    engine_forward(bencher, net.as_ref(), B / 10, 30);
+    engine_forward(bencher, net.as_ref(), (B / 10, 30), arithmetic);
 }
 
-#[divan::bench]
-fn engine_sti(bencher: Bencher) {
+#[divan::bench(args = ARITHMETICS)]
+fn engine_sti(bencher: Bencher, arithmetic: Arithmetic) {
     let spec = "StandardTransformerIntegrator(2; transformer_dim = 20, n_heads = 5, n_blocks = 3, \
                 L = 3, upscaling_activation = tanh, seq = 4)";
     let path = concat!(
@@ -145,5 +155,5 @@ fn engine_sti(bencher: Bencher) {
         "/../fixtures/gml/integrator_parameters.h5"
     );
     let net = geomattn_spec::open_file(path, &spec.parse().unwrap(), Precision::F32).unwrap();
-    engine_forward(bencher, net.as_ref(), B / 100, 8);
+    engine_forward(bencher, net.as_ref(), (B / 100, 8), arithmetic);
 }

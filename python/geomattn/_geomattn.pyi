@@ -644,8 +644,9 @@ def grid() -> str:
     """The sizes this build is compiled for, one line per architecture.
 
     :func:`load` and :func:`load_classifier` take any size: those not listed load on the run-time
-    engine (its batches several windows at a time in SIMD lanes, each window's output bit for bit
-    its own forward pass, in ``exact`` and fast arithmetic alike).
+    engine (its batches several windows at a time in SIMD lanes: with ``exact=True`` each window's
+    output bit for bit its own forward pass; by default, in float32 where :data:`LANES`, with the
+    vectorised ``exp``/``tanh``, within the bound :meth:`Network.forward` states).
 
     Returns
     -------

@@ -31,9 +31,17 @@ def test_a_network_off_the_grid_runs_in_both_precisions(dtype):
     batch = net.forward(z)
     assert batch.shape == z.shape and batch.dtype == np.dtype(dtype)
     assert np.isfinite(batch).all() and not np.array_equal(batch, z)
+    exact = net.forward(z, exact=True)
     for k in (0, 13, 39):
         np.testing.assert_array_equal(net.forward(z[k]), batch[k])
-    np.testing.assert_array_equal(net.forward(z, exact=True), batch)
+        np.testing.assert_array_equal(net.forward(z[k], exact=True), exact[k])
+    if dtype == "float64" or not geomattn.LANES:
+        np.testing.assert_array_equal(exact, batch)
+    else:
+        # float32 by default: the sigmoid through the vectorised `exp`, within the documented
+        # bound of the exact result (tests/tests/engine_lanes.rs measures it against float64).
+        eps = np.finfo(np.float32).eps
+        assert np.abs(batch - exact).max() <= 32 * eps * max(1.0, np.abs(exact).max())
     np.testing.assert_array_equal(net(z.transpose(0, 2, 1).copy().transpose(0, 2, 1)), batch)
 
 

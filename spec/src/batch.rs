@@ -96,7 +96,11 @@ pub enum Layout {
 ///   `ε·max(|y|, 1)`). The crate's tests measure it on GML's rigid-body networks
 ///   (`python/tests/batch_lanes.rs`). A rollout's states then differ as any perturbation of the
 ///   state propagates through the network's steps. For a network computing in `f64`, and
-///   wherever [`lanes`] is `false`, the scalar path (as `Exact`, bit for bit).
+///   wherever [`lanes`] is `false`, the scalar path (as `Exact`, bit for bit). A network of
+///   the run-time engine (a size no compiled type has) computing in `f32` runs its lanes with
+///   the same polynomial `exp` and `tanh` (and the sigmoid through that `exp`) on a processor
+///   with AVX2 or AVX-512, whatever the feature (`geomattn::engine::FastLanes`; its products
+///   are not fused), within the same bound (`tests/tests/engine_lanes.rs`).
 /// - [`Exact`](Self::Exact): the scalar path, one window at a time: every output bit for bit
 ///   that of [`SequenceLayer::forward`] (and of GML's `iterate` for a rollout).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

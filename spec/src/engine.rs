@@ -19,10 +19,11 @@
 
 use geomattn::engine::{
     BlockAttention, ClassificationLayer, ClassificationTransformer, Dense, FeedForward, Forward,
-    GradientLayer, LinearSymplecticAttention, LinearSymplecticTransformer, MultiHeadAttention,
-    PsdLayer, ResNetLayer, StackLayer, StandardTransformerIntegrator, SymplecticAttention,
-    SymplecticTransformer, Transformer, Upscaled, Upscaling, VolumePreservingAttention,
-    VolumePreservingFeedForward, VolumePreservingLayer, VolumePreservingTransformer,
+    GradientLayer, LanesOf, LinearSymplecticAttention, LinearSymplecticTransformer,
+    MultiHeadAttention, PsdLayer, ResNetLayer, StackLayer, StandardTransformerIntegrator,
+    SymplecticAttention, SymplecticTransformer, Transformer, Upscaled, Upscaling,
+    VolumePreservingAttention, VolumePreservingFeedForward, VolumePreservingLayer,
+    VolumePreservingTransformer,
 };
 use geomattn::gml::{GmlFile, LoadError, Node};
 use geomattn::nalgebra::{DMatrix, RealField};
@@ -62,9 +63,12 @@ pub fn open(file: &GmlFile, arch: &Arch, precision: Precision) -> Result<Box<dyn
 pub(crate) struct Engine<S: Scalar> {
     arch: Arch,
     net: Box<dyn Forward<S> + Send + Sync>,
-    /// `net` over lanes (its batches' path).
+    /// `net` over lanes: its batches in [`crate::batch::Arithmetic::Exact`].
     #[cfg(feature = "batch")]
     lanes: Box<dyn Forward<S::Lanes> + Send + Sync>,
+    /// `net` over the lanes of [`crate::batch::Arithmetic::Fast`] (in `f64`, the same lanes).
+    #[cfg(feature = "batch")]
+    fast: Box<dyn Forward<S::FastLanes> + Send + Sync>,
     /// `(dim, seq)` of a window (`seq = 1` for a feed-forward network).
     shape: (usize, usize),
 }
@@ -201,16 +205,19 @@ impl<S: Scalar> Engine<S> {
         }
     }
 
-    /// `net`, and (for batches) its lane twin.
+    /// `net`, and (for batches) its lane twins.
     fn of<Net>(arch: &Arch, net: Net) -> Self
     where
         Net: Forward<S> + MapScalar<Scalar = S> + Send + Sync + 'static,
         Net::Over<S::Lanes>: Forward<S::Lanes> + Send + Sync + 'static,
+        Net::Over<S::FastLanes>: Forward<S::FastLanes> + Send + Sync + 'static,
     {
         Self {
             arch: *arch,
             #[cfg(feature = "batch")]
-            lanes: Box::new(net.map_scalar(S::broadcast)),
+            lanes: Box::new(net.map_scalar(S::Lanes::broadcast)),
+            #[cfg(feature = "batch")]
+            fast: Box::new(net.map_scalar(S::FastLanes::broadcast)),
             net: Box::new(net),
             shape: (arch.dim(), arch.seq()),
         }
@@ -667,15 +674,26 @@ mod batched {
         Arithmetic, Batch, Layout, Windows, forward_windows, network_name, rollout_windows,
     };
 
-    /// Windows several at a time in lanes ([`forward_in_lanes`]), whatever the arithmetic: each
-    /// window's output bit for bit its scalar pass.
+    /// Windows several at a time in lanes ([`forward_in_lanes`]): in `Exact`, each window's
+    /// output bit for bit its scalar pass; in `Fast`, for `f32`, with the polynomial `exp` and
+    /// `tanh` on the processor's own vectors ([`geomattn::engine::FastLanes`]).
     impl<S: Scalar> Windows<S> for Engine<S> {
         fn shape(&self) -> (usize, usize) {
             self.shape
         }
 
-        fn run(&self, _: Arithmetic, input: &[S], output: &mut [S]) -> Result<(), geomattn::Error> {
-            forward_in_lanes(self.lanes.as_ref(), self.shape, input, output);
+        fn run(
+            &self,
+            arithmetic: Arithmetic,
+            input: &[S],
+            output: &mut [S],
+        ) -> Result<(), geomattn::Error> {
+            match arithmetic {
+                Arithmetic::Exact => {
+                    forward_in_lanes(self.lanes.as_ref(), self.shape, input, output)
+                }
+                Arithmetic::Fast => forward_in_lanes(self.fast.as_ref(), self.shape, input, output),
+            }
             Ok(())
         }
 

@@ -1,7 +1,9 @@
 //! The run-time engine's batches run several windows at a time, one per lane
-//! (`geomattn::engine::forward_in_lanes`): every window's output is bit for bit its own forward
-//! pass, for every architecture, in `f32` and `f64`, whatever its neighbours in the group hold
-//! (a NaN, a last group filled up with copies), and every rollout the network's own states.
+//! (`geomattn::engine::forward_in_lanes`): in `Exact`, every window's output is bit for bit its
+//! own forward pass, for every architecture, in `f32` and `f64`, whatever its neighbours in the
+//! group hold (a NaN, a last group filled up with copies), and every rollout the network's own
+//! states; in `Fast`, within `Arithmetic::Fast`'s documented bound of the exact result (`f32`:
+//! the polynomial `exp` and `tanh`; `f64`: bit for bit `Exact`).
 
 mod twins;
 
@@ -39,7 +41,7 @@ fn every_window_of_a_batch_is_its_own_forward_pass_bit_for_bit() {
         input[9 * arch.dim() * arch.seq() + 1] = f64::NAN;
         for precision in [Precision::F64, Precision::F32] {
             let net = engine::open(&file, &arch, precision).unwrap();
-            let found = batch(net.as_ref(), &input, precision);
+            let found = batch(net.as_ref(), &input, precision, Arithmetic::Exact);
             for (w, (z, y)) in windows_of(&arch, &input)
                 .zip(windows_of(&arch, &found))
                 .enumerate()
@@ -67,7 +69,7 @@ fn a_batch_rollout_is_the_networks_own_states() {
         for precision in [Precision::F64, Precision::F32] {
             let net = engine::open(&file, &arch, precision).unwrap();
             let mut out = vec![0.0; 5 * arch.dim() * states];
-            net.rollout_f64(&input, Layout::Columns, &mut out, false, Arithmetic::Fast)
+            net.rollout_f64(&input, Layout::Columns, &mut out, false, Arithmetic::Exact)
                 .unwrap();
             for (z, trajectory) in windows_of(&arch, &input).zip(out.chunks(arch.dim() * states)) {
                 // `rollout_f64` writes each trajectory row-major, `dim × states`.
@@ -81,9 +83,71 @@ fn a_batch_rollout_is_the_networks_own_states() {
     }
 }
 
+#[test]
+fn fast_batches_are_within_the_documented_bound() {
+    for (k, spec) in NETWORKS.iter().enumerate() {
+        let arch: Arch = spec.parse().unwrap();
+        let (file, _) = network(&arch, 110 + k as u64);
+        let double = engine::open(&file, &arch, Precision::F64).unwrap();
+        let single = engine::open(&file, &arch, Precision::F32).unwrap();
+        for scale in [1e-2, 1.0, 10.0] {
+            // Windows in f32 already: the network in f64 on them is the exact result.
+            let input: Vec<f64> = windows(&arch, 600 + k as u64, scale, COUNT)
+                .into_iter()
+                .map(|x| f64::from(x as f32))
+                .collect();
+            let exact = batch(double.as_ref(), &input, Precision::F64, Arithmetic::Exact);
+            let epsilon = f64::from(f32::EPSILON);
+            let rounding = largest_difference(
+                &batch(single.as_ref(), &input, Precision::F32, Arithmetic::Exact),
+                &exact,
+                epsilon,
+            );
+            let fast = batch(single.as_ref(), &input, Precision::F32, Arithmetic::Fast);
+            let error = largest_difference(&fast, &exact, epsilon);
+            println!("{spec} scale {scale}: scalar {rounding:.1} ε, fast {error:.1} ε");
+            assert!(
+                error <= 4.0 * rounding.max(4.0),
+                "{spec} scale {scale}: {error} ε"
+            );
+            // Each lane its own: a NaN in window 9 changes window 9 only.
+            let mut poisoned = input.clone();
+            poisoned[9 * arch.dim() * arch.seq()] = f64::NAN;
+            let found = batch(single.as_ref(), &poisoned, Precision::F32, Arithmetic::Fast);
+            for (w, (y, f)) in windows_of(&arch, &found)
+                .zip(windows_of(&arch, &fast))
+                .enumerate()
+            {
+                if w == 9 {
+                    assert!(y.iter().any(|x| x.is_nan()), "{spec} scale {scale}");
+                } else {
+                    assert_eq!(bits(y), bits(f), "{spec} scale {scale}: window {w}");
+                }
+            }
+            // In f64, `Fast` is `Exact`.
+            let fast = batch(double.as_ref(), &input, Precision::F64, Arithmetic::Fast);
+            assert_eq!(bits(&fast), bits(&exact), "{spec} scale {scale}");
+        }
+    }
+}
+
+/// `|found − exact|` at its largest, in units of `ε · max(|exact|, 1)`.
+fn largest_difference(found: &[f64], exact: &[f64], epsilon: f64) -> f64 {
+    found
+        .iter()
+        .zip(exact)
+        .map(|(f, e)| (f - e).abs() / (epsilon * e.abs().max(1.0)))
+        .fold(0.0, f64::max)
+}
+
 /// The batch forward pass of `input` in `precision`'s own buffer scalar, as `f64`, each window
 /// column-major.
-fn batch(net: &dyn Network, input: &[f64], precision: Precision) -> Vec<f64> {
+fn batch(
+    net: &dyn Network,
+    input: &[f64],
+    precision: Precision,
+    arithmetic: Arithmetic,
+) -> Vec<f64> {
     let columns = |rows: Vec<f64>| -> Vec<f64> {
         let (dim, seq) = (net.arch().dim(), net.arch().seq());
         rows.chunks(dim * seq)
@@ -93,14 +157,14 @@ fn batch(net: &dyn Network, input: &[f64], precision: Precision) -> Vec<f64> {
     match precision {
         Precision::F64 => {
             let mut out = vec![0.0; input.len()];
-            net.forward_f64(input, Layout::Columns, &mut out, false, Arithmetic::Fast)
+            net.forward_f64(input, Layout::Columns, &mut out, false, arithmetic)
                 .unwrap();
             columns(out)
         }
         Precision::F32 => {
             let single: Vec<f32> = input.iter().map(|&x| x as f32).collect();
             let mut out = vec![0.0_f32; input.len()];
-            net.forward_f32(&single, Layout::Columns, &mut out, false, Arithmetic::Fast)
+            net.forward_f32(&single, Layout::Columns, &mut out, false, arithmetic)
                 .unwrap();
             columns(out.into_iter().map(f64::from).collect())
         }

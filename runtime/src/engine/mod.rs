@@ -45,6 +45,7 @@ mod cayley;
 mod classification;
 mod dense;
 mod element;
+mod fast_lanes;
 mod feedforward;
 mod gradient;
 mod linear_symplectic;
@@ -55,11 +56,12 @@ mod symplectic_attention;
 mod transformer;
 
 pub use attention::VolumePreservingAttention;
-pub use batch::{Batched, forward_in_lanes};
+pub use batch::{Batched, LanesOf, forward_in_lanes};
 pub use cayley::MAX_SPECIALISED_SEQ;
 pub use classification::{ClassificationLayer, ClassificationTransformer};
 pub use dense::Dense;
 pub use element::Element;
+pub use fast_lanes::FastLanes;
 pub use feedforward::{
     FeedForward, ResNetStack, StackLayer, VolumePreservingFeedForward, VolumePreservingLayer,
 };

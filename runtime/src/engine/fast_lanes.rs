@@ -1,0 +1,307 @@
+//! [`FastLanes`]: the engine's lanes for throughput ([`Batched::FastLanes`](super::Batched)), whose
+//! `exp`, `tanh` and sigmoid run as polynomials on the processor's own vectors.
+//!
+//! Every arithmetic operation is that of [`Lanes`] (IEEE's, lane by lane). `exp` and `tanh` are
+//! the polynomials of [`crate::VectorFunctions`] (within 1.25 and 3.5 ulp), run on the best
+//! instruction set this processor has ([`Isa::best`], asked once): a default build's lanes are
+//! SSE2 vectors, on which the polynomials' primitives (rounding, `2ⁿ`, selects) run lane by lane,
+//! measured slower than the scalar functions, while a function compiled for AVX2 or AVX-512 runs
+//! them whole. On an x86-64 processor without AVX2 they are therefore the scalar functions, lane
+//! by lane, bit for bit [`Lanes`] (as the compiled networks' `Fast` is their scalar path there). A layer hands such a function its whole buffer at once
+//! ([`Element::activate_all`]: one call per layer, not one per vector). The sigmoid is the scalar
+//! sigmoid's formula (`e^{−|x|}`, which never overflows) with that `exp`; relu and softplus are
+//! the scalar functions, value by value.
+//!
+//! ```
+//! use geomattn::Lanes;
+//! use geomattn::activation::Function;
+//! use geomattn::engine::{Element, FastLanes};
+//! let x = [-30.0_f32, -1.0, -0.25, 0.0, 0.5, 2.0, 9.0, f32::NAN];
+//! let fast = FastLanes::new(x).activate(Function::Tanh).to_array();
+//! for (y, x) in fast.iter().zip(x) {
+//!     let exact = f64::from(x).tanh();
+//!     assert!((f64::from(*y) - exact).abs() <= 4.0 * f64::from(f32::EPSILON) * exact.abs() || x.is_nan());
+//! }
+//! assert!(fast[7].is_nan());
+//! ```
+
+use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+use std::sync::OnceLock;
+
+use nalgebra::{DMatrix, RealField};
+use num_traits::{One, Zero};
+
+use super::Element;
+use crate::activation::Function;
+use crate::isa::BatchScalar;
+use crate::{Isa, LaneScalar, Lanes, Real};
+
+/// [`Lanes`] whose `exp` and `tanh` are polynomials on the processor's own vectors (see the
+/// [module docs](self)).
+#[derive(Clone, Copy, PartialEq, Debug)]
+#[repr(transparent)]
+pub struct FastLanes<S: LaneScalar<N>, const N: usize>(Lanes<S, N>);
+
+impl<S: LaneScalar<N>, const N: usize> FastLanes<S, N> {
+    /// The lanes `values`.
+    #[inline(always)]
+    pub fn new(values: [S; N]) -> Self {
+        Self(Lanes::new(values))
+    }
+
+    /// `value` in every lane.
+    #[inline(always)]
+    pub fn splat(value: S) -> Self {
+        Self(Lanes::splat(value))
+    }
+
+    /// The lanes as an array.
+    #[inline(always)]
+    pub fn to_array(self) -> [S; N] {
+        self.0.to_array()
+    }
+
+    /// The same lanes with the scalar's own functions.
+    #[inline(always)]
+    pub fn exact(self) -> Lanes<S, N> {
+        self.0
+    }
+}
+
+/// The instruction set of the polynomials, asked of the processor once: its best, where that
+/// computes the polynomials on whole vectors ([`Isa::is_compact`]: AVX2 and AVX-512 on x86-64,
+/// the portable vectors elsewhere); `None` on an x86-64 processor without AVX2, where the
+/// scalar functions are faster.
+fn isa() -> Option<Isa> {
+    static BEST: OnceLock<Option<Isa>> = OnceLock::new();
+    *BEST.get_or_init(|| Some(Isa::best()).filter(|isa| isa.is_compact()))
+}
+
+macro_rules! delegate_binary {
+    ($($trait:ident $method:ident $assign_trait:ident $assign:ident),*) => {$(
+        impl<S: LaneScalar<N>, const N: usize> $trait for FastLanes<S, N> {
+            type Output = Self;
+            #[inline(always)]
+            fn $method(self, other: Self) -> Self {
+                Self(self.0.$method(other.0))
+            }
+        }
+
+        impl<S: LaneScalar<N>, const N: usize> $assign_trait for FastLanes<S, N> {
+            #[inline(always)]
+            fn $assign(&mut self, other: Self) {
+                self.0.$assign(other.0);
+            }
+        }
+    )*};
+}
+
+delegate_binary!(
+    Add add AddAssign add_assign,
+    Sub sub SubAssign sub_assign,
+    Mul mul MulAssign mul_assign,
+    Div div DivAssign div_assign
+);
+
+impl<S: LaneScalar<N>, const N: usize> Neg for FastLanes<S, N> {
+    type Output = Self;
+    #[inline(always)]
+    fn neg(self) -> Self {
+        Self(-self.0)
+    }
+}
+
+impl<S: LaneScalar<N>, const N: usize> Zero for FastLanes<S, N> {
+    #[inline(always)]
+    fn zero() -> Self {
+        Self(Lanes::zero())
+    }
+
+    fn is_zero(&self) -> bool {
+        self.0.is_zero()
+    }
+}
+
+impl<S: LaneScalar<N>, const N: usize> One for FastLanes<S, N> {
+    #[inline(always)]
+    fn one() -> Self {
+        Self(Lanes::one())
+    }
+}
+
+impl<S: LaneScalar<N> + BatchScalar, const N: usize> Real for FastLanes<S, N> {
+    #[inline(always)]
+    fn exp(mut self) -> Self {
+        match isa() {
+            Some(isa) => isa.exp_in_place(flat(core::slice::from_mut(&mut self))),
+            None => self.0 = self.0.exp(),
+        }
+        self
+    }
+
+    #[inline(always)]
+    fn tanh(mut self) -> Self {
+        match isa() {
+            Some(isa) => isa.tanh_in_place(flat(core::slice::from_mut(&mut self))),
+            None => self.0 = self.0.tanh(),
+        }
+        self
+    }
+
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        Self(self.0.sqrt())
+    }
+
+    #[inline(always)]
+    fn greater_of(self, other: Self) -> Self {
+        Self(self.0.greater_of(other.0))
+    }
+}
+
+impl<S, const N: usize> Element for FastLanes<S, N>
+where
+    S: LaneScalar<N> + BatchScalar + RealField + Element,
+{
+    #[inline(always)]
+    fn activate(mut self, f: Function) -> Self {
+        Self::activate_all(core::slice::from_mut(&mut self), f);
+        self
+    }
+
+    /// The whole buffer in one call of the polynomial for `tanh` and the sigmoid; relu and
+    /// softplus value by value, the scalar functions.
+    fn activate_all(values: &mut [Self], f: Function) {
+        let values = flat(values);
+        match (f, isa()) {
+            (Function::Identity, _) => {}
+            (Function::Tanh, Some(isa)) => isa.tanh_in_place(values),
+            (Function::Sigmoid, Some(isa)) => sigmoid_in_place(isa, values),
+            _ => S::activate_all(values, f),
+        }
+    }
+
+    fn cayley_by_lu(z: &DMatrix<Self>, c: &DMatrix<Self>) -> DMatrix<Self> {
+        Lanes::cayley_by_lu(&z.map(Self::exact), &c.map(Self::exact)).map(Self)
+    }
+}
+
+/// The lanes of `values` one after the other: `N` scalars per vector, lane `k` of vector `i` at
+/// `N·i + k`.
+fn flat<S: LaneScalar<N>, const N: usize>(values: &mut [FastLanes<S, N>]) -> &mut [S] {
+    const {
+        assert!(size_of::<FastLanes<S, N>>() == N * size_of::<S>());
+        assert!(align_of::<FastLanes<S, N>>() >= align_of::<S>());
+    }
+    // SAFETY: `FastLanes` is transparent over `Lanes`, which is transparent over `wide`'s vector
+    // of `N` values of `S`: its lanes in order (`wide`'s `to_array` is a reinterpretation), with
+    // no padding (the size asserted above) and aligned for `S` (asserted above). The slice
+    // borrows `values` mutably for its whole life, and every bit pattern is a valid `S`.
+    unsafe { core::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<S>(), values.len() * N) }
+}
+
+/// The sigmoid at every value, as the scalar sigmoid computes it (`t = e^{−|x|}`, which never
+/// overflows; `1/(1 + t)` for `x ≥ 0`, `t/(1 + t)` otherwise), `e^{−|x|}` with the polynomial
+/// on runs of values.
+fn sigmoid_in_place<S: BatchScalar + RealField>(isa: Isa, values: &mut [S]) {
+    const RUN: usize = 64;
+    let mut t = [S::zero(); RUN];
+    for run in values.chunks_mut(RUN) {
+        let t = &mut t[..run.len()];
+        for (t, &x) in t.iter_mut().zip(run.iter()) {
+            *t = if x < S::zero() { x } else { -x };
+        }
+        isa.exp_in_place(t);
+        for (x, &t) in run.iter_mut().zip(t.iter()) {
+            let one = S::one();
+            *x = if *x >= S::zero() {
+                one / (one + t)
+            } else {
+                t / (one + t)
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `|found − exact|` in units of `ε·|exact|` (`ε` of `f32`).
+    fn relative(found: f32, exact: f64) -> f64 {
+        (f64::from(found) - exact).abs() / (f64::from(f32::EPSILON) * exact.abs())
+    }
+
+    #[test]
+    fn the_functions_are_within_the_polynomials_bounds_and_keep_nan_and_infinities() {
+        let inputs = [-80.0_f32, -9.5, -1.0, -1e-3, 0.0, 1e-30, 0.75, 3.0];
+        let x = FastLanes::<f32, 8>::new(inputs);
+        let (e, t, s) = (
+            x.exp().to_array(),
+            x.tanh().to_array(),
+            x.activate(Function::Sigmoid).to_array(),
+        );
+        for (k, &x) in inputs.iter().enumerate() {
+            let x = f64::from(x);
+            assert!(relative(e[k], x.exp()) <= 1.25, "exp({x}) = {}", e[k]);
+            if x != 0.0 {
+                assert!(relative(t[k], x.tanh()) <= 3.5, "tanh({x}) = {}", t[k]);
+            }
+            let sigmoid = 1.0 / (1.0 + (-x).exp());
+            // The sigmoid rounds twice more (a sum and a quotient) after its `exp`.
+            assert!(relative(s[k], sigmoid) <= 3.25, "σ({x}) = {}", s[k]);
+        }
+        let special = FastLanes::<f32, 8>::new([
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            0.0,
+            -0.0,
+            200.0,
+            -200.0,
+            1.0,
+        ]);
+        let t = special.tanh().to_array();
+        assert!(t[0].is_nan());
+        assert_eq!(&t[1..5], [1.0, -1.0, 0.0, 0.0]);
+        assert_eq!(&t[5..7], [1.0, -1.0]);
+        let e = special.exp().to_array();
+        assert!(e[0].is_nan());
+        assert_eq!(&e[1..4], [f32::INFINITY, 0.0, 1.0]);
+        let s = special.activate(Function::Sigmoid).to_array();
+        assert!(s[0].is_nan());
+        assert_eq!(&s[1..3], [1.0, 0.0]);
+    }
+
+    #[test]
+    fn a_buffer_is_its_vectors_lanes_in_order_and_activates_as_its_vectors_do() {
+        let vectors: [FastLanes<f32, 8>; 3] = core::array::from_fn(|i| {
+            FastLanes::new(core::array::from_fn(|k| (8 * i + k) as f32 / 4.0 - 3.0))
+        });
+        let mut buffer = vectors;
+        let values: std::vec::Vec<f32> = flat(&mut buffer).to_vec();
+        let lanes: std::vec::Vec<f32> = vectors.iter().flat_map(|v| v.to_array()).collect();
+        assert_eq!(values, lanes);
+        for f in [Function::Tanh, Function::Sigmoid, Function::Softplus] {
+            let mut buffer = vectors;
+            FastLanes::activate_all(&mut buffer, f);
+            for (whole, one) in buffer.iter().zip(vectors) {
+                assert_eq!(whole.to_array(), one.activate(f).to_array(), "{f:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn relu_softplus_and_arithmetic_are_the_scalar_lanes() {
+        let x = [-2.0_f32, -0.5, 0.0, 0.25, 1.0, 3.0, 20.0, -20.0];
+        let (fast, exact) = (FastLanes::<f32, 8>::new(x), Lanes::<f32, 8>::new(x));
+        for f in [Function::Relu, Function::Softplus, Function::Identity] {
+            assert_eq!(fast.activate(f).exact(), exact.activate(f));
+        }
+        let y = FastLanes::splat(0.3);
+        assert_eq!(
+            (fast * y + fast / y - y).exact(),
+            exact * Lanes::splat(0.3) + exact / Lanes::splat(0.3) - Lanes::splat(0.3)
+        );
+    }
+}
