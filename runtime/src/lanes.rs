@@ -201,6 +201,62 @@ impl<S: LaneScalar<N>, const N: usize> One for Lanes<S, N> {
     }
 }
 
+/// The arithmetic of a one-field wrapper of a lane vector (`+ − × ÷`, their assignments,
+/// negation, zero and one), each its field's: for the wrappers that change only a vector's
+/// elementary functions ([`crate::engine::FastLanes`], the polynomial vectors of
+/// [`crate::VectorFunctions`]). `wrapped_arithmetic!([generics] Type)`.
+macro_rules! wrapped_arithmetic {
+    ([$($g:tt)*] $ty:ty) => {
+        $crate::lanes::wrapped_arithmetic!(@binary [$($g)*] $ty, Add add AddAssign add_assign);
+        $crate::lanes::wrapped_arithmetic!(@binary [$($g)*] $ty, Sub sub SubAssign sub_assign);
+        $crate::lanes::wrapped_arithmetic!(@binary [$($g)*] $ty, Mul mul MulAssign mul_assign);
+        $crate::lanes::wrapped_arithmetic!(@binary [$($g)*] $ty, Div div DivAssign div_assign);
+
+        impl<$($g)*> core::ops::Neg for $ty {
+            type Output = Self;
+            #[inline(always)]
+            fn neg(self) -> Self {
+                Self(-self.0)
+            }
+        }
+
+        impl<$($g)*> num_traits::Zero for $ty {
+            #[inline(always)]
+            fn zero() -> Self {
+                Self(num_traits::Zero::zero())
+            }
+
+            fn is_zero(&self) -> bool {
+                num_traits::Zero::is_zero(&self.0)
+            }
+        }
+
+        impl<$($g)*> num_traits::One for $ty {
+            #[inline(always)]
+            fn one() -> Self {
+                Self(num_traits::One::one())
+            }
+        }
+    };
+    (@binary [$($g:tt)*] $ty:ty, $trait:ident $method:ident $assign_trait:ident $assign:ident) => {
+        impl<$($g)*> core::ops::$trait for $ty {
+            type Output = Self;
+            #[inline(always)]
+            fn $method(self, other: Self) -> Self {
+                Self(self.0.$method(other.0))
+            }
+        }
+
+        impl<$($g)*> core::ops::$assign_trait for $ty {
+            #[inline(always)]
+            fn $assign(&mut self, other: Self) {
+                self.0.$assign(other.0);
+            }
+        }
+    };
+}
+pub(crate) use wrapped_arithmetic;
+
 impl<S: LaneScalar<N>, const N: usize> Real for Lanes<S, N> {
     #[inline(always)]
     fn exp(self) -> Self {

@@ -55,31 +55,6 @@ where
     }
 }
 
-impl<S: LaneScalar<N> + Element, const N: usize> LanesOf<S> for FastLanes<S, N>
-where
-    Self: Element + Send + Sync,
-{
-    const WIDTH: usize = N;
-
-    #[inline(always)]
-    fn broadcast(value: S) -> Self {
-        FastLanes::splat(value)
-    }
-
-    #[inline(always)]
-    fn gather(f: impl FnMut(usize) -> S) -> Self {
-        FastLanes::new(core::array::from_fn(f))
-    }
-
-    #[inline(always)]
-    fn scatter(self, mut f: impl FnMut(usize, S)) {
-        self.to_array()
-            .into_iter()
-            .enumerate()
-            .for_each(|(k, x)| f(k, x));
-    }
-}
-
 /// A scalar whose windows the engine runs several at a time, one per lane.
 pub trait Batched: Element + RealField + Copy {
     /// Lanes that compute exactly the scalar's operations and functions: 8 `f32`, 4 `f64`

@@ -25,13 +25,11 @@
 //! assert!(fast[7].is_nan());
 //! ```
 
-use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 use std::sync::OnceLock;
 
 use nalgebra::{DMatrix, RealField};
-use num_traits::{One, Zero};
 
-use super::Element;
+use super::{Element, LanesOf};
 use crate::activation::Function;
 use crate::isa::BatchScalar;
 use crate::{Isa, LaneScalar, Lanes, Real};
@@ -77,57 +75,7 @@ fn isa() -> Option<Isa> {
     *BEST.get_or_init(|| Some(Isa::best()).filter(|isa| isa.is_compact()))
 }
 
-macro_rules! delegate_binary {
-    ($($trait:ident $method:ident $assign_trait:ident $assign:ident),*) => {$(
-        impl<S: LaneScalar<N>, const N: usize> $trait for FastLanes<S, N> {
-            type Output = Self;
-            #[inline(always)]
-            fn $method(self, other: Self) -> Self {
-                Self(self.0.$method(other.0))
-            }
-        }
-
-        impl<S: LaneScalar<N>, const N: usize> $assign_trait for FastLanes<S, N> {
-            #[inline(always)]
-            fn $assign(&mut self, other: Self) {
-                self.0.$assign(other.0);
-            }
-        }
-    )*};
-}
-
-delegate_binary!(
-    Add add AddAssign add_assign,
-    Sub sub SubAssign sub_assign,
-    Mul mul MulAssign mul_assign,
-    Div div DivAssign div_assign
-);
-
-impl<S: LaneScalar<N>, const N: usize> Neg for FastLanes<S, N> {
-    type Output = Self;
-    #[inline(always)]
-    fn neg(self) -> Self {
-        Self(-self.0)
-    }
-}
-
-impl<S: LaneScalar<N>, const N: usize> Zero for FastLanes<S, N> {
-    #[inline(always)]
-    fn zero() -> Self {
-        Self(Lanes::zero())
-    }
-
-    fn is_zero(&self) -> bool {
-        self.0.is_zero()
-    }
-}
-
-impl<S: LaneScalar<N>, const N: usize> One for FastLanes<S, N> {
-    #[inline(always)]
-    fn one() -> Self {
-        Self(Lanes::one())
-    }
-}
+crate::lanes::wrapped_arithmetic!([S: LaneScalar<N>, const N: usize] FastLanes<S, N>);
 
 impl<S: LaneScalar<N> + BatchScalar, const N: usize> Real for FastLanes<S, N> {
     #[inline(always)]
@@ -183,6 +131,30 @@ where
 
     fn cayley_by_lu(z: &DMatrix<Self>, c: &DMatrix<Self>) -> DMatrix<Self> {
         Lanes::cayley_by_lu(&z.map(Self::exact), &c.map(Self::exact)).map(Self)
+    }
+}
+
+/// The lanes of [`Lanes`]: only the functions differ.
+impl<S: LaneScalar<N> + Element, const N: usize> LanesOf<S> for FastLanes<S, N>
+where
+    Self: Element + Send + Sync,
+    Lanes<S, N>: LanesOf<S>,
+{
+    const WIDTH: usize = N;
+
+    #[inline(always)]
+    fn broadcast(value: S) -> Self {
+        Self(Lanes::broadcast(value))
+    }
+
+    #[inline(always)]
+    fn gather(f: impl FnMut(usize) -> S) -> Self {
+        Self(Lanes::gather(f))
+    }
+
+    #[inline(always)]
+    fn scatter(self, f: impl FnMut(usize, S)) {
+        self.0.scatter(f);
     }
 }
 

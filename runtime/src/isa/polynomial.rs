@@ -14,10 +14,7 @@
 //! error bounds are in [`crate::VectorFunctions`] and checked by the tests below on every
 //! instruction set of the machine.
 
-use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
-
 use nalgebra::{ComplexField, RealField};
-use num_traits::{One, Zero};
 
 use super::{LaneVector, MAX_LANES};
 use crate::Real;
@@ -227,57 +224,7 @@ fn fused_as<P: LaneVector + 'static, S: Copy + 'static>(sum: S, a: S, b: S) -> O
 #[repr(transparent)]
 pub struct Polynomial<V>(V);
 
-macro_rules! delegate_binary {
-    ($($trait:ident $method:ident $assign_trait:ident $assign:ident),*) => {$(
-        impl<V: LaneVector> $trait for Polynomial<V> {
-            type Output = Self;
-            #[inline(always)]
-            fn $method(self, other: Self) -> Self {
-                Self(self.0.$method(other.0))
-            }
-        }
-
-        impl<V: LaneVector> $assign_trait for Polynomial<V> {
-            #[inline(always)]
-            fn $assign(&mut self, other: Self) {
-                self.0.$assign(other.0);
-            }
-        }
-    )*};
-}
-
-delegate_binary!(
-    Add add AddAssign add_assign,
-    Sub sub SubAssign sub_assign,
-    Mul mul MulAssign mul_assign,
-    Div div DivAssign div_assign
-);
-
-impl<V: LaneVector> Neg for Polynomial<V> {
-    type Output = Self;
-    #[inline(always)]
-    fn neg(self) -> Self {
-        Self(-self.0)
-    }
-}
-
-impl<V: LaneVector> Zero for Polynomial<V> {
-    #[inline(always)]
-    fn zero() -> Self {
-        Self(V::zero())
-    }
-
-    fn is_zero(&self) -> bool {
-        self.0.is_zero()
-    }
-}
-
-impl<V: LaneVector> One for Polynomial<V> {
-    #[inline(always)]
-    fn one() -> Self {
-        Self(V::one())
-    }
-}
+crate::lanes::wrapped_arithmetic!([V: LaneVector] Polynomial<V>);
 
 impl<V: LaneVector> Real for Polynomial<V> {
     #[inline(always)]
