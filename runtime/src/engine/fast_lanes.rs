@@ -1,29 +1,5 @@
-//! [`FastLanes`]: the engine's lanes for throughput ([`Batched::FastLanes`](super::Batched)), whose
-//! `exp`, `tanh` and sigmoid run as polynomials on the processor's own vectors.
-//!
-//! Every arithmetic operation is that of [`Lanes`] (IEEE's, lane by lane). `exp` and `tanh` are
-//! the polynomials of [`crate::VectorFunctions`] (within 1.25 and 3.5 ulp), run on the best
-//! instruction set this processor has ([`Isa::best`], asked once): a default build's lanes are
-//! SSE2 vectors, on which the polynomials' primitives (rounding, `2ⁿ`, selects) run lane by lane,
-//! measured slower than the scalar functions, while a function compiled for AVX2 or AVX-512 runs
-//! them whole. On an x86-64 processor without AVX2 they are therefore the scalar functions, lane
-//! by lane, bit for bit [`Lanes`] (as the compiled networks' `Fast` is their scalar path there). A layer hands such a function its whole buffer at once
-//! ([`Element::activate_all`]: one call per layer, not one per vector). The sigmoid is the scalar
-//! sigmoid's formula (`e^{−|x|}`, which never overflows) with that `exp`; relu and softplus are
-//! the scalar functions, value by value.
-//!
-//! ```
-//! use geomattn::Lanes;
-//! use geomattn::activation::Function;
-//! use geomattn::engine::{Element, FastLanes};
-//! let x = [-30.0_f32, -1.0, -0.25, 0.0, 0.5, 2.0, 9.0, f32::NAN];
-//! let fast = FastLanes::new(x).activate(Function::Tanh).to_array();
-//! for (y, x) in fast.iter().zip(x) {
-//!     let exact = f64::from(x).tanh();
-//!     assert!((f64::from(*y) - exact).abs() <= 4.0 * f64::from(f32::EPSILON) * exact.abs() || x.is_nan());
-//! }
-//! assert!(fast[7].is_nan());
-//! ```
+//! [`FastLanes`]: lanes whose `exp`, `tanh` and sigmoid are polynomials on the processor's own
+//! vectors, for the engine's `Fast` batches.
 
 use std::sync::OnceLock;
 
@@ -34,8 +10,32 @@ use crate::activation::Function;
 use crate::isa::BatchScalar;
 use crate::{Isa, LaneScalar, Lanes, Real};
 
-/// [`Lanes`] whose `exp` and `tanh` are polynomials on the processor's own vectors (see the
-/// [module docs](self)).
+/// The engine's lanes for throughput ([`Batched::FastLanes`](super::Batched)), whose
+/// `exp`, `tanh` and sigmoid run as polynomials on the processor's own vectors.
+///
+/// Every arithmetic operation is that of [`Lanes`] (IEEE's, lane by lane). `exp` and `tanh` are
+/// the polynomials of [`crate::VectorFunctions`] (within 1.25 and 3.5 ulp), run on the best
+/// instruction set this processor has ([`Isa::best`], asked once): a default build's lanes are
+/// SSE2 vectors, on which the polynomials' primitives (rounding, `2ⁿ`, selects) run lane by lane,
+/// measured slower than the scalar functions, while a function compiled for AVX2 or AVX-512 runs
+/// them whole. On an x86-64 processor without AVX2 they are therefore the scalar functions, lane
+/// by lane, bit for bit [`Lanes`] (as the compiled networks' `Fast` is their scalar path there).
+/// A layer hands such a function its whole buffer at once
+/// ([`Element::activate_all`]: one call per layer, not one per vector). The sigmoid is the scalar
+/// sigmoid's formula (`e^{−|x|}`, which never overflows) with that `exp`; relu and softplus are
+/// the scalar functions, value by value.
+///
+/// ```
+/// use geomattn::activation::Function;
+/// use geomattn::engine::{Element, FastLanes};
+/// let x = [-30.0_f32, -1.0, -0.25, 0.0, 0.5, 2.0, 9.0, f32::NAN];
+/// let fast = FastLanes::new(x).activate(Function::Tanh).to_array();
+/// for (y, x) in fast.iter().zip(x) {
+///     let exact = f64::from(x).tanh();
+///     assert!((f64::from(*y) - exact).abs() <= 4.0 * f64::from(f32::EPSILON) * exact.abs() || x.is_nan());
+/// }
+/// assert!(fast[7].is_nan());
+/// ```
 #[derive(Clone, Copy, PartialEq, Debug)]
 #[repr(transparent)]
 pub struct FastLanes<S: LaneScalar<N>, const N: usize>(Lanes<S, N>);
