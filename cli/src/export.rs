@@ -3,8 +3,10 @@
 //! module holding the type and a `static` built in `const` evaluation from the weights as
 //! literals (what `geomattn::embed_gml!` expands to, without the `.h5` file).
 //!
-//! The file is first loaded as the spec (so a file that does not hold it, or a size outside the
-//! grid, is refused before anything is written); the output is written whole or not at all.
+//! Any size GML allows, where geomattn has a compile-time type of the network (tanh or identity
+//! activations, GML's default `init_upper`, `transformer_dim = dim`): the file is first read as
+//! the spec on the run-time engine (so a file that does not hold it is refused before anything is
+//! written); the output is written whole or not at all.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,8 +27,8 @@ pub struct Args {
     /// The architecture (see SPEC below).
     #[arg(long, value_name = "SPEC")]
     arch: String,
-    /// `blob`: the runtime's binary blob (`geomattn::read_blob::<Type>`; transformers with L in
-    /// the blob grid below); `rust`: a Rust module with `pub type Network` and `pub static
+    /// `blob`: the runtime's binary blob (`geomattn::read_blob::<Type>`, any size and L);
+    /// `rust`: a Rust module with `pub type Network` and `pub static
     /// NETWORK`, the weights as literals (any L).
     #[arg(long, value_name = "blob|rust")]
     to: String,
@@ -72,7 +74,7 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
 /// The Rust module: a header naming the file, the spec and the command, then the type and the
 /// `static`, pretty-printed.
 fn rust_module(args: &Args, arch: &Arch, precision: Precision) -> Result<String, Failure> {
-    // Loaded as the spec first: the file holds the architecture, at a size of the grid.
+    // Loaded as the spec first: the file holds the architecture.
     geomattn_spec::open_file(&args.file, arch, precision)?;
     let shown = args.file.display().to_string();
     let export_failure = |reason: String| geomattn_spec::Error::Export {

@@ -168,7 +168,8 @@ fn bad_exports_are_one_line_exit_code_2_and_no_file() {
     let vpff = "vpff(dim=3, n_blocks=6, n_linear=1, activation=tanh)";
     let l5 = VPT.replace("L=3", "L=5");
     let dim5 = VPT.replace("dim=3", "dim=5");
-    let cases: [(&[&str], &str, &str); 8] = [
+    let sigmoid = VPT.replace("activation=tanh", "activation=sigmoid");
+    let cases: [(&[&str], &str, &str); 9] = [
         (
             &["--arch", VPT, "--to", "png"],
             "out",
@@ -185,8 +186,8 @@ fn bad_exports_are_one_line_exit_code_2_and_no_file() {
             "out.rs",
             "the file has 33 layers",
         ),
-        // A size no compiled network has: the Rust module reads the file as it first (on the
-        // run-time engine: it is not that network); a blob needs a compiled network (the grid).
+        // Any size exports: both formats read the file as the spec first (on the run-time
+        // engine), and this file is not that network.
         (
             &["--arch", &dim5, "--to", "rust"],
             "out.rs",
@@ -195,7 +196,13 @@ fn bad_exports_are_one_line_exit_code_2_and_no_file() {
         (
             &["--arch", &dim5, "--to", "blob"],
             "out",
-            "spec/src/grid.rs",
+            "`/L1/A` is 3×3 in the file",
+        ),
+        // An activation no compile-time type has: no type to read a blob into.
+        (
+            &["--arch", &sigmoid, "--to", "blob"],
+            "out",
+            "has no compile-time type",
         ),
         (
             &["--arch", vpff, "--to", "blob"],

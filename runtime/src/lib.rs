@@ -124,7 +124,9 @@ pub use schema::{
 };
 #[cfg(feature = "std")]
 #[doc(inline)]
-pub use schema::{read_blob_boxed, read_boxed, slice_to_blob, to_blob};
+pub use schema::{
+    OwnedLayerType, described_to_blob, read_blob_boxed, read_boxed, slice_to_blob, to_blob,
+};
 #[doc(inline)]
 pub use self_attention::SoftmaxAttention;
 #[doc(inline)]

@@ -195,6 +195,7 @@ macro_rules! on_grid {
     };
 }
 
+#[cfg(any(test, feature = "train"))]
 pub(crate) use on_grid;
 
 pub(crate) fn off_grid(arch: &Arch, key: &str, value: impl ToString, grid: &Grid) -> Error {

@@ -19,11 +19,10 @@
 
 use geomattn::engine::{
     BlockAttention, ClassificationLayer, ClassificationTransformer, Dense, FeedForward, Forward,
-    GradientLayer, LanesOf, LinearSymplecticAttention, LinearSymplecticTransformer,
-    MultiHeadAttention, PsdLayer, ResNetLayer, StackLayer, StandardTransformerIntegrator,
-    SymplecticAttention, SymplecticTransformer, Transformer, Upscaled, Upscaling,
-    VolumePreservingAttention, VolumePreservingFeedForward, VolumePreservingLayer,
-    VolumePreservingTransformer,
+    GradientLayer, LinearSymplecticAttention, LinearSymplecticTransformer, MultiHeadAttention,
+    PsdLayer, ResNetLayer, StackLayer, StandardTransformerIntegrator, SymplecticAttention,
+    SymplecticTransformer, Transformer, Upscaled, Upscaling, VolumePreservingAttention,
+    VolumePreservingFeedForward, VolumePreservingLayer, VolumePreservingTransformer,
 };
 use geomattn::gml::{GmlFile, LoadError, Node};
 use geomattn::nalgebra::{DMatrix, RealField};
@@ -121,6 +120,18 @@ fn built<S: Field + RealField>(file: &GmlFile, arch: &Arch) -> Result<Built<S>, 
     }
 }
 
+/// Reads `file` as `arch` (an integrator or a classifier) on the run-time engine, in the scalar
+/// `S`, to check that it holds that network: what the blob export reads before it writes.
+///
+/// # Errors
+/// As [`open`] and [`crate::classify::open`].
+pub(crate) fn read_as<S: Field + RealField>(file: &GmlFile, arch: &Arch) -> Result<(), Error> {
+    match arch {
+        Arch::Ct(_) => classifier::<S>(file, arch).map(drop),
+        _ => built::<S>(file, arch).map(drop),
+    }
+}
+
 /// `file` read as the classifier `arch` on the run-time engine, in the scalar `S`.
 ///
 /// # Errors
@@ -215,9 +226,11 @@ impl<S: Scalar> Engine<S> {
         Self {
             arch: *arch,
             #[cfg(feature = "batch")]
-            lanes: Box::new(net.map_scalar(S::Lanes::broadcast)),
+            lanes: Box::new(net.map_scalar(<S::Lanes as geomattn::engine::LanesOf<S>>::broadcast)),
             #[cfg(feature = "batch")]
-            fast: Box::new(net.map_scalar(S::FastLanes::broadcast)),
+            fast: Box::new(
+                net.map_scalar(<S::FastLanes as geomattn::engine::LanesOf<S>>::broadcast),
+            ),
             net: Box::new(net),
             shape: (arch.dim(), arch.seq()),
         }

@@ -31,65 +31,150 @@
 
 use std::path::Path;
 
-use geomattn::gml::GmlFile;
+use geomattn::gml::{GmlFile, Layers, LoadError};
 use geomattn::nalgebra::RealField;
-use geomattn::{
-    AddConnection, ArbitraryWeight, BlobError, BlobScalar, MultiHeadAttention, NoConnection,
-    ResNetStack, Schema, SkewWeight, Tanh, VolumePreservingAttention, VolumePreservingFeedForward,
-    slice_to_blob, to_blob,
-};
+use geomattn::schema::described;
+use geomattn::symplectic::Side;
+use geomattn::{BlobScalar, OwnedLayerType, described_to_blob};
+use geomattn_arch::layout::{self, Op};
 
-use crate::dispatch::{off_grid, on_grid, read, units, whole};
-use crate::{Activation, Arch, Error, Kick, Precision, grid};
+use crate::dispatch::{load_error, read};
+use crate::{Activation, Arch, AttentionActivation, Error, Kick, Precision, engine};
 
 /// The marker of GML's `init_upper`.
 fn first_side(init_upper: bool) -> &'static str {
     if init_upper { "UpdateQ" } else { "UpdateP" }
 }
 
-fn export_error(file: &GmlFile, source: &BlobError) -> Error {
-    Error::Export {
-        file: file.name().into(),
-        reason: source.to_string(),
-    }
-}
-
-/// The blob of network `Net` loaded from `file` (the feed-forward network).
-fn blob_of<Net>(file: &GmlFile, arch: &Arch) -> Result<Vec<u8>, Error>
-where
-    Net: Schema<Scalar: RealField + BlobScalar>,
-{
-    to_blob(&whole::<Net>(file, arch)?).map_err(|source| export_error(file, &source))
-}
-
-/// The blob of a transformer's units `(Att, Ff)` loaded from `file`: that of
-/// `Transformer<Att, Ff, L>` for the `L` units the file holds (`geomattn::slice_to_blob`).
-fn blob_of_units<Att, Ff>(file: &GmlFile, arch: &Arch) -> Result<Vec<u8>, Error>
-where
-    (Att, Ff): Schema<Scalar: RealField + BlobScalar>,
-{
-    slice_to_blob(&units::<Att, Ff>(file, arch)?.0).map_err(|source| export_error(file, &source))
-}
-
-macro_rules! export_blob {
-    (vpff $a:ident, $S:ty, $d:literal, $net:ty, $file:expr) => {
-        blob_of::<$net>($file, $a)
-    };
-    ($kind:ident $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $file:expr) => {
-        blob_of_units::<$att, $ff>($file, $a)
-    };
-}
-
 /// The blob (`geomattn::to_blob`) of the network in `file`, loaded as the type of `arch` in
-/// `precision` ([`rust_type`] names it).
+/// `precision` ([`rust_type`] names it), at any size: the file is read as `arch` on the run-time
+/// engine first (so a file that does not hold it is refused as [`open`](crate::open) refuses
+/// it), then every layer's values are written with the type that layer has in `arch`'s
+/// compile-time network (`geomattn::schema::described`).
 ///
 /// # Errors
-/// As [`open`](crate::open).
+/// As [`open`](crate::open) (for a classifier, as [`classify::open`](crate::classify::open));
+/// [`Error::Unsupported`] where geomattn has no compile-time type of `arch` ([`rust_type`] is
+/// `None`).
 pub fn blob(file: &GmlFile, arch: &Arch, precision: Precision) -> Result<Vec<u8>, Error> {
     match precision {
-        Precision::F32 => on_grid!(arch, f32, export_blob, file),
-        Precision::F64 => on_grid!(arch, f64, export_blob, file),
+        Precision::F32 => typed_blob::<f32>(file, arch),
+        Precision::F64 => typed_blob::<f64>(file, arch),
     }
+}
+
+/// [`blob`] in the scalar `S`.
+fn typed_blob<S: RealField + Copy + BlobScalar>(
+    file: &GmlFile,
+    arch: &Arch,
+) -> Result<Vec<u8>, Error> {
+    let untyped = || Error::Unsupported {
+        arch: arch.to_string(),
+        reason: "has no compile-time type in geomattn (an activation other than tanh or \
+                 identity, init_upper = true of the volume-preserving networks, transformer_dim \
+                 ≠ dim, or the standard transformer's MatrixSoftmax), so no blob of one"
+            .into(),
+    };
+    if rust_type(arch, Precision::F64).is_none() {
+        return Err(untyped());
+    }
+    let types = layer_types(arch).ok_or_else(untyped)?;
+    engine::read_as::<S>(file, arch)?;
+    let read = || -> Result<Vec<S>, LoadError> {
+        let mut layers = Layers::exactly(file, types.len())?;
+        let mut values = Vec::new();
+        for layer in &types {
+            values.extend(layers.read_values::<S>(&layer.as_type())?);
+        }
+        layers.finish()?;
+        Ok(values)
+    };
+    let values = read().map_err(|source| load_error(file, arch, source))?;
+    described_to_blob(&types, &values).map_err(|source| Error::Export {
+        file: file.name().into(),
+        reason: source.to_string(),
+    })
+}
+
+/// The type of every layer of `arch`'s compile-time network, in GML's order: the layers of its
+/// chain ([`layout::layers`]) with the options the compile-time types record (the orthogonal
+/// map, the kick). `None` if a layer has no compile-time type.
+fn layer_types(arch: &Arch) -> Option<Vec<OwnedLayerType>> {
+    let kick = match arch {
+        Arch::Sympt(s) => s.symmetric,
+        _ => None,
+    };
+    layout::layers(arch)
+        .iter()
+        .map(|layer| layer_type(&layer.op, kick))
+        .collect()
+}
+
+/// The compile-time type of the layer `op` (`kick`: a symmetric symplectic attention's), if it
+/// has one.
+fn layer_type(op: &Op, kick: Option<Kick>) -> Option<OwnedLayerType> {
+    let softmax = |softmax: AttentionActivation| match softmax {
+        AttentionActivation::VectorSoftmax => "VectorSoftmax",
+        AttentionActivation::MatrixSoftmax => "MatrixSoftmax",
+    };
+    let updates_q = |side: Side| matches!(side, Side::Q);
+    Some(match *op {
+        Op::VolumePreserving {
+            dim,
+            upper,
+            activation,
+            bias,
+        } => described::volume_preserving_layer(dim, upper, activation.name(), bias),
+        Op::VolumePreservingAttention { dim, seq, skew_sym } => {
+            described::volume_preserving_attention(dim, seq, skew_sym)
+        }
+        Op::ResNet { dim, activation } => described::resnet_layer(dim, activation.name()),
+        Op::MultiHeadAttention {
+            dim,
+            heads,
+            stiefel,
+            add_connection,
+            softmax: attention,
+        } => described::multi_head_attention(
+            dim,
+            heads,
+            stiefel,
+            add_connection,
+            softmax(attention.unwrap_or(AttentionActivation::VectorSoftmax)),
+        ),
+        Op::Classification { dim, classes } => described::classification_layer(dim, classes),
+        Op::Gradient {
+            dim,
+            upscaling_dimension,
+            activation,
+            side,
+        } => described::gradient_layer(
+            dim / 2,
+            upscaling_dimension / 2,
+            updates_q(side),
+            activation.name(),
+        ),
+        Op::SymplecticAttention {
+            dim,
+            side,
+            symmetric,
+            softmax: attention,
+        } => match (symmetric, kick) {
+            (true, kick) => described::symmetric_symplectic_attention(
+                dim / 2,
+                updates_q(side),
+                softmax(attention),
+                kick != Some(Kick::Exact),
+            ),
+            (false, _) => {
+                described::dense_symplectic_attention(dim / 2, updates_q(side), softmax(attention))
+            }
+        },
+        Op::LinearSymplecticAttention { dim, seq, side } => {
+            described::linear_symplectic_attention(dim / 2, seq, updates_q(side))
+        }
+        Op::Dense { .. } | Op::Psd { .. } => return None,
+    })
 }
 
 /// Opens the file at `path` and exports it as a blob (see [`blob`]).

@@ -153,7 +153,7 @@ impl Grid {
 pub fn describe() -> String {
     let mut lines = vec![
         "every architecture: any size and option GML allows, on the run-time engine; compiled (the \
-         lane path, export, train) for the sizes below"
+         lane path, train) for the sizes below"
             .to_string(),
     ];
     lines.extend(ALL.iter().map(Grid::line));

@@ -1,4 +1,5 @@
-//! The blob export of every bundled network, in `f32` and `f64`, is the blob of the network the
+//! The blob export of every bundled network (in `f32` and `f64`) and of every architecture at sizes
+//! outside the compiled grid is the blob of the network the
 //! loader reads as the built-in type (the same weights bit for bit), reads back into it, and into
 //! no other type: the refusal names the difference.
 
@@ -167,5 +168,96 @@ fn the_symplectic_transformers_export_as_the_blobs_of_the_runtimes_aliases() {
          activation=tanh, init_upper=true)",
         "geomattn::LinearSymplecticTransformer<f64, 1, 2, 2, 1, 2, geomattn::Tanh, \
          geomattn::UpdateQ>",
+    );
+}
+
+/// Sizes and options outside the compiled grid (dims 4 to 6, sequences up to 6, several heads,
+/// blocks, linear layers and gradient layers, the classifier at a small size) export as the blobs
+/// of their compile-time types, built from GML files with seeded weights.
+#[test]
+fn every_architecture_exports_at_sizes_outside_the_grid() {
+    use geomattn::{
+        ClassificationTransformer, DenseA, GradientExact, LinearSymplecticTransformer,
+        MatrixSoftmax, SymmetricA, SymplecticTransformer, UpdateQ,
+    };
+    exports_from_glorot_weights_as::<VolumePreservingTransformer<f64, 5, 6, 3, 2, 2, Tanh>>(
+        "vpt(dim=5, seq=6, n_blocks=3, n_linear=2, L=2, activation=tanh, skew_sym=false)",
+        "geomattn::Transformer<geomattn::VolumePreservingAttention<f64, 5, 6, \
+         geomattn::ArbitraryWeight<f64, 5>>, \
+         geomattn::VolumePreservingFeedForward<f64, 5, 3, 2, geomattn::Tanh>, 2>",
+    );
+    exports_from_glorot_weights_as::<
+        geomattn::Transformer<
+            geomattn::VolumePreservingAttention<f64, 4, 7, SkewWeight<f64, 4>>,
+            VolumePreservingFeedForward<f64, 4, 1, 2, Tanh>,
+            3,
+        >,
+    >(
+        "vpt(dim=4, seq=7, n_blocks=1, n_linear=2, L=3, activation=tanh, skew_sym=true)",
+        "geomattn::Transformer<geomattn::VolumePreservingAttention<f64, 4, 7, \
+         geomattn::SkewWeight<f64, 4>>, \
+         geomattn::VolumePreservingFeedForward<f64, 4, 1, 2, geomattn::Tanh>, 3>",
+    );
+    exports_from_glorot_weights_as::<VolumePreservingFeedForward<f64, 6, 2, 3, Identity>>(
+        "vpff(dim=6, n_blocks=2, n_linear=3, activation=identity)",
+        "geomattn::VolumePreservingFeedForward<f64, 6, 2, 3, geomattn::Identity>",
+    );
+    exports_from_glorot_weights_as::<
+        StandardTransformerIntegrator<
+            f64,
+            4,
+            MultiHeadAttention<f64, 4, 2, 2, AddConnection>,
+            3,
+            2,
+            Tanh,
+        >,
+    >(
+        "st(dim=4, seq=5, n_heads=2, n_blocks=3, L=2, activation=tanh, add_connection=true)",
+        "geomattn::Transformer<geomattn::MultiHeadAttention<f64, 4, 2, 2, \
+         geomattn::AddConnection>, geomattn::ResNetStack<f64, 4, 3, geomattn::Tanh>, 2>",
+    );
+    exports_from_glorot_weights_as::<
+        SymplecticTransformer<f64, 3, 5, 3, 2, Tanh, MatrixSoftmax, DenseA<f64, 3>, UpdateQ>,
+    >(
+        "symplectic_transformer(dim=6, seq=4, n_sympnet=3, upscaling_dimension=10, L=2, \
+         sympnet_activation=tanh, attention_activation=MatrixSoftmax, init_upper=true, \
+         symmetric=false)",
+        "geomattn::SymplecticTransformer<f64, 3, 5, 3, 2, geomattn::Tanh, \
+         geomattn::MatrixSoftmax, geomattn::DenseA<f64, 3>, geomattn::UpdateQ>",
+    );
+    exports_from_glorot_weights_as::<
+        SymplecticTransformer<
+            f64,
+            2,
+            3,
+            1,
+            1,
+            Identity,
+            geomattn::VectorSoftmax,
+            SymmetricA<f64, 2, GradientExact>,
+            geomattn::UpdateP,
+        >,
+    >(
+        "symplectic_transformer(dim=4, seq=6, n_sympnet=1, upscaling_dimension=6, L=1, \
+         sympnet_activation=identity, attention_activation=VectorSoftmax, init_upper=false, \
+         symmetric=true, kick=exact)",
+        "geomattn::SymplecticTransformer<f64, 2, 3, 1, 1, geomattn::Identity, \
+         geomattn::VectorSoftmax, geomattn::SymmetricA<f64, 2, geomattn::GradientExact>, \
+         geomattn::UpdateP>",
+    );
+    exports_from_glorot_weights_as::<LinearSymplecticTransformer<f64, 3, 5, 4, 3, 2, Tanh, UpdateQ>>(
+        "linear_symplectic_transformer(dim=6, seq=5, n_sympnet=3, upscaling_dimension=8, L=2, \
+         activation=tanh, init_upper=true)",
+        "geomattn::LinearSymplecticTransformer<f64, 3, 5, 4, 3, 2, geomattn::Tanh, \
+         geomattn::UpdateQ>",
+    );
+    exports_from_glorot_weights_as::<
+        ClassificationTransformer<f64, 6, 3, 2, 2, 4, NoConnection, geomattn::Euclidean, Tanh>,
+    >(
+        "classification_transformer(dim=6, seq=5, classes=4, n_heads=3, L=2, Stiefel=false, \
+         add_connection=false)",
+        "geomattn::Classifier<geomattn::Transformer<geomattn::MultiHeadAttention<f64, 6, 3, 2, \
+         geomattn::NoConnection>, geomattn::ResNetLayer<f64, 6, geomattn::Tanh>, 2>, \
+         geomattn::ClassificationLayer<f64, 6, 4>>",
     );
 }

@@ -7,9 +7,9 @@ use geomattn::gml::load_file;
 use geomattn::nalgebra::{Matrix3, RealField, SMatrix};
 use geomattn::{
     AddConnection, BLOB_HEADER_LEN, BLOB_MAGIC, BlobError, Difference, Error, Head, LayerType,
-    MultiHeadAttention, Name, NoConnection, Param, Schema, SequenceLayer, ShortText, Sink,
-    SkewSymmetric, SkewVpa, StandardTransformerIntegrator, Stiefel, StrictlyUpper, Tanh,
-    TypeMismatch, Visit, VolumePreservingFeedForward, VolumePreservingTransformer,
+    MultiHeadAttention, Name, NoConnection, OwnedLayerType, Param, Schema, SequenceLayer,
+    ShortText, Sink, SkewSymmetric, SkewVpa, StandardTransformerIntegrator, Stiefel, StrictlyUpper,
+    Tanh, TypeMismatch, Visit, VolumePreservingFeedForward, VolumePreservingTransformer,
     VolumePreservingUpperLayer, blob_len, read_blob, read_blob_into, to_blob, write_blob,
 };
 use geomattn_testkit::fixture;
@@ -24,14 +24,18 @@ type St<S> =
 /// Counts what a schema describes.
 #[derive(Default)]
 struct Count {
-    layers: Vec<LayerType>,
+    layers: Vec<OwnedLayerType>,
     scalars: usize,
     params: Vec<Param>,
 }
 
 impl Visit for Count {
     fn layer(&mut self, layer: &LayerType) {
-        self.layers.push(*layer);
+        self.layers.push(OwnedLayerType::new(
+            layer.name,
+            layer.settings,
+            layer.params,
+        ));
         self.scalars += layer.params.iter().map(Param::len).sum::<usize>();
         self.params.extend(layer.params);
     }

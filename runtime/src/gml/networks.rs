@@ -129,22 +129,50 @@ impl Layers {
         crate::read_boxed(self)
     }
 
-    /// Checks the types recorded on the next `N::LAYERS` groups against `N`'s, but for the
-    /// sequence length ([`without_window`]); a group not in the file is left to the read, which
-    /// reports it.
+    /// Reads the values of the next layer group as the layer of type `layer` (a type built at
+    /// run time, [`described`](crate::schema::described)), after checking the type recorded on
+    /// it as [`read`](Self::read) does: every parameter's values, in order, as
+    /// [`Schema::read`] of that layer's compile-time type receives them.
+    ///
+    /// # Errors
+    /// As [`read`](Self::read).
+    pub fn read_values<S: RealField + Copy>(
+        &mut self,
+        layer: &LayerType,
+    ) -> Result<Vec<S>, LoadError> {
+        self.check_types(&[layer.to_string()])?;
+        let mut values = std::vec![S::zero(); layer.params.iter().map(Param::len).sum()];
+        Source::<S>::begin_layer(self)?;
+        let mut rest = values.as_mut_slice();
+        for param in layer.params {
+            let (these, after) = rest.split_at_mut(param.len());
+            self.param(param, these)?;
+            rest = after;
+        }
+        Source::<S>::end_layer(self)?;
+        Ok(values)
+    }
+
+    /// Checks the types recorded on the next `N::LAYERS` groups against `N`'s.
     fn check_recorded<N: Schema>(&self) -> Result<(), LoadError> {
         let mut types = LayerTypes(Vec::new());
         N::describe(&mut types);
-        for (node, expected) in self.nodes.iter().skip(self.next).zip(types.0) {
-            if let Some(recorded) = node.recorded_type()? {
-                let expected = expected.to_string();
-                if without_window(&recorded) != without_window(&expected) {
-                    return Err(LoadError::LayerType {
-                        path: node.path().into(),
-                        recorded,
-                        expected,
-                    });
-                }
+        self.check_types(&types.0)
+    }
+
+    /// Checks the types recorded on the next groups against `types`, but for the sequence
+    /// length ([`without_window`]); a group not in the file is left to the read, which reports
+    /// it.
+    fn check_types(&self, types: &[String]) -> Result<(), LoadError> {
+        for (node, expected) in self.nodes.iter().skip(self.next).zip(types) {
+            if let Some(recorded) = node.recorded_type()?
+                && without_window(&recorded) != without_window(expected)
+            {
+                return Err(LoadError::LayerType {
+                    path: node.path().into(),
+                    recorded,
+                    expected: expected.clone(),
+                });
             }
         }
         Ok(())
@@ -165,8 +193,11 @@ impl Layers {
         }
     }
 
-    /// The layers of `file`, checked to be exactly `count`.
-    fn exactly(file: &GmlFile, count: usize) -> Result<Self, LoadError> {
+    /// The layer groups of `file`, checked to be exactly `count`.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new), and [`LoadError::LayerCount`] for another number of groups.
+    pub fn exactly(file: &GmlFile, count: usize) -> Result<Self, LoadError> {
         let layers = Self::new(file)?;
         if layers.nodes.len() != count {
             return Err(LoadError::LayerCount {
@@ -224,12 +255,13 @@ fn without_window(layer_type: &str) -> String {
     format!("{name}({})", options.join(", "))
 }
 
-/// The type of every layer group of a network, in order.
-pub(super) struct LayerTypes(pub(super) Vec<LayerType>);
+/// The type of every layer group of a network, in order, as GML's constructor reads
+/// (`LayerType`'s display).
+pub(super) struct LayerTypes(pub(super) Vec<String>);
 
 impl Visit for LayerTypes {
     fn layer(&mut self, layer: &LayerType) {
-        self.0.push(*layer);
+        self.0.push(layer.to_string());
     }
 }
 

@@ -48,7 +48,7 @@ use nalgebra::RealField;
 
 use super::file::{LAYER_TYPE, STIEFEL, param_name, special};
 use super::networks::LayerTypes;
-use crate::{Kind, LayerType, Param, Schema, Sink};
+use crate::{Kind, Param, Schema, Sink};
 
 /// The element type the weights are stored in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,8 +168,9 @@ pub struct GmlWriter {
     file: FileBuilder,
     layers: usize,
     entries: Vec<Entry>,
-    /// The type of every layer group handed out so far, recorded on its group.
-    types: Vec<LayerType>,
+    /// The type of every layer group handed out so far (as GML's constructor reads), recorded
+    /// on its group.
+    types: Vec<String>,
 }
 
 impl GmlWriter {
@@ -191,7 +192,7 @@ impl GmlWriter {
         }
         let mut layer = self.file.create_group(&format!("L{}", self.layers));
         if let Some(layer_type) = self.types.get(self.layers - 1) {
-            layer.set_attr(LAYER_TYPE, AttrValue::String(layer_type.to_string()));
+            layer.set_attr(LAYER_TYPE, AttrValue::String(layer_type.clone()));
         }
         let mut parents: Vec<&'static str> = Vec::new();
         for entry in &self.entries {

@@ -3,20 +3,39 @@
 
 use core::mem::MaybeUninit;
 
-use super::layers::{matrix_param, read_matrix, write_matrix};
+use super::layers::{read_matrix, write_matrix};
 use super::{
-    Kind, LayerType, Name, Schema, Setting, Sink, Source, Visit, fill, layer_type_description,
+    Kind, LayerType, Name, Param, Schema, Setting, Sink, Source, Visit, fill,
+    layer_type_description,
 };
 use crate::{ClassificationLayer, Classifier, Field};
 
+/// GML's name of the classification layer.
+pub(crate) const CLASSIFICATION: &str = "ClassificationLayer";
+
+/// The options of `ClassificationLayer(input_dim, output_dim, softmax)`.
+pub(crate) const fn classification_settings(input_dim: usize, classes: usize) -> [Setting; 2] {
+    [
+        Setting::number("input_dim", input_dim),
+        Setting::number("output_dim", classes),
+    ]
+}
+
+/// Its one dense `weight` (`classes×input_dim`).
+pub(crate) const fn classification_params(input_dim: usize, classes: usize) -> [Param; 1] {
+    [Param::new(
+        Name::new("weight"),
+        Kind::Dense,
+        classes,
+        input_dim,
+    )]
+}
+
 impl<S: Field, const D: usize, const CLASSES: usize> ClassificationLayer<S, D, CLASSES> {
-    const TYPE: LayerType = LayerType {
-        name: "ClassificationLayer",
-        settings: &[
-            Setting::number("input_dim", D),
-            Setting::number("output_dim", CLASSES),
-        ],
-        params: &[matrix_param::<CLASSES, D>(Name::new("weight"), Kind::Dense)],
+    const TYPE: LayerType<'static> = LayerType {
+        name: CLASSIFICATION,
+        settings: &classification_settings(D, CLASSES),
+        params: &classification_params(D, CLASSES),
     };
 }
 

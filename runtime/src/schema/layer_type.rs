@@ -1,7 +1,9 @@
-//! The whole type of one layer group, as data known at compile time: GML's name of the layer,
-//! every option its Rust type fixes that is not a parameter (sizes, activation, `add_connection`,
-//! the orthogonal map, …), and its parameters. What [`Schema::describe`](super::Schema::describe)
-//! hands out, and what a blob records and checks ([`read_blob`](super::read_blob)).
+//! The whole type of one layer group: GML's name of the layer, every option its Rust type fixes
+//! that is not a parameter (sizes, activation, `add_connection`, the orthogonal map, …), and its
+//! parameters. What [`Schema::describe`](super::Schema::describe) hands out (a constant of the
+//! layer's type), and what a blob records and checks ([`read_blob`](super::read_blob)). The same
+//! types at sizes known only at run time ([`OwnedLayerType`], from [`described`](super::described))
+//! write the blob of a network read from a file.
 //!
 //! ```
 //! use geomattn::{Identity, LayerType, ResNetLayer, Schema, Visit};
@@ -36,22 +38,58 @@ use core::fmt;
 
 use super::Param;
 
-/// The type of one layer group: GML's layer, its options, its parameters.
+/// The type of one layer group: GML's layer, its options, its parameters; `'a` is where the
+/// options and parameters are held (`'static` in a layer's constant, an [`OwnedLayerType`] at
+/// run-time sizes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LayerType {
+pub struct LayerType<'a> {
     /// GML's name of the layer (`ResNetLayer`, `VolumePreservingLowerLayer`, `GradientLayerQ`).
     pub name: &'static str,
     /// Every option the Rust type fixes that is not a parameter, in a fixed order (GML's keyword
     /// where GML has one: `dim`, `seq_length`, `activation`, `add_connection`, …).
-    pub settings: &'static [Setting],
+    pub settings: &'a [Setting],
     /// The parameters, in GML's order.
-    pub params: &'static [Param],
+    pub params: &'a [Param],
+}
+
+/// A [`LayerType`] whose options and parameters are built at run time: the type of a layer
+/// whose sizes are read from a file ([`described`](super::described)).
+#[cfg(feature = "std")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnedLayerType {
+    /// GML's name of the layer.
+    pub name: &'static str,
+    /// The options, as [`LayerType::settings`].
+    pub settings: std::vec::Vec<Setting>,
+    /// The parameters, in GML's order.
+    pub params: std::vec::Vec<Param>,
+}
+
+#[cfg(feature = "std")]
+impl OwnedLayerType {
+    /// The layer `name` with options `settings` and parameters `params`.
+    pub fn new(name: &'static str, settings: &[Setting], params: &[Param]) -> Self {
+        Self {
+            name,
+            settings: settings.to_vec(),
+            params: params.to_vec(),
+        }
+    }
+
+    /// Borrowed, as a layer's constant type is.
+    pub fn as_type(&self) -> LayerType<'_> {
+        LayerType {
+            name: self.name,
+            settings: &self.settings,
+            params: &self.params,
+        }
+    }
 }
 
 /// GML's layer with the options of its type, as a GML user writes a constructor:
 /// `ResNetLayer(dim = 3, activation = tanh)`. A GML file written by geomattn records it on each
 /// layer group ([`gml`](crate::gml), feature `hdf5`).
-impl fmt::Display for LayerType {
+impl fmt::Display for LayerType<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}(", self.name)?;
         for (k, setting) in self.settings.iter().enumerate() {
@@ -62,7 +100,7 @@ impl fmt::Display for LayerType {
     }
 }
 
-impl LayerType {
+impl LayerType<'_> {
     /// The value of the option `key`, if the layer has it.
     pub fn setting(&self, key: &str) -> Option<SettingValue<'static>> {
         self.settings

@@ -139,24 +139,36 @@ pub(crate) fn required_bias<'a, S, const LEN: usize, K: Sink<S> + ?Sized>(
     })
 }
 
-/// The options of `VolumePreservingAttention(D, T; skew_sym)` with the orthogonal map `Map`,
-/// recorded by the function it computes ([`OrthogonalMap::FUNCTION`]).
-macro_rules! vpa_settings {
-    ($skew_sym:literal) => {
-        &[
-            Setting::number("dim", D),
-            Setting::number("seq_length", T),
-            Setting::flag("skew_sym", $skew_sym),
-            Setting::name("orthogonal_map", Map::FUNCTION),
-        ]
-    };
+/// GML's name of volume-preserving attention.
+pub(crate) const VPA: &str = "VolumePreservingAttention";
+
+/// The options of `VolumePreservingAttention(dim, seq_length; skew_sym)` with an orthogonal map
+/// computing `map` ([`OrthogonalMap::FUNCTION`]).
+pub(crate) const fn vpa_settings(
+    dim: usize,
+    seq: usize,
+    skew_sym: bool,
+    map: &'static str,
+) -> [Setting; 4] {
+    [
+        Setting::number("dim", dim),
+        Setting::number("seq_length", seq),
+        Setting::flag("skew_sym", skew_sym),
+        Setting::name("orthogonal_map", map),
+    ]
+}
+
+/// Its one parameter `A` (`dim×dim`): skew-symmetric (packed) or dense.
+pub(crate) const fn vpa_params(dim: usize, skew_sym: bool) -> [Param; 1] {
+    let kind = if skew_sym { Kind::Skew } else { Kind::Dense };
+    [Param::new(Name::new("A"), kind, dim, dim)]
 }
 
 impl<S: Field, const D: usize, const T: usize, Map: OrthogonalMap<S, T>> SkewVpa<S, D, T, Map> {
-    const TYPE: LayerType = LayerType {
-        name: "VolumePreservingAttention",
-        settings: vpa_settings!(true),
-        params: &[packed_param::<D, crate::Skew>("A")],
+    const TYPE: LayerType<'static> = LayerType {
+        name: VPA,
+        settings: &vpa_settings(D, T, true, Map::FUNCTION),
+        params: &vpa_params(D, true),
     };
 }
 
@@ -185,10 +197,10 @@ impl<S: Field, const D: usize, const T: usize, Map: OrthogonalMap<S, T>> Schema
 impl<S: Field, const D: usize, const T: usize, Map: OrthogonalMap<S, T>>
     ArbitraryVpa<S, D, T, Map>
 {
-    const TYPE: LayerType = LayerType {
-        name: "VolumePreservingAttention",
-        settings: vpa_settings!(false),
-        params: &[matrix_param::<D, D>(Name::new("A"), Kind::Dense)],
+    const TYPE: LayerType<'static> = LayerType {
+        name: VPA,
+        settings: &vpa_settings(D, T, false, Map::FUNCTION),
+        params: &vpa_params(D, false),
     };
 }
 
@@ -222,18 +234,31 @@ impl<S: RealField + Copy, const D: usize, const T: usize, Map: OrthogonalMap<S, 
     }
 }
 
+/// GML's name of the ResNet layer.
+pub(crate) const RESNET: &str = "ResNetLayer";
+
+/// The options of `ResNetLayer(dim, activation; use_bias = true)`.
+pub(crate) const fn resnet_settings(dim: usize, activation: &'static str) -> [Setting; 3] {
+    [
+        Setting::number("dim", dim),
+        Setting::name("activation", activation),
+        Setting::flag("use_bias", true),
+    ]
+}
+
+/// Its parameters: a dense `weight` (`dim×dim`) and a `bias`.
+pub(crate) const fn resnet_params(dim: usize) -> [Param; 2] {
+    [
+        Param::new(Name::new("weight"), Kind::Dense, dim, dim),
+        Param::new(Name::new("bias"), Kind::Vector, dim, 1),
+    ]
+}
+
 impl<S: Field, const D: usize, Act: Activation<S>> ResNetLayer<S, D, Act> {
-    const TYPE: LayerType = LayerType {
-        name: "ResNetLayer",
-        settings: &[
-            Setting::number("dim", D),
-            Setting::name("activation", Act::NAME),
-            Setting::flag("use_bias", true),
-        ],
-        params: &[
-            matrix_param::<D, D>(Name::new("weight"), Kind::Dense),
-            vector_param::<D>("bias"),
-        ],
+    const TYPE: LayerType<'static> = LayerType {
+        name: RESNET,
+        settings: &resnet_settings(D, Act::NAME),
+        params: &resnet_params(D),
     };
 }
 
@@ -260,6 +285,42 @@ impl<S: Field, const D: usize, Act: Activation<S>> Schema for ResNetLayer<S, D, 
     }
 }
 
+/// GML's name of a volume-preserving layer, lower or upper.
+pub(crate) const fn vp_layer_name(upper: bool) -> &'static str {
+    if upper {
+        "VolumePreservingUpperLayer"
+    } else {
+        "VolumePreservingLowerLayer"
+    }
+}
+
+/// The options of `VolumePreserving{Lower,Upper}Layer(dim, activation; use_bias)`.
+pub(crate) const fn vp_layer_settings(
+    dim: usize,
+    activation: &'static str,
+    use_bias: bool,
+) -> [Setting; 3] {
+    [
+        Setting::number("dim", dim),
+        Setting::name("activation", activation),
+        Setting::flag("use_bias", use_bias),
+    ]
+}
+
+/// Its parameters: the packed strictly triangular `weight`, then the `bias` (the first alone
+/// without one).
+pub(crate) const fn vp_layer_params(dim: usize, upper: bool) -> [Param; 2] {
+    let kind = if upper {
+        Kind::StrictlyUpper
+    } else {
+        Kind::StrictlyLower
+    };
+    [
+        Param::new(Name::new("weight"), kind, dim, dim),
+        Param::new(Name::new("bias"), Kind::Vector, dim, 1),
+    ]
+}
+
 /// A volume-preserving lower or upper layer `Layer`, with or without a bias (which its place in
 /// the architecture decides).
 pub(crate) struct VpLayer<const BIAS: bool, Layer>(PhantomData<Layer>);
@@ -272,25 +333,12 @@ where
     Act: Activation<S>,
 {
     pub(crate) const SCALARS: usize = Kind::StrictlyLower.len(D, D) + if BIAS { D } else { 0 };
-    const WEIGHT: Param = packed_param::<D, Layout>("weight");
-    const WITH_BIAS: &[Param] = &[Self::WEIGHT, vector_param::<D>("bias")];
-    const WITHOUT_BIAS: &[Param] = &[Self::WEIGHT];
-    const TYPE: LayerType = LayerType {
-        name: if matches!(Layout::PARAM_KIND, Kind::StrictlyLower) {
-            "VolumePreservingLowerLayer"
-        } else {
-            "VolumePreservingUpperLayer"
-        },
-        settings: &[
-            Setting::number("dim", D),
-            Setting::name("activation", Act::NAME),
-            Setting::flag("use_bias", BIAS),
-        ],
-        params: if BIAS {
-            Self::WITH_BIAS
-        } else {
-            Self::WITHOUT_BIAS
-        },
+    const UPPER: bool = matches!(Layout::PARAM_KIND, Kind::StrictlyUpper);
+    const WITH_BIAS: &[Param] = &vp_layer_params(D, Self::UPPER);
+    const TYPE: LayerType<'static> = LayerType {
+        name: vp_layer_name(Self::UPPER),
+        settings: &vp_layer_settings(D, Act::NAME, BIAS),
+        params: Self::WITH_BIAS.split_at(if BIAS { 2 } else { 1 }).0,
     };
     pub(crate) const DESCRIPTION_LEN: usize = Self::TYPE.description_len();
 
@@ -363,6 +411,37 @@ impl<S: Field, const D: usize, Layout: StrictlyTriangular, Act: Activation<S>> S
 /// GML's names of the three projections of multi-head attention, in its order.
 const PROJECTIONS: [&str; 3] = ["PQ", "PK", "PV"];
 
+/// GML's name of multi-head attention.
+pub(crate) const MHA: &str = "MultiHeadAttention";
+
+/// The options of `MultiHeadAttention(dim, n_heads; Stiefel, add_connection)` with `softmax`.
+pub(crate) const fn mha_settings(
+    dim: usize,
+    n_heads: usize,
+    stiefel: bool,
+    add_connection: bool,
+    softmax: &'static str,
+) -> [Setting; 5] {
+    [
+        Setting::number("dim", dim),
+        Setting::number("n_heads", n_heads),
+        Setting::flag("Stiefel", stiefel),
+        Setting::flag("add_connection", add_connection),
+        Setting::name("softmax", softmax),
+    ]
+}
+
+/// Head `h` (from 0) of the projection group `group` (from 0, in [`PROJECTIONS`]): a `dim×dh`
+/// matrix of `kind` (dense or Stiefel).
+pub(crate) const fn mha_head(group: usize, h: usize, dim: usize, dh: usize, kind: Kind) -> Param {
+    Param::new(
+        Name::numbered(PROJECTIONS[group], "head_", h + 1),
+        kind,
+        dim,
+        dh,
+    )
+}
+
 impl<S, const D: usize, const H: usize, const DH: usize, Conn, Proj, Sm>
     MultiHeadAttention<S, D, H, DH, Conn, Proj, Sm>
 where
@@ -372,12 +451,12 @@ where
 {
     /// The projections, group by group (`PQ`, `PK`, `PV`), head by head.
     const HEADS: [[Param; H]; 3] = {
-        let mut heads = [[Self::head(0, 0); H]; 3];
+        let mut heads = [[mha_head(0, 0, D, DH, Proj::KIND); H]; 3];
         let mut group = 0;
         while group < 3 {
             let mut h = 0;
             while h < H {
-                heads[group][h] = Self::head(group, h);
+                heads[group][h] = mha_head(group, h, D, DH, Proj::KIND);
                 h += 1;
             }
             group += 1;
@@ -386,20 +465,15 @@ where
     };
     const HEADS_REF: &[[Param; H]; 3] = &Self::HEADS;
 
-    /// Head `h` (from 0) of the projection group `group` (from 0, in [`PROJECTIONS`]).
-    const fn head(group: usize, h: usize) -> Param {
-        let name = Name::numbered(PROJECTIONS[group], "head_", h + 1);
-        matrix_param::<D, DH>(name, Proj::KIND)
-    }
-    const TYPE: LayerType = LayerType {
-        name: "MultiHeadAttention",
-        settings: &[
-            Setting::number("dim", D),
-            Setting::number("n_heads", H),
-            Setting::flag("Stiefel", matches!(Proj::KIND, Kind::Stiefel)),
-            Setting::flag("add_connection", Conn::ADD),
-            Setting::name("softmax", Sm::NAME),
-        ],
+    const TYPE: LayerType<'static> = LayerType {
+        name: MHA,
+        settings: &mha_settings(
+            D,
+            H,
+            matches!(Proj::KIND, Kind::Stiefel),
+            Conn::ADD,
+            Sm::NAME,
+        ),
         params: Self::HEADS_REF.as_flattened(),
     };
 }

@@ -50,6 +50,8 @@
 mod blob;
 mod classification;
 mod containers;
+#[cfg(feature = "std")]
+pub mod described;
 mod embed;
 mod flat;
 mod layer_type;
@@ -77,9 +79,11 @@ pub use blob::{
     TypeMismatch, blob_len, read_blob, read_blob_into, write_blob,
 };
 #[cfg(feature = "std")]
-pub use blob::{read_blob_boxed, slice_to_blob, to_blob};
+pub use blob::{described_to_blob, read_blob_boxed, slice_to_blob, to_blob};
 pub use embed::{After, EmbedFrom, Embedded, EmbeddedParam, Fitted, Mismatch, Nth, embedded};
 pub use flat::{from_flat, to_flat};
+#[cfg(feature = "std")]
+pub use layer_type::OwnedLayerType;
 pub use layer_type::{LayerType, Setting, SettingValue};
 
 /// The kind of matrix a parameter is, which fixes how many scalars it has and in which order.

@@ -5,31 +5,116 @@
 use nalgebra::RealField;
 
 use super::layers::{
-    matrix_param, packed_param, read_matrix, read_packed, read_vector, vector_param, write_matrix,
-    write_packed, write_vector,
+    read_matrix, read_packed, read_vector, write_matrix, write_packed, write_vector,
 };
-use super::{Kind, LayerType, Name, Schema, Setting, Sink, Source, Visit, layer_type_description};
+use super::{
+    Kind, LayerType, Name, Param, Schema, Setting, Sink, Source, Visit, layer_type_description,
+};
 use crate::{
     Activation, DenseA, Field, GradientLayer, GradientLayerQ, LinearSymplecticAttention, PhaseSide,
-    Softmax, Sym, SymmetricA, SymmetricMode, SympNetStack, SymplecticAttention, UpdateP, UpdateQ,
+    Softmax, SymmetricA, SymmetricMode, SympNetStack, SymplecticAttention, UpdateP, UpdateQ,
 };
 
-/// GML's name of a phase-space layer: `Q` if it updates `q`, else `P`.
-const fn sided<Side: PhaseSide>(q: &'static str, p: &'static str) -> &'static str {
-    if Side::UPDATES_Q { q } else { p }
+/// GML's name of a phase-space layer: `q` if it updates `q`, else `p`.
+pub(crate) const fn sided(updates_q: bool, q: &'static str, p: &'static str) -> &'static str {
+    if updates_q { q } else { p }
+}
+
+/// GML's name of symplectic attention on the side `updates_q` says.
+pub(crate) const fn symplectic_attention_name(updates_q: bool) -> &'static str {
+    sided(updates_q, "SymplecticAttentionQ", "SymplecticAttentionP")
+}
+
+/// The options of `SymplecticAttention(2n; symmetric = false)` with `softmax`.
+pub(crate) const fn dense_attention_settings(n: usize, softmax: &'static str) -> [Setting; 3] {
+    [
+        Setting::number("dim", 2 * n),
+        Setting::flag("symmetric", false),
+        Setting::name("activation", softmax),
+    ]
+}
+
+/// The options of `SymplecticAttention(2n; symmetric = true)` with `softmax` and the kick
+/// formula (GML's, or the exact gradient).
+pub(crate) const fn symmetric_attention_settings(
+    n: usize,
+    softmax: &'static str,
+    gml_kick: bool,
+) -> [Setting; 4] {
+    [
+        Setting::number("dim", 2 * n),
+        Setting::flag("symmetric", true),
+        Setting::name("activation", softmax),
+        Setting::name("kick", if gml_kick { "gml" } else { "exact" }),
+    ]
+}
+
+/// Symplectic attention's `A` (`n×n`): dense, or a packed `SymmetricMatrix`.
+pub(crate) const fn symplectic_attention_params(n: usize, symmetric: bool) -> [Param; 1] {
+    let kind = if symmetric {
+        Kind::Symmetric
+    } else {
+        Kind::Dense
+    };
+    [Param::new(Name::new("A"), kind, n, n)]
+}
+
+/// GML's name of linear symplectic attention on the side `updates_q` says.
+pub(crate) const fn linear_attention_name(updates_q: bool) -> &'static str {
+    sided(
+        updates_q,
+        "LinearSymplecticAttentionQ",
+        "LinearSymplecticAttentionP",
+    )
+}
+
+/// The options of `LinearSymplecticAttention(2n, seq)`.
+pub(crate) const fn linear_attention_settings(n: usize, seq: usize) -> [Setting; 2] {
+    [
+        Setting::number("dim", 2 * n),
+        Setting::number("seq_length", seq),
+    ]
+}
+
+/// Its `A`: a `seq×seq` `SymmetricMatrix`.
+pub(crate) const fn linear_attention_params(seq: usize) -> [Param; 1] {
+    [Param::new(Name::new("A"), Kind::Symmetric, seq, seq)]
+}
+
+/// GML's name of a gradient layer on the side `updates_q` says.
+pub(crate) const fn gradient_layer_name(updates_q: bool) -> &'static str {
+    sided(updates_q, "GradientLayerQ", "GradientLayerP")
+}
+
+/// The options of `GradientLayer(2n, 2·hidden, activation)`.
+pub(crate) const fn gradient_layer_settings(
+    n: usize,
+    hidden: usize,
+    activation: &'static str,
+) -> [Setting; 3] {
+    [
+        Setting::number("dim", 2 * n),
+        Setting::number("upscaling_dimension", 2 * hidden),
+        Setting::name("activation", activation),
+    ]
+}
+
+/// Its parameters: `weight` (`hidden×n`), `bias` and `scale` (`hidden` each).
+pub(crate) const fn gradient_layer_params(n: usize, hidden: usize) -> [Param; 3] {
+    [
+        Param::new(Name::new("weight"), Kind::Dense, hidden, n),
+        Param::new(Name::new("bias"), Kind::Vector, hidden, 1),
+        Param::new(Name::new("scale"), Kind::Vector, hidden, 1),
+    ]
 }
 
 impl<S: Field, const N: usize, Side: PhaseSide, Sm: Softmax>
     SymplecticAttention<S, N, Side, Sm, DenseA<S, N>>
 {
-    const TYPE: LayerType = LayerType {
-        name: sided::<Side>("SymplecticAttentionQ", "SymplecticAttentionP"),
-        settings: &[
-            Setting::number("dim", 2 * N),
-            Setting::flag("symmetric", false),
-            Setting::name("activation", Sm::NAME),
-        ],
-        params: &[matrix_param::<N, N>(Name::new("A"), Kind::Dense)],
+    const TYPE: LayerType<'static> = LayerType {
+        name: symplectic_attention_name(Side::UPDATES_Q),
+        settings: &dense_attention_settings(N, Sm::NAME),
+        params: &symplectic_attention_params(N, false),
     };
 }
 
@@ -58,15 +143,10 @@ impl<S: Field, const N: usize, Side: PhaseSide, Sm: Softmax> Schema
 impl<S: Field, const N: usize, Side: PhaseSide, Sm: Softmax, Mode: SymmetricMode>
     SymplecticAttention<S, N, Side, Sm, SymmetricA<S, N, Mode>>
 {
-    const TYPE: LayerType = LayerType {
-        name: sided::<Side>("SymplecticAttentionQ", "SymplecticAttentionP"),
-        settings: &[
-            Setting::number("dim", 2 * N),
-            Setting::flag("symmetric", true),
-            Setting::name("activation", Sm::NAME),
-            Setting::name("kick", if Mode::GML { "gml" } else { "exact" }),
-        ],
-        params: &[packed_param::<N, Sym>("A")],
+    const TYPE: LayerType<'static> = LayerType {
+        name: symplectic_attention_name(Side::UPDATES_Q),
+        settings: &symmetric_attention_settings(N, Sm::NAME, Mode::GML),
+        params: &symplectic_attention_params(N, true),
     };
 }
 
@@ -96,13 +176,10 @@ impl<S: Field, const N: usize, Side: PhaseSide, Sm: Softmax, Mode: SymmetricMode
 impl<S: Field, const N: usize, const T: usize, Side: PhaseSide>
     LinearSymplecticAttention<S, N, T, Side>
 {
-    const TYPE: LayerType = LayerType {
-        name: sided::<Side>("LinearSymplecticAttentionQ", "LinearSymplecticAttentionP"),
-        settings: &[
-            Setting::number("dim", 2 * N),
-            Setting::number("seq_length", T),
-        ],
-        params: &[packed_param::<T, Sym>("A")],
+    const TYPE: LayerType<'static> = LayerType {
+        name: linear_attention_name(Side::UPDATES_Q),
+        settings: &linear_attention_settings(N, T),
+        params: &linear_attention_params(T),
     };
 }
 
@@ -131,18 +208,10 @@ impl<S: Field, const N: usize, const T: usize, Side: PhaseSide> Schema
 impl<S: Field, const N: usize, const HIDDEN: usize, Side: PhaseSide, Act: Activation<S>>
     GradientLayer<S, N, HIDDEN, Side, Act>
 {
-    const TYPE: LayerType = LayerType {
-        name: sided::<Side>("GradientLayerQ", "GradientLayerP"),
-        settings: &[
-            Setting::number("dim", 2 * N),
-            Setting::number("upscaling_dimension", 2 * HIDDEN),
-            Setting::name("activation", Act::NAME),
-        ],
-        params: &[
-            matrix_param::<HIDDEN, N>(Name::new("weight"), Kind::Dense),
-            vector_param::<HIDDEN>("bias"),
-            vector_param::<HIDDEN>("scale"),
-        ],
+    const TYPE: LayerType<'static> = LayerType {
+        name: gradient_layer_name(Side::UPDATES_Q),
+        settings: &gradient_layer_settings(N, HIDDEN, Act::NAME),
+        params: &gradient_layer_params(N, HIDDEN),
     };
 }
 

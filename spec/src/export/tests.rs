@@ -7,8 +7,14 @@
 
 use core::any::type_name;
 
+use geomattn::{
+    AddConnection, ArbitraryWeight, LayerType, MultiHeadAttention, NoConnection, ResNetStack,
+    Schema, SkewWeight, Tanh, Visit, VolumePreservingAttention, VolumePreservingFeedForward,
+};
+
 use super::*;
-use crate::{AttentionActivation, St, Vpff, Vpt};
+use crate::dispatch::{off_grid, on_grid};
+use crate::{Activation, AttentionActivation, LinSympt, St, Sympt, Vpff, Vpt, grid};
 
 macro_rules! name_of {
     (vpff $a:ident, $S:ty, $d:literal, $net:ty, $ctx:expr) => {
@@ -188,5 +194,94 @@ fn there_is_no_rust_type_where_the_compile_time_types_have_no_such_network() {
     ] {
         let arch: Arch = spec.parse().unwrap();
         assert_eq!(rust_type(&arch, Precision::F32), None, "{spec}");
+    }
+}
+
+/// Every layer type a network describes, as text with its parameters.
+struct Described(Vec<String>);
+
+impl Visit for Described {
+    fn layer(&mut self, layer: &LayerType) {
+        self.0.push(format!("{layer} {:?}", layer.params));
+    }
+}
+
+macro_rules! described_of {
+    (vpff $a:ident, $S:ty, $d:literal, $net:ty, $ctx:expr) => {{
+        let mut described = Described(Vec::new());
+        <$net>::describe(&mut described);
+        Ok::<Vec<String>, Error>(described.0)
+    }};
+    ($kind:ident $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {{
+        let mut described = Described(Vec::new());
+        <geomattn::Transformer<$att, $ff, 1>>::describe(&mut described);
+        Ok(described.0)
+    }};
+}
+
+/// The symplectic transformers' grid points with `L = 1`: every dim, seq, `n_sympnet`,
+/// `init_upper`, softmax and weight.
+fn symplectic_points() -> Vec<Arch> {
+    let mut out = Vec::new();
+    for &dim in grid::SYMPT.dims {
+        for &seq in grid::SYMPT.seqs {
+            for &n_sympnet in grid::SYMPT.n_sympnet {
+                for init_upper in [false, true] {
+                    for attention_activation in [
+                        AttentionActivation::VectorSoftmax,
+                        AttentionActivation::MatrixSoftmax,
+                    ] {
+                        for symmetric in [None, Some(Kick::Gml), Some(Kick::Exact)] {
+                            out.push(Arch::Sympt(Sympt {
+                                dim,
+                                seq,
+                                transformer_dim: dim,
+                                n_sympnet,
+                                upscaling_dimension: 2 * dim,
+                                l: 1,
+                                sympnet_activation: Activation::Tanh,
+                                attention_activation,
+                                init_upper,
+                                symmetric,
+                            }));
+                        }
+                    }
+                    out.push(Arch::LinSympt(LinSympt {
+                        dim,
+                        seq,
+                        n_sympnet,
+                        upscaling_dimension: 2 * dim,
+                        l: 1,
+                        activation: Activation::Tanh,
+                        init_upper,
+                    }));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The run-time layer types the blob export writes are, at every grid point of every
+/// integrator, the types the compile-time network describes: the same layers, options and
+/// parameters in the same order.
+#[test]
+fn the_exported_layer_types_are_the_compile_time_types_at_every_grid_point() {
+    let points: Vec<Arch> = points().into_iter().chain(symplectic_points()).collect();
+    assert_eq!(points.len(), 2 * 36 + 18 + 2 * 2 * 2 * 2 * (2 * 3 + 1));
+    for arch in &points {
+        for precision in [Precision::F32, Precision::F64] {
+            let compiled = match precision {
+                Precision::F32 => on_grid!(arch, f32, described_of, ()),
+                Precision::F64 => on_grid!(arch, f64, described_of, ()),
+            }
+            .unwrap();
+            let at_run_time: Vec<String> = layer_types(arch)
+                .unwrap()
+                .iter()
+                .map(|layer| format!("{} {:?}", layer.as_type(), layer.params))
+                .collect();
+            assert_eq!(at_run_time, compiled, "{arch}");
+        }
     }
 }

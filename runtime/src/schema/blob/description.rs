@@ -31,7 +31,7 @@ const fn text_len(text: &str) -> usize {
     2 + text.len()
 }
 
-impl LayerType {
+impl LayerType<'_> {
     /// How many bytes it takes in a blob: what a layer's
     /// [`Schema::DESCRIPTION_LEN`](crate::Schema::DESCRIPTION_LEN) is.
     ///

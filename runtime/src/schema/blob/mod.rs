@@ -69,7 +69,7 @@ use core::mem::MaybeUninit;
 
 use self::description::{Compare, Encoder};
 pub use self::error::{BlobError, Difference, ShortText, TypeMismatch};
-use super::{Param, Schema, Sink, Source};
+use super::{Param, Schema, Sink, Source, Visit};
 
 /// The first eight bytes of every blob.
 pub const BLOB_MAGIC: [u8; 8] = *b"GEOMATTN";
@@ -400,6 +400,26 @@ where
 {
     let (description_len, scalars) = (parts.len() * N::DESCRIPTION_LEN, parts.len() * N::SCALARS);
     let len = parts_len::<N>(parts.len());
+    write_with::<N::Scalar>(
+        out,
+        (len, description_len, scalars),
+        |encoder| {
+            for _ in parts {
+                N::describe(encoder);
+            }
+        },
+        |sink| parts.iter().try_for_each(|part| part.write(sink)),
+    )
+}
+
+/// Writes a blob of `len` bytes (`description_len` of them the description, `scalars` scalars of
+/// `S`) into `out`: the description by `describe`, the payload by `write`, then the header.
+fn write_with<S: BlobScalar>(
+    out: &mut [u8],
+    (len, description_len, scalars): (usize, usize, usize),
+    describe: impl FnOnce(&mut Encoder<'_>),
+    write: impl FnOnce(&mut BlobSink<'_>) -> Result<(), BlobError>,
+) -> Result<usize, BlobError> {
     let found = out.len();
     let blob = out
         .get_mut(..len)
@@ -407,17 +427,12 @@ where
     let (header, body) = blob.split_at_mut(BLOB_HEADER_LEN);
     let (description, payload) = body.split_at_mut(description_len);
     let mut encoder = Encoder::new(description);
-    for _ in parts {
-        N::describe(&mut encoder);
-    }
+    describe(&mut encoder);
     encoder.finish()?;
-    let mut sink = BlobSink { payload, layer: 0 };
-    for part in parts {
-        part.write(&mut sink)?;
-    }
+    write(&mut BlobSink { payload, layer: 0 })?;
     header[..8].copy_from_slice(&BLOB_MAGIC);
     header[8..10].copy_from_slice(&BLOB_VERSION.to_le_bytes());
-    header[10..12].copy_from_slice(&N::Scalar::WIDTH.to_le_bytes());
+    header[10..12].copy_from_slice(&S::WIDTH.to_le_bytes());
     header[12..16].copy_from_slice(&crc32fast::hash(body).to_le_bytes());
     header[16..24].copy_from_slice(&(description_len as u64).to_le_bytes());
     header[24..32].copy_from_slice(&(scalars as u64).to_le_bytes());
@@ -464,5 +479,64 @@ where
 {
     let mut out = std::vec![0; parts_len::<N>(parts.len())];
     write_parts(parts, &mut out)?;
+    Ok(out)
+}
+
+/// The blob of a network of layers `types` whose parameters hold `values`, in order (each
+/// type's parameters, each in its kind's order: what [`Schema::write`] hands out): a network
+/// whose sizes were read at run time ([`described`](super::described)). Byte for byte the blob
+/// of the compile-time network with those layer types and values, which [`read_blob`] reads.
+///
+/// ```
+/// use geomattn::schema::described;
+/// use geomattn::{ResNetLayer, Tanh, described_to_blob, read_blob, to_blob};
+/// let weight = [1.0, 2.0, 3.0, 4.0];
+/// let bias = [0.5, -0.5];
+/// let values: Vec<f64> = weight.iter().chain(&bias).copied().collect();
+/// let bytes = described_to_blob(&[described::resnet_layer(2, "tanh")], &values)?;
+/// let layer: ResNetLayer<f64, 2, Tanh> = read_blob(&bytes)?;
+/// assert_eq!(to_blob(&layer)?, bytes);
+/// assert_eq!(layer.weight().as_slice(), weight);
+/// # Ok::<(), geomattn::BlobError>(())
+/// ```
+///
+/// # Errors
+/// [`BlobError::Count`] if `values` is not as long as the types' parameters together.
+#[cfg(feature = "std")]
+pub fn described_to_blob<S: BlobScalar>(
+    types: &[super::OwnedLayerType],
+    values: &[S],
+) -> Result<std::vec::Vec<u8>, BlobError> {
+    let description_len = types.iter().map(|t| t.as_type().description_len()).sum();
+    let scalars: usize = types.iter().flat_map(|t| &t.params).map(Param::len).sum();
+    if scalars != values.len() {
+        return Err(BlobError::Count {
+            expected: scalars as u64,
+            found: values.len() as u64,
+        });
+    }
+    let len = BLOB_HEADER_LEN + description_len + scalars * usize::from(S::WIDTH);
+    let mut out = std::vec![0; len];
+    write_with::<S>(
+        &mut out,
+        (len, description_len, scalars),
+        |encoder| {
+            for layer in types {
+                encoder.layer(&layer.as_type());
+            }
+        },
+        |sink| {
+            let mut rest = values;
+            for layer in types {
+                Sink::<S>::begin_layer(sink)?;
+                for param in &layer.params {
+                    let (these, after) = rest.split_at(param.len());
+                    sink.param(param, these)?;
+                    rest = after;
+                }
+            }
+            Ok(())
+        },
+    )?;
     Ok(out)
 }
