@@ -1,7 +1,8 @@
 //! The public face has one policy: every public item the runtime's modules declare is re-exported
-//! at the crate root (`geomattn::Name`), except the optional loader and the run-time engine, which
-//! keep their namespaces (`geomattn::gml`, `geomattn::engine`: the engine's layers share the
-//! names of the compile-time ones). This test reads the runtime's sources and fails on any item that is public in
+//! at the crate root (`geomattn::Name`), except the optional loader, the run-time engine and the
+//! layer types at run-time sizes, which keep their namespaces (`geomattn::gml`,
+//! `geomattn::engine`: the engine's layers share the names of the compile-time ones;
+//! `geomattn::schema::described`: `described::resnet_layer` names a layer's type, not a layer). This test reads the runtime's sources and fails on any item that is public in
 //! a module but missing from the root's `pub use` lists. A module its parent declares
 //! crate-private (`pub(crate) mod`) is not part of the public face, whatever it declares `pub`.
 
@@ -81,6 +82,7 @@ fn every_public_item_is_reexported_at_the_root() {
         let relative = file.strip_prefix(&src).expect("under src");
         if relative.starts_with("gml")
             || relative.starts_with("engine")
+            || relative == Path::new("schema/described.rs")
             || relative == Path::new("lib.rs")
             || is_crate_private(&src, relative)
         {
