@@ -14,7 +14,10 @@
 //!   (the polynomial `exp` and `tanh` on the processor's vectors) and `Exact`;
 //! - `engine_sti`: GML's tutorial integrator `StandardTransformerIntegrator(2; transformer_dim =
 //!   20, n_heads = 5, n_blocks = 3, L = 3, upscaling_activation = tanh)`
-//!   (`fixtures/gml/integrator_parameters.h5`), windows of 4, on the engine, 10³ windows.
+//!   (`fixtures/gml/integrator_parameters.h5`), windows of 4, on the engine, 10³ windows;
+//! - `engine_rigid_body`: the rigid-body transformer of `spec_fast` and `spec_exact` opened on the
+//!   run-time engine (`geomattn_spec::engine::open`) rather than as its compiled type: what the
+//!   engine costs where a compiled network exists, 10⁴ windows.
 //!
 //! `cargo bench -p geomattn-benches --bench batch --features lanes` (without the feature,
 //! `spec_fast` is the scalar path, as `spec_exact`); `benches/compare_network_peers.py` runs it
@@ -156,4 +159,12 @@ fn engine_sti(bencher: Bencher, arithmetic: Arithmetic) {
     );
     let net = geomattn_spec::open_file(path, &spec.parse().unwrap(), Precision::F32).unwrap();
     engine_forward(bencher, net.as_ref(), (B / 100, 8), arithmetic);
+}
+
+#[divan::bench(args = ARITHMETICS)]
+fn engine_rigid_body(bencher: Bencher, arithmetic: Arithmetic) {
+    let arch: Arch = SPEC.parse().unwrap();
+    let file = geomattn::gml::GmlFile::open(geomattn_testkit::fixture(FILE)).unwrap();
+    let net = geomattn_spec::engine::open(&file, &arch, Precision::F32).unwrap();
+    engine_forward(bencher, net.as_ref(), (B / 10, 9), arithmetic);
 }

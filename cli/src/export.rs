@@ -74,8 +74,8 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
 /// The Rust module: a header naming the file, the spec and the command, then the type and the
 /// `static`, pretty-printed.
 fn rust_module(args: &Args, arch: &Arch, precision: Precision) -> Result<String, Failure> {
-    // Loaded as the spec first: the file holds the architecture.
-    geomattn_spec::open_file(&args.file, arch, precision)?;
+    // Read as the spec first: the file holds the architecture (an integrator or a classifier).
+    export::check_file(&args.file, arch, precision)?;
     let shown = args.file.display().to_string();
     let export_failure = |reason: String| geomattn_spec::Error::Export {
         file: shown.clone(),

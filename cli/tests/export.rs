@@ -1,7 +1,8 @@
 //! `geomattn export` as a user runs it: the Rust module of the bundled volume-preserving
 //! transformer is the committed `tests/exported/vpt_f32.rs` byte for byte (which
 //! `tests/tests/exported.rs` compiles and runs); the blob reads back into the network the loader
-//! reads, bit for bit; bad input is one line, exit code 2, and no file.
+//! reads, bit for bit; a classifier exports in both formats; bad input is one line, exit code 2,
+//! and no file.
 //!
 //! After a deliberate change of the module, re-bless it with
 //! `GEOMATTN_BLESS=1 cargo test -p geomattn-cli --test export`.
@@ -90,6 +91,38 @@ fn export_of_a_symplectic_transformer_is_a_rust_module_or_the_blob_of_its_type()
     let loaded: Sympt = load_file(repository().join(SYMPT_FILE)).unwrap();
     assert!(to_blob(&loaded).unwrap() == bytes);
     assert!(to_blob(&exported).unwrap() == bytes);
+}
+
+/// A classification transformer at a size of its own (Glorot weights, seeded, written as GML
+/// lays it out): the Rust module declares the classifier's type, and the blob reads into it.
+#[test]
+fn export_of_a_classifier_is_a_rust_module_or_the_blob_of_its_type() {
+    use geomattn::gml::{GmlWriter, Storage};
+    use geomattn::{ClassificationTransformer, Euclidean, NoConnection};
+    type Ct = ClassificationTransformer<f64, 6, 3, 2, 2, 4, NoConnection, Euclidean, Tanh>;
+    let net: Ct = geomattn::glorot_network(&mut SmallRng::seed_from_u64(5)).unwrap();
+    let mut writer = GmlWriter::new(Storage::Float64);
+    writer.write(&net).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ct.h5");
+    std::fs::write(&file, writer.finish().unwrap()).unwrap();
+    let file = file.to_str().unwrap();
+    let spec = "classification_transformer(dim=6, seq=5, classes=4, n_heads=3, L=2, \
+                Stiefel=false, add_connection=false)";
+    let module = export(&["export", file, "--arch", spec, "--to", "rust"]);
+    let module = String::from_utf8(module).unwrap();
+    assert!(
+        module.contains(
+            "pub type Network = geomattn::Classifier<\n    geomattn::Transformer<\n        \
+             geomattn::MultiHeadAttention<f64, 6, 3, 2, geomattn::NoConnection>,\n        \
+             geomattn::ResNetLayer<f64, 6, geomattn::Tanh>,\n        2,\n    >,\n    \
+             geomattn::ClassificationLayer<f64, 6, 4>,\n>;"
+        ),
+        "{module}"
+    );
+    let bytes = export(&["export", file, "--arch", spec, "--to", "blob"]);
+    let exported: Ct = read_blob(&bytes).unwrap();
+    assert!(to_blob(&exported).unwrap() == to_blob(&net).unwrap());
 }
 
 #[test]

@@ -177,6 +177,20 @@ fn layer_type(op: &Op, kick: Option<Kick>) -> Option<OwnedLayerType> {
     })
 }
 
+/// Reads the file at `path` as `arch` (an integrator or a classifier) on the run-time engine, in
+/// `precision`: `Ok` if it holds that network, at any size. What `geomattn export --to rust`
+/// checks before it writes the file's weights as literals of `arch`'s type.
+///
+/// # Errors
+/// As [`open`](crate::open) (for a classifier, as [`classify::open`](crate::classify::open)).
+pub fn check_file(path: impl AsRef<Path>, arch: &Arch, precision: Precision) -> Result<(), Error> {
+    let file = read(path.as_ref())?;
+    match precision {
+        Precision::F32 => engine::read_as::<f32>(&file, arch),
+        Precision::F64 => engine::read_as::<f64>(&file, arch),
+    }
+}
+
 /// Opens the file at `path` and exports it as a blob (see [`blob`]).
 ///
 /// # Errors
