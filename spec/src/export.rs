@@ -4,11 +4,12 @@
 //!
 //! A blob records the network's whole *type* (every layer's options: sizes, activation,
 //! `add_connection`, the orthogonal map, …), and reads only into that type, so the network is
-//! loaded as the type a user declares: the built-in architecture with its `L` as a const
-//! parameter (`VolumePreservingTransformer<f32, 3, 3, 2, 1, 3, Tanh>`), not the units read one by
-//! one that [`open`](crate::open) runs. A transformer's blob is written from those units
-//! (`geomattn::slice_to_blob`: the blob of `Transformer<Att, Ff, L>` is that of its array of
-//! units), so every `L` exports, and no type is compiled twice.
+//! loaded as the type a user declares: the built-in architecture with its sizes and `L` as const
+//! parameters (`VolumePreservingTransformer<f32, 3, 3, 2, 1, 3, Tanh>`). The export itself
+//! compiles no network type: it writes, at the sizes read from the spec, the layer types that
+//! type describes (`geomattn::schema::described`, built by the same functions as the types'
+//! constants) and the file's values as the type's loader reads them, so every size and `L`
+//! exports.
 //!
 //! ```
 //! use geomattn::{Tanh, VolumePreservingTransformer, read_blob};
