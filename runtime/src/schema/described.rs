@@ -26,8 +26,8 @@
 
 use super::classification::{CLASSIFICATION, classification_params, classification_settings};
 use super::layers::{
-    MHA, RESNET, VPA, mha_head, mha_settings, resnet_params, resnet_settings, vp_layer_name,
-    vp_layer_params, vp_layer_settings, vpa_params, vpa_settings,
+    MHA, RESNET, VPA, mha_head, mha_settings, resnet_params, step_layer_settings, vp_layer_name,
+    vp_layer_params, vpa_params, vpa_settings,
 };
 use super::symplectic::{
     dense_attention_settings, gradient_layer_name, gradient_layer_params, gradient_layer_settings,
@@ -58,7 +58,7 @@ pub fn volume_preserving_layer(
     let params = vp_layer_params(dim, upper);
     OwnedLayerType::new(
         vp_layer_name(upper),
-        &vp_layer_settings(dim, activation, use_bias),
+        &step_layer_settings(dim, activation, use_bias),
         &params[..if use_bias { 2 } else { 1 }],
     )
 }
@@ -67,7 +67,7 @@ pub fn volume_preserving_layer(
 pub fn resnet_layer(dim: usize, activation: &'static str) -> OwnedLayerType {
     OwnedLayerType::new(
         RESNET,
-        &resnet_settings(dim, activation),
+        &step_layer_settings(dim, activation, true),
         &resnet_params(dim),
     )
 }

@@ -237,12 +237,17 @@ impl<S: RealField + Copy, const D: usize, const T: usize, Map: OrthogonalMap<S, 
 /// GML's name of the ResNet layer.
 pub(crate) const RESNET: &str = "ResNetLayer";
 
-/// The options of `ResNetLayer(dim, activation; use_bias = true)`.
-pub(crate) const fn resnet_settings(dim: usize, activation: &'static str) -> [Setting; 3] {
+/// The options of a layer on each time step, `ResNetLayer` or `VolumePreserving{Lower,Upper}Layer`
+/// `(dim, activation; use_bias)` (a ResNet layer always has its bias).
+pub(crate) const fn step_layer_settings(
+    dim: usize,
+    activation: &'static str,
+    use_bias: bool,
+) -> [Setting; 3] {
     [
         Setting::number("dim", dim),
         Setting::name("activation", activation),
-        Setting::flag("use_bias", true),
+        Setting::flag("use_bias", use_bias),
     ]
 }
 
@@ -257,7 +262,7 @@ pub(crate) const fn resnet_params(dim: usize) -> [Param; 2] {
 impl<S: Field, const D: usize, Act: Activation<S>> ResNetLayer<S, D, Act> {
     const TYPE: LayerType<'static> = LayerType {
         name: RESNET,
-        settings: &resnet_settings(D, Act::NAME),
+        settings: &step_layer_settings(D, Act::NAME, true),
         params: &resnet_params(D),
     };
 }
@@ -294,19 +299,6 @@ pub(crate) const fn vp_layer_name(upper: bool) -> &'static str {
     }
 }
 
-/// The options of `VolumePreserving{Lower,Upper}Layer(dim, activation; use_bias)`.
-pub(crate) const fn vp_layer_settings(
-    dim: usize,
-    activation: &'static str,
-    use_bias: bool,
-) -> [Setting; 3] {
-    [
-        Setting::number("dim", dim),
-        Setting::name("activation", activation),
-        Setting::flag("use_bias", use_bias),
-    ]
-}
-
 /// Its parameters: the packed strictly triangular `weight`, then the `bias` (the first alone
 /// without one).
 pub(crate) const fn vp_layer_params(dim: usize, upper: bool) -> [Param; 2] {
@@ -337,7 +329,7 @@ where
     const WITH_BIAS: &[Param] = &vp_layer_params(D, Self::UPPER);
     const TYPE: LayerType<'static> = LayerType {
         name: vp_layer_name(Self::UPPER),
-        settings: &vp_layer_settings(D, Act::NAME, BIAS),
+        settings: &step_layer_settings(D, Act::NAME, BIAS),
         params: Self::WITH_BIAS.split_at(if BIAS { 2 } else { 1 }).0,
     };
     pub(crate) const DESCRIPTION_LEN: usize = Self::TYPE.description_len();
