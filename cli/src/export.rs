@@ -3,8 +3,9 @@
 //! module holding the type and a `static` built in `const` evaluation from the weights as
 //! literals (what `geomattn::embed_gml!` expands to, without the `.h5` file).
 //!
-//! Any size GML allows, where geomattn has a compile-time type of the network (tanh or identity
-//! activations, GML's default `init_upper`, `transformer_dim = dim`): the file is first read as
+//! Any size GML allows and every activation, where geomattn has a compile-time type of the
+//! network (GML's default `init_upper`, `transformer_dim = dim`, the standard transformer's
+//! `VectorSoftmax`): the file is first read as
 //! the spec on the run-time engine (so a file that does not hold it is refused before anything is
 //! written); the output is written whole or not at all.
 

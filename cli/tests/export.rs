@@ -201,7 +201,7 @@ fn bad_exports_are_one_line_exit_code_2_and_no_file() {
     let vpff = "vpff(dim=3, n_blocks=6, n_linear=1, activation=tanh)";
     let l5 = VPT.replace("L=3", "L=5");
     let dim5 = VPT.replace("dim=3", "dim=5");
-    let sigmoid = VPT.replace("activation=tanh", "activation=sigmoid");
+    let init_upper = "VolumePreservingTransformer(3, 3; n_blocks = 2, L = 3, init_upper = true)";
     let cases: [(&[&str], &str, &str); 9] = [
         (
             &["--arch", VPT, "--to", "png"],
@@ -231,9 +231,9 @@ fn bad_exports_are_one_line_exit_code_2_and_no_file() {
             "out",
             "`/L1/A` is 3×3 in the file",
         ),
-        // An activation no compile-time type has: no type to read a blob into.
+        // An option no compile-time type has: no type to read a blob into.
         (
-            &["--arch", &sigmoid, "--to", "blob"],
+            &["--arch", init_upper, "--to", "blob"],
             "out",
             "has no compile-time type",
         ),

@@ -71,9 +71,9 @@ fn typed_blob<S: RealField + Copy + BlobScalar>(
 ) -> Result<Vec<u8>, Error> {
     let untyped = || Error::Unsupported {
         arch: arch.to_string(),
-        reason: "has no compile-time type in geomattn (an activation other than tanh or \
-                 identity, init_upper = true of the volume-preserving networks, transformer_dim \
-                 ≠ dim, or the standard transformer's MatrixSoftmax), so no blob of one"
+        reason: "has no compile-time type in geomattn (init_upper = true of the \
+                 volume-preserving networks, transformer_dim ≠ dim, or the standard \
+                 transformer's MatrixSoftmax), so no blob of one"
             .into(),
     };
     if rust_type(arch, Precision::F64).is_none() {
@@ -209,18 +209,21 @@ pub fn blob_file(
 /// leaves them: the type [`blob`] writes and `geomattn export --to rust`
 /// declares. For any sizes (text only).
 ///
-/// `None` where geomattn's compile-time types have no such network: an activation without a
-/// type (`sigmoid`, `relu`, `softplus`), `init_upper = true` of the volume-preserving networks,
-/// an up-projection (`transformer_dim ≠ dim`), or the standard transformer with `MatrixSoftmax`.
+/// Every activation has its type (`geomattn::Tanh`, `Identity`, `Sigmoid`, `Relu`, `Softplus`).
+/// `None` where geomattn's compile-time types have no such network: `init_upper = true` of the
+/// volume-preserving networks, an up-projection (`transformer_dim ≠ dim`), or the standard
+/// transformer with `MatrixSoftmax`.
 pub fn rust_type(arch: &Arch, precision: Precision) -> Option<String> {
     let s = match precision {
         Precision::F32 => "f32",
         Precision::F64 => "f64",
     };
     let activation = |activation: Activation| match activation {
-        Activation::Tanh => Some("geomattn::Tanh"),
-        Activation::Identity => Some("geomattn::Identity"),
-        Activation::Sigmoid | Activation::Relu | Activation::Softplus => None,
+        Activation::Tanh => "geomattn::Tanh",
+        Activation::Identity => "geomattn::Identity",
+        Activation::Sigmoid => "geomattn::Sigmoid",
+        Activation::Relu => "geomattn::Relu",
+        Activation::Softplus => "geomattn::Softplus",
     };
     let typed = match *arch {
         Arch::Vpt(v) => !v.init_upper,
@@ -250,7 +253,7 @@ pub fn rust_type(arch: &Arch, precision: Precision) -> Option<String> {
                 t = v.seq,
                 nb = v.n_blocks,
                 nl = v.n_linear,
-                act = activation(v.activation)?,
+                act = activation(v.activation),
                 l = v.l,
             )
         }
@@ -259,7 +262,7 @@ pub fn rust_type(arch: &Arch, precision: Precision) -> Option<String> {
             d = v.dim,
             nb = v.n_blocks,
             nl = v.n_linear,
-            act = activation(v.activation)?,
+            act = activation(v.activation),
         ),
         Arch::St(v) => {
             let connection = if v.add_connection {
@@ -275,7 +278,7 @@ pub fn rust_type(arch: &Arch, precision: Precision) -> Option<String> {
                 h = v.n_heads,
                 dh = v.dim / v.n_heads,
                 nb = v.n_blocks,
-                act = activation(v.activation)?,
+                act = activation(v.activation),
                 l = v.l,
             )
         }
@@ -296,7 +299,7 @@ pub fn rust_type(arch: &Arch, precision: Precision) -> Option<String> {
                 h = v.upscaling_dimension / 2,
                 ns = v.n_sympnet,
                 l = v.l,
-                act = activation(v.sympnet_activation)?,
+                act = activation(v.sympnet_activation),
                 sm = v.attention_activation,
                 first = first_side(v.init_upper),
             )
@@ -309,7 +312,7 @@ pub fn rust_type(arch: &Arch, precision: Precision) -> Option<String> {
             h = v.upscaling_dimension / 2,
             ns = v.n_sympnet,
             l = v.l,
-            act = activation(v.activation)?,
+            act = activation(v.activation),
             first = first_side(v.init_upper),
         ),
         Arch::Ct(c) => {

@@ -261,3 +261,54 @@ fn every_architecture_exports_at_sizes_outside_the_grid() {
          geomattn::ClassificationLayer<f64, 6, 4>>",
     );
 }
+
+/// Every activation has its compile-time type: the issue's `vpt(dim=5, seq=6, n_linear=2,
+/// sigmoid)` (`fixtures/synthetic`) exports as the blob of
+/// `VolumePreservingTransformer<…, Sigmoid>` (the network the loader reads), and seeded networks
+/// with relu and softplus as theirs.
+#[test]
+fn every_activation_exports_as_its_type() {
+    use geomattn::{LinearSymplecticTransformer, Relu, Sigmoid, Softplus, UpdateP};
+    let path = format!(
+        "{}/../fixtures/synthetic/vpt_dim5_seq6_sigmoid.h5",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let spec = "vpt(dim=5, seq=6, n_blocks=1, n_linear=2, L=1, activation=sigmoid, skew_sym=false)";
+    let arch: Arch = spec.parse().unwrap();
+    type Vpt5 = VolumePreservingTransformer<f32, 5, 6, 1, 2, 1, Sigmoid>;
+    let bytes = export::blob_file(&path, &arch, Precision::F32).unwrap();
+    let loaded: Vpt5 = load_file(&path).unwrap();
+    assert!(to_blob(&loaded).unwrap() == bytes);
+    let back: Vpt5 = read_blob(&bytes).unwrap();
+    assert!(to_blob(&back).unwrap() == bytes);
+    assert_eq!(
+        export::rust_type(&arch, Precision::F32).as_deref(),
+        Some(
+            "geomattn::Transformer<geomattn::VolumePreservingAttention<f32, 5, 6, \
+             geomattn::ArbitraryWeight<f32, 5>>, \
+             geomattn::VolumePreservingFeedForward<f32, 5, 1, 2, geomattn::Sigmoid>, 1>"
+        )
+    );
+    exports_from_glorot_weights_as::<
+        StandardTransformerIntegrator<
+            f64,
+            4,
+            MultiHeadAttention<f64, 4, 4, 1, NoConnection>,
+            1,
+            2,
+            Relu,
+        >,
+    >(
+        "st(dim=4, seq=3, n_heads=4, n_blocks=1, L=2, activation=relu, add_connection=false)",
+        "geomattn::Transformer<geomattn::MultiHeadAttention<f64, 4, 4, 1, \
+         geomattn::NoConnection>, geomattn::ResNetStack<f64, 4, 1, geomattn::Relu>, 2>",
+    );
+    exports_from_glorot_weights_as::<
+        LinearSymplecticTransformer<f64, 2, 3, 3, 2, 1, Softplus, UpdateP>,
+    >(
+        "linear_symplectic_transformer(dim=4, seq=3, n_sympnet=2, upscaling_dimension=6, L=1, \
+         activation=softplus, init_upper=false)",
+        "geomattn::LinearSymplecticTransformer<f64, 2, 3, 3, 2, 1, geomattn::Softplus, \
+         geomattn::UpdateP>",
+    );
+}
