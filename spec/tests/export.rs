@@ -269,18 +269,13 @@ fn every_architecture_exports_at_sizes_outside_the_grid() {
 #[test]
 fn every_activation_exports_as_its_type() {
     use geomattn::{LinearSymplecticTransformer, Relu, Sigmoid, Softplus, UpdateP};
-    let path = format!(
-        "{}/../fixtures/synthetic/vpt_dim5_seq6_sigmoid.h5",
-        env!("CARGO_MANIFEST_DIR")
-    );
     let spec = "vpt(dim=5, seq=6, n_blocks=1, n_linear=2, L=1, activation=sigmoid, skew_sym=false)";
+    exports_as::<VolumePreservingTransformer<f32, 5, 6, 1, 2, 1, Sigmoid>>(
+        "../synthetic/vpt_dim5_seq6_sigmoid.h5",
+        spec,
+        Precision::F32,
+    );
     let arch: Arch = spec.parse().unwrap();
-    type Vpt5 = VolumePreservingTransformer<f32, 5, 6, 1, 2, 1, Sigmoid>;
-    let bytes = export::blob_file(&path, &arch, Precision::F32).unwrap();
-    let loaded: Vpt5 = load_file(&path).unwrap();
-    assert!(to_blob(&loaded).unwrap() == bytes);
-    let back: Vpt5 = read_blob(&bytes).unwrap();
-    assert!(to_blob(&back).unwrap() == bytes);
     assert_eq!(
         export::rust_type(&arch, Precision::F32).as_deref(),
         Some(
