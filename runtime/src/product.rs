@@ -13,10 +13,11 @@
 
 use core::mem::MaybeUninit;
 
+#[cfg(feature = "std")]
 use nalgebra::allocator::Allocator;
-use nalgebra::{
-    ArrayStorage, Const, DefaultAllocator, Dim, Matrix, OMatrix, RawStorage, RawStorageMut, SMatrix,
-};
+use nalgebra::{ArrayStorage, Const, Dim, Matrix, RawStorage, RawStorageMut, SMatrix};
+#[cfg(feature = "std")]
+use nalgebra::{DefaultAllocator, OMatrix};
 
 use crate::Field;
 
@@ -231,6 +232,7 @@ pub(crate) fn accumulate<S: Field>(sum: S, a: S, b: S) -> S {
 
 /// The matrix of shape `(rows, cols)` with entries `f(i, j)`, built column by column, each value
 /// written once: [`matrix`] for every [`Dim`], compile-time sizes and run-time ones alike.
+#[cfg(feature = "std")]
 #[inline(always)]
 pub(crate) fn matrix_generic<S: Field, R: Dim, C: Dim>(
     rows: R,
@@ -271,6 +273,7 @@ where
 }
 
 /// `a·b`.
+#[cfg(feature = "std")]
 #[inline(always)]
 pub(crate) fn mul_generic<S, R: Dim, K: Dim, C: Dim, SA, SB>(
     a: &Matrix<S, R, K, SA>,
@@ -291,7 +294,6 @@ where
 }
 
 /// `out = a·b`.
-#[cfg(feature = "std")]
 #[inline(always)]
 pub(crate) fn mul_to_generic<S, R: Dim, K: Dim, C: Dim, SA, SB, SO>(
     a: &Matrix<S, R, K, SA>,

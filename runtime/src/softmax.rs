@@ -150,14 +150,32 @@ impl Function {
     /// Replaces the column-major matrix `values` of `rows` rows by its softmax.
     #[inline(always)]
     pub fn apply_in_place<S: Real>(self, values: &mut [S], rows: usize) {
-        match self {
-            Self::Vector if rows > 0 => {
-                for column in values.chunks_exact_mut(rows) {
-                    normalise::<S, false>(column);
-                }
-            }
-            Self::Vector => {}
-            Self::Matrix => normalise::<S, false>(values),
+        self.apply_in_place_with(values, rows, exp_each);
+    }
+
+    /// [`apply_in_place`](Self::apply_in_place) with `exp_all`, which replaces every value of a
+    /// slice by its exponential, called once on the whole matrix (for exponentials of whole
+    /// vectors, as the engine's [`FastLanes`](crate::engine::FastLanes) compute them).
+    #[inline(always)]
+    pub fn apply_in_place_with<S: Real>(
+        self,
+        values: &mut [S],
+        rows: usize,
+        exp_all: impl FnOnce(&mut [S]),
+    ) {
+        let group = match self {
+            Self::Vector => rows,
+            Self::Matrix => values.len(),
+        };
+        if group == 0 {
+            return;
+        }
+        for x in values.chunks_exact_mut(group) {
+            shift_by_max::<S, false>(x);
+        }
+        exp_all(values);
+        for x in values.chunks_exact_mut(group) {
+            divide_by_sum(x, S::zero());
         }
     }
 }
@@ -175,17 +193,43 @@ fn column<S: Real, const ROWS: usize, const COLS: usize>(
 /// nothing to do for an empty slice.
 #[inline(always)]
 fn normalise<S: Real, const PLUS_ONE: bool>(x: &mut [S]) {
-    let Some(&first) = x.first() else {
+    let Some(shift) = shift_by_max::<S, PLUS_ONE>(x) else {
         return;
     };
+    exp_each(x);
+    divide_by_sum(x, if PLUS_ONE { (-shift).exp() } else { S::zero() });
+}
+
+/// Subtracts the largest entry of `x` (at least zero if `PLUS_ONE`) from every entry, and
+/// returns it; `None` for an empty slice.
+#[inline(always)]
+fn shift_by_max<S: Real, const PLUS_ONE: bool>(x: &mut [S]) -> Option<S> {
+    let &first = x.first()?;
     let mut shift = x.iter().fold(first, |m, &v| m.greater_of(v));
     if PLUS_ONE {
         shift = shift.greater_of(S::zero());
     }
-    let mut sum = if PLUS_ONE { (-shift).exp() } else { S::zero() };
     for v in x.iter_mut() {
-        *v = (*v - shift).exp();
-        sum += *v;
+        *v = *v - shift;
+    }
+    Some(shift)
+}
+
+/// Every value replaced by its exponential.
+#[inline(always)]
+fn exp_each<S: Real>(x: &mut [S]) {
+    for v in x.iter_mut() {
+        *v = v.exp();
+    }
+}
+
+/// Every entry divided by `start` plus the sum of the entries (summed in order, multiplied by
+/// the inverse).
+#[inline(always)]
+fn divide_by_sum<S: Real>(x: &mut [S], start: S) {
+    let mut sum = start;
+    for &v in x.iter() {
+        sum += v;
     }
     let inverse = S::one() / sum;
     for v in x.iter_mut() {

@@ -99,8 +99,9 @@ pub enum Layout {
 ///   wherever [`lanes`] is `false`, the scalar path (as `Exact`, bit for bit). A network of
 ///   the run-time engine (a size no compiled type has) computing in `f32` runs its lanes with
 ///   the same polynomial `exp` and `tanh` (and the sigmoid through that `exp`) on a processor
-///   with AVX2 or AVX-512, whatever the feature (`geomattn::engine::FastLanes`; its products
-///   are not fused), within the same bound (`tests/tests/engine_lanes.rs`).
+///   with AVX2 or AVX-512, whatever the feature, and its products of matrices as fused
+///   multiply-adds (`geomattn::engine::FastLanes`, 16 lanes), within the same bound
+///   (`tests/tests/engine_lanes.rs`).
 /// - [`Exact`](Self::Exact): the scalar path, one window at a time: every output bit for bit
 ///   that of [`SequenceLayer::forward`] (and of GML's `iterate` for a rollout).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

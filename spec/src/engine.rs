@@ -20,7 +20,7 @@
 use geomattn::engine::{
     BlockAttention, ClassificationLayer, ClassificationTransformer, Dense, FeedForward, Forward,
     GradientLayer, LinearSymplecticAttention, LinearSymplecticTransformer, MultiHeadAttention,
-    PsdLayer, ResNetLayer, StackLayer, StandardTransformerIntegrator, SymplecticAttention,
+    PsdLayer, ResNetLayer, Scratch, StackLayer, StandardTransformerIntegrator, SymplecticAttention,
     SymplecticTransformer, Transformer, Upscaled, Upscaling, VolumePreservingAttention,
     VolumePreservingFeedForward, VolumePreservingLayer, VolumePreservingTransformer,
 };
@@ -643,17 +643,19 @@ impl<S: Scalar> Network for Engine<S> {
             engine: self,
             window: self.window(initial),
             next: 0,
+            scratch: Scratch::new(),
         }))
     }
 }
 
 /// The stream of [`Network::states`]: the window whose states are handed out, and the next one's
 /// index; when all are, the window is replaced by the network's output on it (GML's `iterate`
-/// with the whole window as prediction window).
+/// with the whole window as prediction window), and the buffers of the passes.
 struct States<'a, S: Scalar> {
     engine: &'a Engine<S>,
     window: DMatrix<S>,
     next: usize,
+    scratch: Scratch<S>,
 }
 
 impl<S: Scalar> Iterator for States<'_, S> {
@@ -661,7 +663,7 @@ impl<S: Scalar> Iterator for States<'_, S> {
 
     fn next(&mut self) -> Option<Vec<f64>> {
         if self.next == self.window.ncols() {
-            self.window = self.engine.net.forward_unchecked(&self.window);
+            (self.engine.net).forward_in_place(&mut self.window, &mut self.scratch);
             self.next = 0;
         }
         let state = self

@@ -28,8 +28,9 @@ const NETWORKS: [&str; 9] = [
     "LinearSymplecticTransformer(2, 10; n_sympnet = 3, L = 2, activation = identity)",
 ];
 
-/// Windows per batch: a whole group of lanes and a partial one for both widths (8 `f32`, 4 `f64`).
-const COUNT: usize = 13;
+/// Windows per batch: whole groups of lanes and a partial one for every width (8 `f32` exact,
+/// 16 `f32` fast, 4 `f64`).
+const COUNT: usize = 21;
 
 #[test]
 fn every_window_of_a_batch_is_its_own_forward_pass_bit_for_bit() {

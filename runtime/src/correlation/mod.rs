@@ -21,6 +21,8 @@ mod skew;
 pub use scores::{Additive, Bilinear, LowRank};
 #[cfg(feature = "std")]
 pub(crate) use skew::gml_scale;
+#[cfg(feature = "std")]
+pub(crate) use skew::skew_of_lower_in_place;
 pub use skew::{ArbitraryWeight, SkewWeight, arbitrary_correlation, skew_sym_correlation};
 
 use nalgebra::{SMatrix, SMatrixView};

@@ -2,7 +2,8 @@
 
 use nalgebra::allocator::Allocator;
 use nalgebra::{
-    DefaultAllocator, Dim, Matrix, OMatrix, RawStorage, RealField, SMatrix, SMatrixView,
+    DefaultAllocator, Dim, Matrix, OMatrix, RawStorage, RawStorageMut, RealField, SMatrix,
+    SMatrixView,
 };
 use rand::Rng;
 
@@ -96,7 +97,6 @@ pub(crate) fn gml_scale<S: RealField + Copy>(dim: usize) -> S {
 
 /// `C = Zᵀ A Z` for a skew-symmetric `A` (given densely): [`SkewWeight`]'s correlation, for
 /// run-time sizes (the engine; the compiled layer keeps its array-built kernel, the same sums).
-#[inline(always)]
 pub fn skew_sym_correlation<S, D: Dim, T: Dim, SZ>(
     z: &Matrix<S, D, T, SZ>,
     a: &OMatrix<S, D, D>,
@@ -106,13 +106,14 @@ where
     SZ: RawStorage<S, D, T>,
     DefaultAllocator: Allocator<D, D> + Allocator<D, T> + Allocator<T, T>,
 {
-    // For skew A, z_jᵀ A z_i = −z_iᵀ A z_j, so Zᵀ A Z is L − Lᵀ with L its strict lower part.
-    skew_of_lower(&lower_part(z, a))
+    let (d, t) = z.shape_generic();
+    let mut c = Matrix::zeros_generic(t, t);
+    correlation_to(z, a, None, &mut Matrix::zeros_generic(d, t), &mut c);
+    c
 }
 
 /// `C = L − Lᵀ` with `L[i,j] = z_iᵀ A z_j · scale` for `i > j`: [`ArbitraryWeight`]'s
 /// correlation at run-time sizes (the engine; the compiled layer keeps its array-built kernel).
-#[inline(always)]
 pub fn arbitrary_correlation<S, D: Dim, T: Dim, SZ>(
     z: &Matrix<S, D, T, SZ>,
     a: &OMatrix<S, D, D>,
@@ -123,46 +124,53 @@ where
     SZ: RawStorage<S, D, T>,
     DefaultAllocator: Allocator<D, D> + Allocator<D, T> + Allocator<T, T>,
 {
-    // Scaled entry by entry, as nalgebra's `l * scale` does, but inlined (nalgebra's loop stays
-    // out of line, compiled for the baseline instruction set: see `geomattn::Isa`).
-    let l = lower_part(z, a);
-    let t = l.shape_generic().0;
-    skew_of_lower(&product::matrix_generic(
-        t,
-        t,
-        #[inline(always)]
-        |i, j| l[(i, j)] * scale,
-    ))
+    let (d, t) = z.shape_generic();
+    let mut c = Matrix::zeros_generic(t, t);
+    correlation_to(z, a, Some(scale), &mut Matrix::zeros_generic(d, t), &mut c);
+    c
 }
 
-/// [`lower_correlation`] over nalgebra's `Dim`.
-fn lower_part<S, D: Dim, T: Dim, SZ>(
+/// [`skew_sym_correlation`] (no `scale`) or [`arbitrary_correlation`] written into `c`, with
+/// `az` to hold `A Z`: [`lower_correlation`]'s sums, then [`skew_of_lower_in_place`].
+#[inline(always)]
+fn correlation_to<S, D: Dim, T: Dim, SZ, SAZ, SC>(
     z: &Matrix<S, D, T, SZ>,
     a: &OMatrix<S, D, D>,
-) -> OMatrix<S, T, T>
-where
+    scale: Option<S>,
+    az: &mut Matrix<S, D, T, SAZ>,
+    c: &mut Matrix<S, T, T, SC>,
+) where
     S: Field,
     SZ: RawStorage<S, D, T>,
-    DefaultAllocator: Allocator<D, D> + Allocator<D, T> + Allocator<T, T>,
+    SAZ: RawStorageMut<S, D, T>,
+    SC: RawStorageMut<S, T, T>,
+    DefaultAllocator: Allocator<D, D>,
 {
-    let az = product::mul_generic(a, z);
-    let t = z.shape_generic().1;
-    product::matrix_generic(t, t, |i, j| {
-        if i > j {
-            product::column_dot_generic(z, i, &az, j)
-        } else {
-            S::zero()
+    product::mul_to_generic(a, z, az);
+    for j in 0..z.ncols() {
+        for i in j + 1..z.ncols() {
+            c[(i, j)] = product::column_dot_generic(z, i, az, j);
         }
-    })
+    }
+    skew_of_lower_in_place(c, scale);
 }
 
-/// [`skew_from_lower`] over nalgebra's `Dim`.
-fn skew_of_lower<S: Field, T: Dim>(l: &OMatrix<S, T, T>) -> OMatrix<S, T, T>
-where
-    DefaultAllocator: Allocator<T, T>,
-{
-    let t = l.shape_generic().0;
-    product::matrix_generic(t, t, |i, j| l[(i, j)] - l[(j, i)])
+/// `C = L − Lᵀ` in place, `L` the strict lower part of `c` (scaled entry by entry, as
+/// nalgebra's `l * scale` does, if `scale`), subtracted as [`skew_from_lower`] does: `l − 0`
+/// below the diagonal, `0 − l` above. Only the strict lower part of `c` is read.
+#[inline(always)]
+pub(crate) fn skew_of_lower_in_place<S: Field, T: Dim, SC: RawStorageMut<S, T, T>>(
+    c: &mut Matrix<S, T, T, SC>,
+    scale: Option<S>,
+) {
+    for j in 0..c.ncols() {
+        c[(j, j)] = S::zero();
+        for i in j + 1..c.ncols() {
+            let l = scale.map_or(c[(i, j)], |scale| c[(i, j)] * scale);
+            c[(i, j)] = l - S::zero();
+            c[(j, i)] = S::zero() - l;
+        }
+    }
 }
 
 impl<S: Field, const D: usize> Correlation<S, D> for SkewWeight<S, D> {

@@ -2,8 +2,8 @@
 
 use nalgebra::{DMatrix, RealField};
 
-use super::{Element, Forward, cayley, matrix};
-use crate::correlation::{arbitrary_correlation, gml_scale, skew_sym_correlation};
+use super::{Element, Forward, Scratch, cayley, matrix, mul, tr_mul};
+use crate::correlation::{gml_scale, skew_of_lower_in_place};
 use crate::packed::{Skew, dense_from_packed};
 use crate::{Error, Field, MapScalar};
 
@@ -55,7 +55,7 @@ impl<S: Field + RealField> VolumePreservingAttention<S> {
     /// [`Error::SequenceShape`] if `z` is not `dim×seq`.
     pub fn correlation(&self, z: &DMatrix<S>) -> Result<DMatrix<S>, Error> {
         self.check_shape(z)?;
-        Ok(self.correlation_unchecked(z))
+        Ok(self.correlation_unchecked(z, &mut Scratch::new()))
     }
 
     /// The orthogonal `seq×seq` matrix `Cay(C)` of the skew `C` (its strict upper triangle).
@@ -72,16 +72,26 @@ impl<S: Field + RealField> VolumePreservingAttention<S> {
                 found_cols: c.ncols(),
             });
         }
-        Ok(cayley::product(&DMatrix::identity(self.seq, self.seq), c))
+        let mut q = DMatrix::identity(self.seq, self.seq);
+        cayley::product(&mut q, c, &mut Scratch::new());
+        Ok(q)
     }
 }
 
 impl<S: Element> VolumePreservingAttention<S> {
-    fn correlation_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
-        match &self.weight {
-            Weighting::Skew(a) => skew_sym_correlation(z, a),
-            Weighting::Arbitrary(a, scale) => arbitrary_correlation(z, a, *scale),
-        }
+    /// The correlation of `z`, on a buffer of `scratch`.
+    fn correlation_unchecked(&self, z: &DMatrix<S>, scratch: &mut Scratch<S>) -> DMatrix<S> {
+        let (a, scale) = match &self.weight {
+            Weighting::Skew(a) => (a, None),
+            Weighting::Arbitrary(a, scale) => (a, Some(*scale)),
+        };
+        // `Zᵀ (A Z)` whole (the products of the scalar), its strict lower part the correlation's
+        // sums in their order.
+        let az = mul(a, z, scratch);
+        let mut c = tr_mul(z, &az, scratch);
+        scratch.recycle(az);
+        skew_of_lower_in_place(&mut c, scale);
+        c
     }
 }
 
@@ -97,8 +107,10 @@ impl<S: Element> Forward<S> for VolumePreservingAttention<S> {
         (a.nrows(), Some(self.seq))
     }
 
-    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
-        cayley::product(z, &self.correlation_unchecked(z))
+    fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
+        let c = self.correlation_unchecked(z, scratch);
+        cayley::product(z, &c, scratch);
+        scratch.recycle(c);
     }
 }
 

@@ -3,16 +3,18 @@
 //!
 //! The twin is the same network over lanes with every weight splatted across them
 //! ([`crate::MapScalar::map_scalar`] with [`LanesOf::broadcast`]), built once; every operation of
-//! a forward pass then serves [`LanesOf::WIDTH`] windows, and so does each of its allocations.
+//! a forward pass then serves [`LanesOf::WIDTH`] windows, and its buffers ([`Scratch`]) serve
+//! the whole batch: only the first group allocates.
 //! The lanes are `wide`'s portable vectors (8 `f32` or 4 `f64`: two SSE2 registers on a default
 //! x86-64 build), whose operations are IEEE's lane by lane. Over [`Batched::Lanes`] the elementary
 //! functions are the scalar ones, so that the outputs are **bit for bit** those of the scalar
-//! pass, window by window; over [`Batched::FastLanes`] (`f32`), `exp` and `tanh` are polynomials
-//! on the processor's own vectors ([`FastLanes`]), for throughput.
+//! pass, window by window; over [`Batched::FastLanes`] (`f32`, 16 lanes: one AVX-512 vector),
+//! `exp` and `tanh` are polynomials and the products fused multiply-adds on the processor's own
+//! vectors ([`FastLanes`]), for throughput.
 
-use nalgebra::{DMatrix, RealField};
+use nalgebra::RealField;
 
-use super::{Element, FastLanes, Forward};
+use super::{Element, FastLanes, Forward, Scratch};
 use crate::{LaneScalar, Lanes};
 
 /// A vector of [`WIDTH`](Self::WIDTH) values of the scalar `S`: as many windows, one per lane.
@@ -60,14 +62,15 @@ pub trait Batched: Element + RealField + Copy {
     /// Lanes that compute exactly the scalar's operations and functions: 8 `f32`, 4 `f64`
     /// (`wide`'s portable vectors), each window's output bit for bit its scalar pass.
     type Lanes: LanesOf<Self>;
-    /// Lanes for throughput: for `f32`, the same 8 lanes with `exp` and `tanh` as polynomials on
-    /// the processor's own vectors ([`FastLanes`]); for `f64`, [`Self::Lanes`].
+    /// Lanes for throughput: for `f32`, 16 lanes (one AVX-512 vector, two AVX2 ones) with `exp`
+    /// and `tanh` as polynomials and the products as fused multiply-adds on the processor's own
+    /// vectors ([`FastLanes`]); for `f64`, [`Self::Lanes`].
     type FastLanes: LanesOf<Self>;
 }
 
 impl Batched for f32 {
     type Lanes = Lanes<f32, 8>;
-    type FastLanes = FastLanes<f32, 8>;
+    type FastLanes = FastLanes<f32, 16>;
 }
 
 impl Batched for f64 {
@@ -116,21 +119,24 @@ pub fn forward_in_lanes<S: Copy, L: LanesOf<S>>(
         output.len()
     );
     let group = L::WIDTH * per_window;
+    // One set of buffers for every group: after the first, a pass allocates nothing.
+    let mut scratch = Scratch::new();
     for (z, y) in input.chunks(group).zip(output.chunks_mut(group)) {
         let count = z.len() / per_window;
-        let packed = DMatrix::from_fn(dim, seq, |i, j| {
-            let at = i + dim * j;
+        let mut packed = scratch.zeros(dim, seq);
+        for (at, lanes) in packed.iter_mut().enumerate() {
             // The missing windows of a last group are its first window again.
-            L::gather(|k| z[if k < count { k } else { 0 } * per_window + at])
-        });
-        let out = twin.forward_unchecked(&packed);
+            *lanes = L::gather(|k| z[if k < count { k } else { 0 } * per_window + at]);
+        }
+        twin.forward_in_place(&mut packed, &mut scratch);
         // Each vector once, into the windows of the group (the copies that filled it dropped).
-        for (at, &lanes) in out.iter().enumerate() {
+        for (at, &lanes) in packed.iter().enumerate() {
             lanes.scatter(|k, value| {
                 if k < count {
                     y[k * per_window + at] = value;
                 }
             });
         }
+        scratch.recycle(packed);
     }
 }

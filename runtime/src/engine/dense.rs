@@ -3,9 +3,9 @@
 use nalgebra::{DMatrix, DVector};
 
 use super::feedforward::add_to_columns;
-use super::{Element, Forward, matrix, vector};
+use super::{Element, Forward, Scratch, matrix, mul, vector};
 use crate::activation::Function;
-use crate::{Error, Field, MapScalar, product};
+use crate::{Error, Field, MapScalar};
 
 /// `Dense(inputs, outputs, activation; use_bias)`: `x ↦ σ(W x + b)` on every time step, `W`
 /// `outputs×inputs` (the compile-time [`crate::Dense`]): the standard transformer's maps up to
@@ -63,14 +63,14 @@ impl<S: Element> Forward<S> for Dense<S> {
         (self.weight.ncols(), None)
     }
 
-    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
+    fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
         // The sums of the compile-time layer's `affine`, in its order.
-        let mut y = product::mul_generic(&self.weight, z);
+        let mut y = mul(&self.weight, &*z, scratch);
         if let Some(b) = &self.bias {
             add_to_columns(&mut y, b);
         }
         S::activate_all(y.as_mut_slice(), self.activation);
-        y
+        scratch.replace(z, y);
     }
 }
 

@@ -1,10 +1,10 @@
 //! The scalars the engine's forward passes run over: plain scalars (`f32`, `f64`, dual numbers),
 //! and [`Lanes`] of `f32` and `f64`, which run a batch's windows one per SIMD lane.
 
-use nalgebra::{DMatrix, RealField};
+use nalgebra::{DMatrix, DMatrixView, RealField};
 
 use crate::activation::Function;
-use crate::{LaneScalar, Lanes, Real, product};
+use crate::{Field, LaneScalar, Lanes, Real, product};
 
 /// A scalar of the engine's forward passes: every [`nalgebra::RealField`] (`f32`, `f64`, dual
 /// numbers), and [`Lanes`] of them, each lane computing exactly what its scalar computes, so that a
@@ -37,6 +37,29 @@ pub trait Element: Real {
             };
         }
         by!(Tanh Sigmoid Relu Softplus)
+    }
+
+    /// Every value replaced by its exponential (the softmaxes' exponentials, one call per
+    /// matrix).
+    #[inline(always)]
+    fn exp_all(values: &mut [Self]) {
+        for x in values.iter_mut() {
+            *x = x.exp();
+        }
+    }
+
+    /// `out = a·b`: the compile-time kernels' sums in their order, unless the scalar has
+    /// faster products ([`FastLanes`](super::FastLanes)).
+    #[inline(always)]
+    fn mul_to(a: &DMatrixView<'_, Self>, b: &DMatrixView<'_, Self>, out: &mut DMatrix<Self>) {
+        product::mul_to_generic(a, b, out);
+    }
+
+    /// `out = aᵀ·b`: the compile-time `tr_mul`'s sums (column by column dots), unless the
+    /// scalar has faster products.
+    #[inline(always)]
+    fn tr_mul_to(a: &DMatrixView<'_, Self>, b: &DMatrixView<'_, Self>, out: &mut DMatrix<Self>) {
+        tr_mul_generic(a, b, out);
     }
 
     /// `Z·Cay(C)` for a skew `C` (its strict upper triangle) by LU with partial pivoting: the
@@ -85,5 +108,19 @@ impl<S: LaneScalar<N> + Element, const N: usize> Element for Lanes<S, N> {
         DMatrix::from_fn(z.nrows(), z.ncols(), |i, j| {
             Lanes::new(core::array::from_fn(|k| lanes[k][(i, j)]))
         })
+    }
+}
+
+/// `out = aᵀ·b`, column by column dots: [`Element::tr_mul_to`]'s sums.
+#[inline(always)]
+pub(super) fn tr_mul_generic<S: Field>(
+    a: &DMatrixView<'_, S>,
+    b: &DMatrixView<'_, S>,
+    out: &mut DMatrix<S>,
+) {
+    for j in 0..b.ncols() {
+        for i in 0..a.ncols() {
+            out[(i, j)] = product::column_dot_generic(a, i, b, j);
+        }
     }
 }

@@ -3,17 +3,21 @@
 
 use std::sync::OnceLock;
 
-use nalgebra::{DMatrix, RealField};
+use nalgebra::{DMatrix, DMatrixView, RealField};
 
+use super::element::tr_mul_generic;
 use super::{Element, LanesOf};
 use crate::activation::Function;
 use crate::isa::BatchScalar;
-use crate::{Isa, LaneScalar, Lanes, Real};
+use crate::{Isa, LaneMatrix, LaneScalar, Lanes, Real, product};
 
 /// The engine's lanes for throughput ([`Batched::FastLanes`](super::Batched)), whose
 /// `exp`, `tanh` and sigmoid run as polynomials on the processor's own vectors.
 ///
-/// Every arithmetic operation is that of [`Lanes`] (IEEE's, lane by lane). `exp` and `tanh` are
+/// Every arithmetic operation is that of [`Lanes`] (IEEE's, lane by lane), but the products of
+/// matrices ([`Element::mul_to`], [`Element::tr_mul_to`]): on AVX2 and AVX-512, fused
+/// multiply-adds on the processor's vectors ([`Isa::lane_products`]), the same sums in the same
+/// order, each term rounded once instead of twice. `exp` and `tanh` are
 /// the polynomials of [`crate::VectorFunctions`] (within 1.25 and 3.5 ulp), run on the best
 /// instruction set this processor has ([`Isa::best`], asked once): a default build's lanes are
 /// SSE2 vectors, on which the polynomials' primitives (rounding, `2ⁿ`, selects) run lane by lane,
@@ -21,7 +25,8 @@ use crate::{Isa, LaneScalar, Lanes, Real};
 /// them whole. On an x86-64 processor without AVX2 they are therefore the scalar functions, lane
 /// by lane, bit for bit [`Lanes`] (as the compiled networks' `Fast` is their scalar path there).
 /// A layer hands such a function its whole buffer at once
-/// ([`Element::activate_all`]: one call per layer, not one per vector). The sigmoid is the scalar
+/// ([`Element::activate_all`], [`Element::exp_all`] for the softmaxes: one call per layer, not
+/// one per vector). The sigmoid is the scalar
 /// sigmoid's formula (`e^{−|x|}`, which never overflows) with that `exp`; relu and softplus are
 /// the scalar functions, value by value.
 ///
@@ -129,9 +134,97 @@ where
         }
     }
 
+    /// The polynomial on the whole buffer in one call.
+    fn exp_all(values: &mut [Self]) {
+        match isa() {
+            Some(isa) => isa.exp_in_place(flat(values)),
+            None => values.iter_mut().for_each(|x| x.0 = x.0.exp()),
+        }
+    }
+
+    /// On AVX2 or AVX-512 ([`Isa::lane_products`] on vectors of `N` lanes): the same sums in
+    /// the same order, each term a fused multiply-add.
+    fn mul_to(a: &DMatrixView<'_, Self>, b: &DMatrixView<'_, Self>, out: &mut DMatrix<Self>) {
+        match fused::<S, N>() {
+            Some(isa) => lane_products(isa, (a, lane_matrix(a, false)), b, out),
+            None => product::mul_to_generic(a, b, out),
+        }
+    }
+
+    /// `aᵀ·b` as [`mul_to`](Self::mul_to), `aᵀ` read from `a` where it lies.
+    fn tr_mul_to(a: &DMatrixView<'_, Self>, b: &DMatrixView<'_, Self>, out: &mut DMatrix<Self>) {
+        match fused::<S, N>() {
+            Some(isa) => lane_products(isa, (a, lane_matrix(a, true)), b, out),
+            None => tr_mul_generic(a, b, out),
+        }
+    }
+
     fn cayley_by_lu(z: &DMatrix<Self>, c: &DMatrix<Self>) -> DMatrix<Self> {
         Lanes::cayley_by_lu(&z.map(Self::exact), &c.map(Self::exact)).map(Self)
     }
+}
+
+/// The instruction set of the fused products of `N` lanes of `S`: the polynomials' ([`isa`])
+/// if it is AVX2 or AVX-512 and `N` lanes are whole vectors of it, else AVX2 if they are whole
+/// AVX2 vectors (an AVX-512 processor has AVX2); `None` otherwise.
+fn fused<S: BatchScalar, const N: usize>() -> Option<Isa> {
+    let candidates: &[Isa] = match isa()? {
+        Isa::Avx512 => &[Isa::Avx512, Isa::Avx2],
+        Isa::Avx2 => &[Isa::Avx2],
+        Isa::Portable => &[],
+    };
+    candidates
+        .iter()
+        .copied()
+        .find(|isa| N.is_multiple_of(isa.lanes::<S>()))
+}
+
+/// Where the entries of the view `m` (or of `mᵀ`, `transposed`) lie in its lanes, one after the
+/// other ([`flat`]).
+fn lane_matrix<S: LaneScalar<N>, const N: usize>(
+    m: &DMatrixView<'_, FastLanes<S, N>>,
+    transposed: bool,
+) -> LaneMatrix {
+    let (rows, columns) = m.shape();
+    let (row, column) = m.strides();
+    if transposed {
+        LaneMatrix {
+            rows: columns,
+            columns: rows,
+            row: N * column,
+            column: N * row,
+        }
+    } else {
+        LaneMatrix {
+            rows,
+            columns,
+            row: N * row,
+            column: N * column,
+        }
+    }
+}
+
+/// `out = A·b` for the matrix `A` that `at` finds in `a`'s lanes (`a` itself or `aᵀ`), with
+/// [`Isa::lane_products`].
+fn lane_products<S: LaneScalar<N> + BatchScalar, const N: usize>(
+    isa: Isa,
+    (a, at): (&DMatrixView<'_, FastLanes<S, N>>, LaneMatrix),
+    b: &DMatrixView<'_, FastLanes<S, N>>,
+    out: &mut DMatrix<FastLanes<S, N>>,
+) {
+    let c = LaneMatrix {
+        rows: out.nrows(),
+        columns: out.ncols(),
+        row: N,
+        column: N * out.nrows(),
+    };
+    isa.lane_products(
+        N,
+        (view_values(a), at),
+        (view_values(b), lane_matrix(b, false)),
+        (flat(out.as_mut_slice()), c),
+        false,
+    );
 }
 
 /// The lanes of [`Lanes`]: only the functions differ.
@@ -170,6 +263,24 @@ fn flat<S: LaneScalar<N>, const N: usize>(values: &mut [FastLanes<S, N>]) -> &mu
     // no padding (the size asserted above) and aligned for `S` (asserted above). The slice
     // borrows `values` mutably for its whole life, and every bit pattern is a valid `S`.
     unsafe { core::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<S>(), values.len() * N) }
+}
+
+/// The lanes of the entries of the view `m`, one after the other from its first ([`flat`]):
+/// every entry's, and those between them in the matrix it views.
+fn view_values<'a, S: LaneScalar<N>, const N: usize>(
+    m: &DMatrixView<'a, FastLanes<S, N>>,
+) -> &'a [S] {
+    let (rows, columns) = m.shape();
+    let (row, column) = m.strides();
+    let len = if rows == 0 || columns == 0 {
+        0
+    } else {
+        (rows - 1) * row + (columns - 1) * column + 1
+    };
+    // SAFETY: as in `flat`, a vector is its `N` lanes in order with no padding; the view's
+    // entries from its first to its last lie in one buffer (the matrix it views), `len` vectors,
+    // borrowed shared for `'a` as the view borrows them.
+    unsafe { core::slice::from_raw_parts(m.as_ptr().cast::<S>(), len * N) }
 }
 
 /// The sigmoid at every value, as the scalar sigmoid computes it (`t = e^{−|x|}`, which never
@@ -259,6 +370,38 @@ mod tests {
             FastLanes::activate_all(&mut buffer, f);
             for (whole, one) in buffer.iter().zip(vectors) {
                 assert_eq!(whole.to_array(), one.activate(f).to_array(), "{f:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn products_of_views_and_transposes_are_the_exact_lanes_sums_within_rounding() {
+        type Fast = FastLanes<f32, 8>;
+        let matrix = |rows, cols, seed: usize| {
+            DMatrix::from_fn(rows, cols, |i, j| {
+                Fast::new(core::array::from_fn(|k| {
+                    ((7 * i + 3 * j + 11 * k + seed) as f32 * 0.37).sin()
+                }))
+            })
+        };
+        let (whole, b) = (matrix(7, 5, 1), matrix(5, 4, 2));
+        // Rows 2…4 of `whole`: a view whose columns lie 7 vectors apart.
+        let a = whole.rows(2, 3);
+        let exact = |m: &DMatrix<Fast>| m.map(Fast::exact);
+        let mut found = DMatrix::from_element(3, 4, Fast::splat(0.0));
+        Fast::mul_to(&a, &b.as_view(), &mut found);
+        let expected = exact(&a.into_owned()) * exact(&b);
+        let mut transposed = DMatrix::from_element(5, 5, Fast::splat(0.0));
+        Fast::tr_mul_to(&a, &a, &mut transposed);
+        let a = exact(&a.into_owned());
+        let expected_transposed = a.transpose() * &a;
+        for (found, expected) in [(found, expected), (transposed, expected_transposed)] {
+            assert_eq!(found.shape(), expected.shape());
+            for (f, e) in found.iter().zip(expected.iter()) {
+                for (f, e) in f.to_array().into_iter().zip(e.to_array()) {
+                    // Five terms of size at most one: within five roundings of their sum.
+                    assert!((f - e).abs() <= 5.0 * f32::EPSILON * 5.0, "{f} against {e}");
+                }
             }
         }
     }

@@ -5,10 +5,9 @@ use std::vec::Vec;
 
 use nalgebra::{DMatrix, DVector};
 
-use super::{Element, Forward, ResNetLayer, vector};
+use super::{Element, Forward, ResNetLayer, Scratch, mul, vector};
 use crate::activation::Function;
 use crate::packed::{Lower, PackedLayout, Upper, dense_from_packed};
-use crate::product;
 use crate::{Error, Field, MapScalar};
 
 /// GML's `VolumePreservingLowerLayer` / `VolumePreservingUpperLayer(dim, activation; use_bias)`:
@@ -88,8 +87,14 @@ impl<S: Element> Forward<S> for VolumePreservingLayer<S> {
         (self.weight.nrows(), None)
     }
 
-    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
-        residual(&self.weight, z, self.bias.as_ref(), self.activation)
+    fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
+        residual(
+            &self.weight,
+            z,
+            self.bias.as_ref(),
+            self.activation,
+            scratch,
+        );
     }
 }
 
@@ -156,32 +161,31 @@ impl<S: Element, L: StackLayer<S>> Forward<S> for FeedForward<L> {
         (self.dim, None)
     }
 
-    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
-        let mut x = z.clone();
+    fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
         for layer in &self.layers {
-            x = layer.forward_unchecked(&x);
+            layer.forward_in_place(z, scratch);
         }
-        x
     }
 }
 
-/// `x + σ(W x + b)` for every column of `x`: the residual update of the volume-preserving and
+/// `x + σ(W x + b)` for every column of `x`, written over `x`: the residual update of the volume-preserving and
 /// ResNet layers. The same sums in the same order as the compile-time layers'
 /// `residual_keeping`, which keeps its array-built matrices (through this, their lane path ran
 /// 22× slower); `σ` on the whole of `W x + b` at once ([`Element::activate_all`]).
 pub(super) fn residual<S: Element>(
     w: &DMatrix<S>,
-    x: &DMatrix<S>,
+    x: &mut DMatrix<S>,
     b: Option<&DVector<S>>,
     activation: Function,
-) -> DMatrix<S> {
-    let mut y = product::mul_generic(w, x);
+    scratch: &mut Scratch<S>,
+) {
+    let mut y = mul(w, &*x, scratch);
     if let Some(b) = b {
         add_to_columns(&mut y, b);
     }
     S::activate_all(y.as_mut_slice(), activation);
-    y += x;
-    y
+    y += &*x;
+    scratch.replace(x, y);
 }
 
 /// `b` added to every column of `y`.

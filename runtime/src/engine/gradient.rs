@@ -3,10 +3,10 @@
 use nalgebra::{DMatrix, DVector};
 
 use super::feedforward::{FeedForward, StackLayer, add_to_columns};
-use super::{Element, Forward, half, matrix, tr_mul, vector};
+use super::{Element, Forward, Scratch, half, matrix, mul, tr_mul, vector};
 use crate::activation::Function;
 use crate::symplectic::Side;
-use crate::{Error, Field, MapScalar, product};
+use crate::{Error, Field, MapScalar};
 
 /// GML's `GradientLayerQ / GradientLayerP(dim, upscaling_dimension, activation)`: on every time
 /// step `(q, p)`, `q ← q + Kᵀ(a ⊙ σ(K p + b))` (`Q`) or `p ← p + Kᵀ(a ⊙ σ(K q + b))` (`P`), with
@@ -88,20 +88,20 @@ impl<S: Element> Forward<S> for GradientLayer<S> {
         (2 * self.weight.ncols(), None)
     }
 
-    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
+    fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
         let n = self.weight.ncols();
         let (target, source) = self.side.rows(n);
         // The compile-time layer's sums in its order: `K x`, `+ b`, `σ`, `⊙ a`, `Kᵀ ·`.
-        let mut hidden = product::mul_generic(&self.weight, &z.rows(source, n));
+        let mut hidden = mul(&self.weight, &z.rows(source, n), scratch);
         add_to_columns(&mut hidden, &self.bias);
         S::activate_all(hidden.as_mut_slice(), self.activation);
         for mut column in hidden.column_iter_mut() {
             column.component_mul_assign(&self.scale);
         }
-        let update = tr_mul(&self.weight, &hidden);
-        let mut out = z.clone();
-        out.rows_mut(target, n).zip_apply(&update, |o, u| *o += u);
-        out
+        let update = tr_mul(&self.weight, &hidden, scratch);
+        z.rows_mut(target, n).zip_apply(&update, |o, u| *o += u);
+        scratch.recycle(hidden);
+        scratch.recycle(update);
     }
 }
 

@@ -3,10 +3,10 @@
 use nalgebra::DMatrix;
 
 use super::transformer::BlockAttention;
-use super::{Element, Forward, half};
+use super::{Element, Forward, Scratch, half, mul};
 use crate::packed::{Sym, dense_from_packed};
 use crate::symplectic::Side;
-use crate::{Error, Field, MapScalar, product};
+use crate::{Error, Field, MapScalar};
 
 /// GML's `LinearSymplecticAttentionQ / P(dim, seq_length)`: `q ← q + p A` (`Q`) or
 /// `p ← p + q A` (`P`), `A` a symmetric `seq_length × seq_length` matrix acting along time (the
@@ -64,13 +64,12 @@ impl<S: Element> Forward<S> for LinearSymplecticAttention<S> {
         (self.dim, Some(self.a.nrows()))
     }
 
-    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
+    fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
         let n = self.dim / 2;
         let (updated, driving) = self.side.rows(n);
-        let kick = product::mul_generic(&z.rows(driving, n), &self.a);
-        let mut out = z.clone();
-        out.rows_mut(updated, n).zip_apply(&kick, |o, k| *o += k);
-        out
+        let kick = mul(&z.rows(driving, n), &self.a, scratch);
+        z.rows_mut(updated, n).zip_apply(&kick, |o, k| *o += k);
+        scratch.recycle(kick);
     }
 }
 

@@ -13,6 +13,11 @@
 //! compile-time layers keep their own array-built kernels: through the `Dim` ones their lane path
 //! ran 22× slower.
 //!
+//! Each layer's pass writes its output over its input ([`Forward::forward_in_place`]) and takes
+//! its intermediate matrices from a [`Scratch`] and gives them back, so a pass run again on
+//! windows of a shape it has seen allocates nothing (tested with a counting allocator; sequences
+//! longer than [`MAX_SPECIALISED_SEQ`], whose LU allocates, excepted).
+//!
 //! The forward passes are written once over [`Element`]: a plain scalar, or [`crate::Lanes`] of
 //! them. A batch runs the network's *lane twin* (the same network with every weight splatted
 //! across the lanes, [`crate::MapScalar::map_scalar`]) on several windows at a time, one per lane,
@@ -52,6 +57,7 @@ mod linear_symplectic;
 mod multi_head;
 mod psd;
 mod resnet;
+mod scratch;
 mod symplectic_attention;
 mod transformer;
 
@@ -70,17 +76,18 @@ pub use linear_symplectic::LinearSymplecticAttention;
 pub use multi_head::MultiHeadAttention;
 pub use psd::PsdLayer;
 pub use resnet::ResNetLayer;
+pub use scratch::Scratch;
 pub use symplectic_attention::SymplecticAttention;
 pub use transformer::{
     BlockAttention, LinearSymplecticTransformer, StandardTransformerIntegrator,
     SymplecticTransformer, Transformer, Upscaled, Upscaling, VolumePreservingTransformer,
 };
 
-use nalgebra::{DMatrix, DVector, Dyn, Matrix, RawStorage, RealField};
+use nalgebra::{DMatrix, DMatrixView, DVector, RealField};
 
 use crate::error::INPUT;
 use crate::layer::check_finite;
-use crate::{Error, Field, product};
+use crate::{Error, Field};
 
 /// A layer or network of run-time size on sequences `Z ∈ R^{dim×T}` (columns are time steps):
 /// the run-time counterpart of [`crate::SequenceLayer`].
@@ -92,8 +99,18 @@ pub trait Forward<S: Element> {
     fn input_shape(&self) -> (usize, Option<usize>);
 
     /// The output for `z`, whose shape has been checked against
-    /// [`input_shape`](Self::input_shape).
-    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S>;
+    /// [`input_shape`](Self::input_shape), written over `z` (which takes the output's shape),
+    /// every intermediate matrix from `scratch` and given back to it.
+    fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>);
+
+    /// The output for `z`, whose shape has been checked against
+    /// [`input_shape`](Self::input_shape): [`forward_in_place`](Self::forward_in_place) on a
+    /// copy, with buffers of its own.
+    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
+        let mut out = z.clone();
+        self.forward_in_place(&mut out, &mut Scratch::new());
+        out
+    }
 
     /// The output for `z`.
     ///
@@ -171,14 +188,28 @@ fn vector<S: Field>(name: &'static str, len: usize, values: &[S]) -> Result<DVec
     Ok(DVector::from_column_slice(values))
 }
 
-/// `aᵀ·b`, entry by entry as the compile-time `tr_mul`.
-fn tr_mul<S: Field, SB: RawStorage<S, Dyn, Dyn>>(
-    a: &DMatrix<S>,
-    b: &Matrix<S, Dyn, Dyn, SB>,
+/// `aᵀ·b` ([`Element::tr_mul_to`]), on a buffer of `scratch`.
+fn tr_mul<'a, 'b, S: Element>(
+    a: impl Into<DMatrixView<'a, S>>,
+    b: impl Into<DMatrixView<'b, S>>,
+    scratch: &mut Scratch<S>,
 ) -> DMatrix<S> {
-    product::matrix_generic(a.shape_generic().1, b.shape_generic().1, |i, j| {
-        product::column_dot_generic(a, i, b, j)
-    })
+    let (a, b) = (a.into(), b.into());
+    let mut out = scratch.zeros(a.ncols(), b.ncols());
+    S::tr_mul_to(&a, &b, &mut out);
+    out
+}
+
+/// `a·b` ([`Element::mul_to`]), on a buffer of `scratch`.
+fn mul<'a, 'b, S: Element>(
+    a: impl Into<DMatrixView<'a, S>>,
+    b: impl Into<DMatrixView<'b, S>>,
+    scratch: &mut Scratch<S>,
+) -> DMatrix<S> {
+    let (a, b) = (a.into(), b.into());
+    let mut out = scratch.zeros(a.nrows(), b.ncols());
+    S::mul_to(&a, &b, &mut out);
+    out
 }
 
 /// The half `n` of a phase space `R^dim = (q, p)`, or [`Error::PhaseSpace`] naming `layer` for

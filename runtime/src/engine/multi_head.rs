@@ -4,10 +4,10 @@ use std::vec::Vec;
 
 use nalgebra::{DMatrix, RealField};
 
-use super::{Element, Forward, matrix, tr_mul};
+use super::{Element, Forward, Scratch, matrix, mul, tr_mul};
 use crate::scalar::ratio;
 use crate::softmax::Function as Softmax;
-use crate::{Error, Field, MapScalar, product};
+use crate::{Error, Field, MapScalar};
 
 /// GML's `MultiHeadAttention(dim, n_heads; add_connection)` with its softmax (GML's
 /// `activation`, [`Softmax::Vector`] by default): per head, `Q = PQᵀ Z`, `K = PKᵀ Z`,
@@ -121,29 +121,31 @@ impl<S: Element> Forward<S> for MultiHeadAttention<S> {
         (self.dim, None)
     }
 
-    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
+    fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
         // GML scales by the square root of the full dimension (exact in either float).
         let scale = S::one() / ratio::<S>(self.dim as i64, 1).sqrt();
         let mut out = if self.add_connection {
-            z.clone()
+            scratch.copy(z)
         } else {
-            DMatrix::zeros(z.nrows(), z.ncols())
+            scratch.zeros(z.nrows(), z.ncols())
         };
-        let t = z.shape_generic().1;
+        let t = z.ncols();
         for (h, [query, key, value]) in self.heads.iter().enumerate() {
-            let q = tr_mul(query, z);
-            let k = tr_mul(key, z);
-            let mut c = product::matrix_generic(t, t, |i, j| {
-                product::column_dot_generic(&q, i, &k, j) * scale
-            });
-            let rows = c.nrows();
-            self.softmax.apply_in_place(c.as_mut_slice(), rows);
-            let update = product::mul_generic(&tr_mul(value, z), &c);
+            let q = tr_mul(query, &*z, scratch);
+            let k = tr_mul(key, &*z, scratch);
+            let mut c = tr_mul(&q, &k, scratch);
+            c *= scale;
+            (self.softmax).apply_in_place_with(c.as_mut_slice(), t, S::exp_all);
+            let v = tr_mul(value, &*z, scratch);
+            let update = mul(&v, &c, scratch);
             let width = update.nrows();
             out.rows_mut(h * width, width)
                 .zip_apply(&update, |o, u| *o += u);
+            for m in [q, k, c, v, update] {
+                scratch.recycle(m);
+            }
         }
-        out
+        scratch.replace(z, out);
     }
 }
 

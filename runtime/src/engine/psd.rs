@@ -3,8 +3,8 @@
 use nalgebra::DMatrix;
 
 use super::transformer::Upscaling;
-use super::{Element, Forward, half, matrix, tr_mul};
-use crate::{Error, Field, MapScalar, product};
+use super::{Element, Forward, Scratch, half, matrix, mul, tr_mul};
+use crate::{Error, Field, MapScalar};
 
 /// GML's `PSDLayer(inputs, outputs)` (proper symplectic decomposition): on every time step
 /// `(q, p) ↦ (Φ q, Φ p)` when `outputs > inputs`, `(Φᵀ q, Φᵀ p)` otherwise, with `Φ` of
@@ -64,22 +64,26 @@ impl<S: Element> Forward<S> for PsdLayer<S> {
         (2 * half, None)
     }
 
-    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
+    fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
         let n = z.nrows() / 2;
-        // `Φ x` or `Φᵀ x` of the half `x` of `z` from row `first`.
-        let mapped = |first| {
-            let x = z.rows(first, n);
-            if self.up {
-                product::mul_generic(&self.phi, &x)
-            } else {
-                tr_mul(&self.phi, &x)
-            }
+        let rows = if self.up {
+            self.phi.nrows()
+        } else {
+            self.phi.ncols()
         };
-        let (q, p) = (mapped(0), mapped(n));
-        let mut out = DMatrix::zeros(2 * q.nrows(), z.ncols());
-        out.rows_mut(0, q.nrows()).copy_from(&q);
-        out.rows_mut(q.nrows(), q.nrows()).copy_from(&p);
-        out
+        let mut out = scratch.zeros(2 * rows, z.ncols());
+        // `Φ x` or `Φᵀ x` of each half `x` of `z`, into its half of the output.
+        for half in 0..2 {
+            let x = z.rows(half * n, n);
+            let mapped = if self.up {
+                mul(&self.phi, &x, scratch)
+            } else {
+                tr_mul(&self.phi, &x, scratch)
+            };
+            out.rows_mut(half * rows, rows).copy_from(&mapped);
+            scratch.recycle(mapped);
+        }
+        scratch.replace(z, out);
     }
 }
 

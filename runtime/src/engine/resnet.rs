@@ -3,7 +3,7 @@
 use nalgebra::{DMatrix, DVector};
 
 use super::feedforward::{StackLayer, residual};
-use super::{Element, Forward, matrix, vector};
+use super::{Element, Forward, Scratch, matrix, vector};
 use crate::activation::Function;
 use crate::{Error, Field, MapScalar};
 
@@ -70,8 +70,14 @@ impl<S: Element> Forward<S> for ResNetLayer<S> {
         (self.weight.nrows(), None)
     }
 
-    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
-        residual(&self.weight, z, self.bias.as_ref(), self.activation)
+    fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
+        residual(
+            &self.weight,
+            z,
+            self.bias.as_ref(),
+            self.activation,
+            scratch,
+        );
     }
 }
 

@@ -1,14 +1,14 @@
 //! GML's `SymplecticAttentionQ / P` at run-time sizes.
 
-use nalgebra::DMatrix;
+use nalgebra::{DMatrix, DMatrixView};
 
 use super::transformer::BlockAttention;
-use super::{Element, Forward, half, matrix, tr_mul};
+use super::{Element, Forward, Scratch, half, matrix, mul, tr_mul};
 use crate::packed::{Sym, dense_from_packed};
 use crate::scalar::two;
 use crate::softmax::Function as Softmax;
 use crate::symplectic::Side;
-use crate::{Error, Field, MapScalar, product};
+use crate::{Error, Field, MapScalar};
 
 /// The kick a [`SymplecticAttention`] adds, from its weight `A` and `S = σ(xᵀ A x)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,25 +119,46 @@ impl<S: Field> SymplecticAttention<S> {
 }
 
 impl<S: Element> SymplecticAttention<S> {
-    /// The kick added to the updated half, from the driving half `x` (`n × T`).
-    fn kick(&self, x: &DMatrix<S>) -> DMatrix<S> {
-        let ax = product::mul_generic(&self.a, x);
-        let mut s = tr_mul(x, &ax);
+    /// The kick added to the updated half, from the driving half `x` (`n × T`), on a buffer of
+    /// `scratch`.
+    fn kick(&self, x: &DMatrixView<'_, S>, scratch: &mut Scratch<S>) -> DMatrix<S> {
+        let ax = mul(&self.a, x, scratch);
+        let mut s = tr_mul(x, &ax, scratch);
         let t = s.nrows();
-        self.softmax.apply_in_place(s.as_mut_slice(), t);
-        match self.kick {
+        (self.softmax).apply_in_place_with(s.as_mut_slice(), t, S::exp_all);
+        let kick = match self.kick {
             Kick::Dense => {
-                let forward = product::mul_generic(&ax, &s.transpose());
-                let backward = product::mul_generic(&tr_mul(&self.a, x), &s);
-                forward + backward
+                let mut transposed = scratch.zeros(t, t);
+                s.transpose_to(&mut transposed);
+                let mut forward = mul(&ax, &transposed, scratch);
+                let atx = tr_mul(&self.a, x, scratch);
+                let backward = mul(&atx, &s, scratch);
+                forward += &backward;
+                for m in [transposed, atx, backward] {
+                    scratch.recycle(m);
+                }
+                forward
             }
             Kick::Exact => {
-                let (rows, cols) = s.shape_generic();
-                let symmetric = product::matrix_generic(rows, cols, |i, j| s[(i, j)] + s[(j, i)]);
-                product::mul_generic(&ax, &symmetric)
+                let mut symmetric = scratch.zeros(t, t);
+                for j in 0..t {
+                    for i in 0..t {
+                        symmetric[(i, j)] = s[(i, j)] + s[(j, i)];
+                    }
+                }
+                let kick = mul(&ax, &symmetric, scratch);
+                scratch.recycle(symmetric);
+                kick
             }
-            Kick::Gml => product::mul_generic(&ax, &s) * two::<S>(),
-        }
+            Kick::Gml => {
+                let mut kick = mul(&ax, &s, scratch);
+                kick *= two::<S>();
+                kick
+            }
+        };
+        scratch.recycle(ax);
+        scratch.recycle(s);
+        kick
     }
 }
 
@@ -157,13 +178,12 @@ impl<S: Element> Forward<S> for SymplecticAttention<S> {
         (2 * self.a.nrows(), None)
     }
 
-    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
+    fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
         let n = self.a.nrows();
         let (updated, driving) = self.side.rows(n);
-        let kick = self.kick(&z.rows(driving, n).into_owned());
-        let mut out = z.clone();
-        out.rows_mut(updated, n).zip_apply(&kick, |o, k| *o += k);
-        out
+        let kick = self.kick(&z.rows(driving, n), scratch);
+        z.rows_mut(updated, n).zip_apply(&kick, |o, k| *o += k);
+        scratch.recycle(kick);
     }
 }
 

@@ -7,7 +7,8 @@ use nalgebra::{DMatrix, RealField};
 
 use super::{
     Dense, Element, Forward, LinearSymplecticAttention, MultiHeadAttention, PsdLayer, ResNetStack,
-    SympNetStack, SymplecticAttention, VolumePreservingAttention, VolumePreservingFeedForward,
+    Scratch, SympNetStack, SymplecticAttention, VolumePreservingAttention,
+    VolumePreservingFeedForward,
 };
 use crate::error::INPUT;
 use crate::layer::check_finite;
@@ -91,12 +92,11 @@ impl<S: Element, Att: BlockAttention<S>, Ff: Forward<S>> Forward<S> for Transfor
         (self.dim, self.seq)
     }
 
-    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
-        let mut x = z.clone();
+    fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
         for (attention, feedforward) in &self.blocks {
-            x = feedforward.forward_unchecked(&attention.forward_unchecked(&x));
+            attention.forward_in_place(z, scratch);
+            feedforward.forward_in_place(z, scratch);
         }
-        x
     }
 
     /// As the compile-time transformer's: after every attention and feed-forward part, the
@@ -107,11 +107,11 @@ impl<S: Element, Att: BlockAttention<S>, Ff: Forward<S>> Forward<S> for Transfor
     {
         self.check_shape(z)?;
         check_finite(z, INPUT, None)?;
-        let mut x = z.clone();
+        let (mut x, mut scratch) = (z.clone(), Scratch::new());
         for (block, (attention, feedforward)) in self.blocks.iter().enumerate() {
-            let y = attention.forward_unchecked(&x);
-            check_finite(&y, attention.name(), Some(block))?;
-            x = feedforward.forward_unchecked(&y);
+            attention.forward_in_place(&mut x, &mut scratch);
+            check_finite(&x, attention.name(), Some(block))?;
+            feedforward.forward_in_place(&mut x, &mut scratch);
             check_finite(&x, feedforward.name(), Some(block))?;
         }
         Ok(x)
@@ -219,12 +219,13 @@ impl<S: Element, Map: Upscaling<S>, Net: Forward<S>> Forward<S> for Upscaled<Map
         (self.up.as_ref().map_or(inner, |up| up.input_shape().0), seq)
     }
 
-    fn forward_unchecked(&self, z: &DMatrix<S>) -> DMatrix<S> {
-        let up = self.up.as_ref().map(|up| up.forward_unchecked(z));
-        let x = self.net.forward_unchecked(up.as_ref().unwrap_or(z));
-        match &self.down {
-            Some(down) => down.forward_unchecked(&x),
-            None => x,
+    fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
+        if let Some(up) = &self.up {
+            up.forward_in_place(z, scratch);
+        }
+        self.net.forward_in_place(z, scratch);
+        if let Some(down) = &self.down {
+            down.forward_in_place(z, scratch);
         }
     }
 
@@ -243,15 +244,12 @@ impl<S: Element, Map: Upscaling<S>, Net: Forward<S>> Forward<S> for Upscaled<Map
             }
             None => None,
         };
-        let x = self.net.forward_checked(up.as_ref().unwrap_or(z))?;
-        match &self.down {
-            Some(down) => {
-                let y = down.forward_unchecked(&x);
-                check_finite(&y, down.name(), None)?;
-                Ok(y)
-            }
-            None => Ok(x),
+        let mut x = self.net.forward_checked(up.as_ref().unwrap_or(z))?;
+        if let Some(down) = &self.down {
+            down.forward_in_place(&mut x, &mut Scratch::new());
+            check_finite(&x, down.name(), None)?;
         }
+        Ok(x)
     }
 }
 

@@ -14,6 +14,7 @@ mod attention;
 mod backward;
 mod blob;
 mod cayley;
+mod engine;
 mod lanewise;
 mod supporting;
 mod train;
@@ -91,6 +92,7 @@ fn no_forward_pass_allocates() {
     vpa::check(&mut probe);
     supporting::check(&mut probe);
     cayley::check(&mut probe);
+    engine::check(&mut probe);
     lanewise::check(&mut probe);
     attention::check(&mut probe);
     blob::check(&mut probe);

@@ -69,7 +69,9 @@ use core::mem::MaybeUninit;
 
 use self::description::{Compare, Encoder};
 pub use self::error::{BlobError, Difference, ShortText, TypeMismatch};
-use super::{Param, Schema, Sink, Source, Visit};
+#[cfg(feature = "std")]
+use super::Visit;
+use super::{Param, Schema, Sink, Source};
 
 /// The first eight bytes of every blob.
 pub const BLOB_MAGIC: [u8; 8] = *b"GEOMATTN";

@@ -1,0 +1,80 @@
+//! The buffers of forward passes at run-time sizes: taken for an intermediate result and given
+//! back, so that a pass run again on windows of the shapes it has seen allocates nothing.
+//!
+//! A pass of the rigid-body transformer over lanes allocated about twenty matrices per group of
+//! windows; over lanes, whose vectors are aligned beyond what `malloc` gives, each went through
+//! `posix_memalign` and its slow path, about half of the pass's time (measured in the guide's
+//! performance chapter).
+
+use std::vec::Vec;
+
+use nalgebra::DMatrix;
+
+use crate::Field;
+
+/// Spare buffers for [`Forward::forward_in_place`](super::Forward::forward_in_place): keep one
+/// for a run of calls (one per thread) and the calls after the first allocate nothing.
+///
+/// ```
+/// use geomattn::engine::Scratch;
+/// let mut scratch = Scratch::<f64>::new();
+/// let m = scratch.zeros(3, 2);
+/// let at = m.as_ptr();
+/// scratch.recycle(m);
+/// // The same buffer again, of another shape that fits in it.
+/// assert_eq!(scratch.zeros(2, 3).as_ptr(), at);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Scratch<S> {
+    spare: Vec<Vec<S>>,
+}
+
+impl<S: Field> Scratch<S> {
+    /// No buffers yet.
+    pub fn new() -> Self {
+        Self { spare: Vec::new() }
+    }
+
+    /// The `rows×cols` matrix of zeros, on a spare buffer if there is one ([`take`](Self::take)).
+    pub fn zeros(&mut self, rows: usize, cols: usize) -> DMatrix<S> {
+        let len = rows * cols;
+        let mut values = self.take(len);
+        values.resize(len, S::zero());
+        DMatrix::from_vec(rows, cols, values)
+    }
+
+    /// A copy of `m`, on a spare buffer if there is one ([`take`](Self::take)).
+    pub fn copy(&mut self, m: &DMatrix<S>) -> DMatrix<S> {
+        let mut values = self.take(m.len());
+        values.extend_from_slice(m.as_slice());
+        DMatrix::from_vec(m.nrows(), m.ncols(), values)
+    }
+
+    /// An empty spare buffer for `len` values: the smallest that holds them, else the largest
+    /// (to grow), else a new one. Taking the best fit, a pass's buffers settle after its first
+    /// run, whatever order they come back in.
+    fn take(&mut self, len: usize) -> Vec<S> {
+        let capacity = |i: &usize| self.spare[*i].capacity();
+        let indices = 0..self.spare.len();
+        let fits = indices
+            .clone()
+            .filter(|i| capacity(i) >= len)
+            .min_by_key(capacity);
+        let mut values = fits
+            .or_else(|| indices.max_by_key(capacity))
+            .map_or_else(Vec::new, |i| self.spare.swap_remove(i));
+        values.clear();
+        values
+    }
+
+    /// `m`'s buffer, for the next [`zeros`](Self::zeros) or [`copy`](Self::copy).
+    pub fn recycle(&mut self, m: DMatrix<S>) {
+        self.spare.push(m.data.into());
+    }
+
+    /// `next` becomes `z` (a layer's output written over its input), `z`'s old buffer recycled.
+    pub(crate) fn replace(&mut self, z: &mut DMatrix<S>, mut next: DMatrix<S>) {
+        core::mem::swap(z, &mut next);
+        self.recycle(next);
+    }
+}
