@@ -210,7 +210,7 @@ fn shift_by_max<S: Real, const PLUS_ONE: bool>(x: &mut [S]) -> Option<S> {
         shift = shift.greater_of(S::zero());
     }
     for v in x.iter_mut() {
-        *v = *v - shift;
+        *v -= shift;
     }
     Some(shift)
 }

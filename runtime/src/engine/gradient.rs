@@ -92,7 +92,7 @@ impl<S: Element> Forward<S> for GradientLayer<S> {
         let n = self.weight.ncols();
         let (target, source) = self.side.rows(n);
         // The compile-time layer's sums in its order: `K x`, `+ b`, `σ`, `⊙ a`, `Kᵀ ·`.
-        let mut hidden = mul(&self.weight, &z.rows(source, n), scratch);
+        let mut hidden = mul(&self.weight, z.rows(source, n), scratch);
         add_to_columns(&mut hidden, &self.bias);
         S::activate_all(hidden.as_mut_slice(), self.activation);
         for mut column in hidden.column_iter_mut() {

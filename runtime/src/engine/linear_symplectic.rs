@@ -67,7 +67,7 @@ impl<S: Element> Forward<S> for LinearSymplecticAttention<S> {
     fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
         let n = self.dim / 2;
         let (updated, driving) = self.side.rows(n);
-        let kick = mul(&z.rows(driving, n), &self.a, scratch);
+        let kick = mul(z.rows(driving, n), &self.a, scratch);
         z.rows_mut(updated, n).zip_apply(&kick, |o, k| *o += k);
         scratch.recycle(kick);
     }

@@ -76,9 +76,9 @@ impl<S: Element> Forward<S> for PsdLayer<S> {
         for half in 0..2 {
             let x = z.rows(half * n, n);
             let mapped = if self.up {
-                mul(&self.phi, &x, scratch)
+                mul(&self.phi, x, scratch)
             } else {
-                tr_mul(&self.phi, &x, scratch)
+                tr_mul(&self.phi, x, scratch)
             };
             out.rows_mut(half * rows, rows).copy_from(&mapped);
             scratch.recycle(mapped);

@@ -35,7 +35,8 @@ impl<S: Field> Scratch<S> {
         Self { spare: Vec::new() }
     }
 
-    /// The `rows×cols` matrix of zeros, on a spare buffer if there is one ([`take`](Self::take)).
+    /// The `rows×cols` matrix of zeros, on a spare buffer if there is one (the smallest that
+    /// holds it).
     pub fn zeros(&mut self, rows: usize, cols: usize) -> DMatrix<S> {
         let len = rows * cols;
         let mut values = self.take(len);
@@ -43,7 +44,7 @@ impl<S: Field> Scratch<S> {
         DMatrix::from_vec(rows, cols, values)
     }
 
-    /// A copy of `m`, on a spare buffer if there is one ([`take`](Self::take)).
+    /// A copy of `m`, on a spare buffer if there is one (the smallest that holds it).
     pub fn copy(&mut self, m: &DMatrix<S>) -> DMatrix<S> {
         let mut values = self.take(m.len());
         values.extend_from_slice(m.as_slice());
