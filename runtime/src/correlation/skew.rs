@@ -157,7 +157,8 @@ fn correlation_to<S, D: Dim, T: Dim, SZ, SAZ, SC>(
 
 /// `C = L − Lᵀ` in place, `L` the strict lower part of `c` (scaled entry by entry, as
 /// nalgebra's `l * scale` does, if `scale`), subtracted as [`skew_from_lower`] does: `l − 0`
-/// below the diagonal, `0 − l` above. Only the strict lower part of `c` is read.
+/// below the diagonal, `0 − l` above. Only the strict lower part of `c` is read: for a skew `A`,
+/// `z_jᵀ A z_i = −z_iᵀ A z_j`, so `Zᵀ A Z` is this `L − Lᵀ` of its own strict lower part.
 #[inline(always)]
 pub(crate) fn skew_of_lower_in_place<S: Field, T: Dim, SC: RawStorageMut<S, T, T>>(
     c: &mut Matrix<S, T, T, SC>,

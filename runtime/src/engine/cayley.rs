@@ -17,7 +17,10 @@ pub(crate) fn product<S: Element>(z: &mut DMatrix<S>, c: &DMatrix<S>, scratch: &
         ($($t:literal)*) => {
             match c.nrows() {
                 $($t => specialised::<S, $t>(z, c, scratch),)*
-                _ => *z = S::cayley_by_lu(z, c),
+                _ => {
+                    let out = S::cayley_by_lu(z, c);
+                    scratch.replace(z, out);
+                }
             }
         };
     }
