@@ -27,6 +27,7 @@
 use nalgebra::{RealField, SMatrix};
 
 use crate::Real;
+use crate::backward::ActivationDerivative;
 
 /// A scalar function applied entry by entry.
 pub trait Activation<S> {
@@ -228,6 +229,25 @@ impl Function {
             Self::Sigmoid => Sigmoid::apply(x),
             Self::Relu => Relu::apply(x),
             Self::Softplus => Softplus::apply(x),
+        }
+    }
+
+    /// The derivative `σ'(x)` given the value `σ(x)`: the marker type's
+    /// [`ActivationDerivative::derivative_from_value`].
+    ///
+    /// ```
+    /// use geomattn::activation::Function;
+    /// assert_eq!(Function::Tanh.derivative_from_value(0.5_f64), 0.75);
+    /// assert_eq!(Function::Relu.derivative_from_value(0.0_f64), 0.0);
+    /// ```
+    #[inline(always)]
+    pub fn derivative_from_value<S: RealField + Copy>(self, value: S) -> S {
+        match self {
+            Self::Identity => <Identity as ActivationDerivative<S>>::derivative_from_value(value),
+            Self::Tanh => <Tanh as ActivationDerivative<S>>::derivative_from_value(value),
+            Self::Sigmoid => Sigmoid::derivative_from_value(value),
+            Self::Relu => Relu::derivative_from_value(value),
+            Self::Softplus => Softplus::derivative_from_value(value),
         }
     }
 }

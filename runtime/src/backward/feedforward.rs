@@ -5,7 +5,9 @@
 use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut, SVector};
 
 use super::Backward;
-use crate::activation::{Activation, Identity, Tanh};
+use nalgebra::RealField;
+
+use crate::activation::{Activation, Identity, Relu, Sigmoid, Softplus, Tanh};
 use crate::feedforward::{StrictlyTriangular, residual_keeping};
 use crate::{ColumnLayer, Field, Packed, Real, ResNetLayer, VolumePreservingLayer, product};
 
@@ -33,6 +35,31 @@ impl<S: Real> ActivationDerivative<S> for Tanh {
     #[inline(always)]
     fn derivative_from_value(t: S) -> S {
         S::one() - t * t
+    }
+}
+
+/// `σ' = σ (1 − σ)`.
+impl<S: RealField + Copy> ActivationDerivative<S> for Sigmoid {
+    #[inline(always)]
+    fn derivative_from_value(s: S) -> S {
+        s * (S::one() - s)
+    }
+}
+
+/// `relu'(x) = 1` where `relu(x) > 0`, else 0 (NNlib's, so 0 at `x = 0`).
+impl<S: RealField + Copy> ActivationDerivative<S> for Relu {
+    #[inline(always)]
+    fn derivative_from_value(r: S) -> S {
+        if r > S::zero() { S::one() } else { S::zero() }
+    }
+}
+
+/// `softplus'(x) = sigmoid(x) = 1 − e^{−softplus(x)}`, as `−expm1(−v)` (accurate where
+/// `softplus(x)` is tiny).
+impl<S: RealField + Copy> ActivationDerivative<S> for Softplus {
+    #[inline(always)]
+    fn derivative_from_value(v: S) -> S {
+        -(-v).exp_m1()
     }
 }
 

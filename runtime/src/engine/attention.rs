@@ -2,9 +2,10 @@
 
 use nalgebra::{DMatrix, RealField};
 
-use super::{Element, Forward, Scratch, cayley, matrix, mul, tr_mul};
+use super::backward::{column_major, dot_rows, transpose};
+use super::{Backward, Element, Forward, Scratch, cayley, matrix, mul, tr_mul};
 use crate::correlation::{gml_scale, skew_of_lower_in_place};
-use crate::packed::{Skew, dense_from_packed};
+use crate::packed::{PackedLayout, Skew, dense_from_packed};
 use crate::{Error, Field, MapScalar};
 
 /// GML's `VolumePreservingAttention(dim, seq_length; skew_sym)`: `Z ↦ Z·Cay(C(Z))`, the
@@ -111,6 +112,91 @@ impl<S: Element> Forward<S> for VolumePreservingAttention<S> {
         let c = self.correlation_unchecked(z, scratch);
         cayley::product(z, &c, scratch);
         scratch.recycle(c);
+    }
+}
+
+/// `out = Z Λ`, `Λ = Cay(C)`: `Z̄ = Ō Λᵀ`, and through `C̄ = −½ (Λ + I)ᵀ (Zᵀ Ō) (Λ + I)ᵀ`
+/// (the derivative of `Λ = 2(I + C)⁻¹ − I`), the correlation's share. Both weightings build
+/// `C = L − Lᵀ` from `L = s·(Zᵀ A Z)` below the diagonal (`s = 1` for the skew one), so with
+/// `M̄ = s·(C̄ − C̄ᵀ)` below the diagonal: `Z̄ += A Z M̄ᵀ + Aᵀ Z M̄` and `∂L/∂A = Z M̄ Zᵀ`, whose
+/// packed entries for a skew `A` are `(G − Gᵀ)` at their positions, `G = Z M̄ Zᵀ`.
+impl<S: Element> Backward<S> for VolumePreservingAttention<S> {
+    fn parameter_count(&self) -> usize {
+        match &self.weight {
+            Weighting::Skew(a) => Skew::packed_len(a.nrows()),
+            Weighting::Arbitrary(a, _) => a.len(),
+        }
+    }
+
+    fn backward_in_place(
+        &self,
+        z: &DMatrix<S>,
+        bar: &mut DMatrix<S>,
+        gradient: &mut [S],
+        scratch: &mut Scratch<S>,
+    ) {
+        let (a, scale) = match &self.weight {
+            Weighting::Skew(a) => (a, S::one()),
+            Weighting::Arbitrary(a, scale) => (a, *scale),
+        };
+        let c = self.correlation_unchecked(z, scratch);
+        let mut lambda = scratch.zeros(self.seq, self.seq);
+        lambda.fill_with_identity();
+        cayley::product(&mut lambda, &c, scratch);
+        scratch.recycle(c);
+        // Λ̄ = Zᵀ Ō, then Z̄ = Ō Λᵀ.
+        let lambda_bar = tr_mul(z, &*bar, scratch);
+        let mut shifted = transpose(&lambda, scratch);
+        scratch.recycle(lambda);
+        let z_bar = mul(&*bar, &shifted, scratch);
+        scratch.replace(bar, z_bar);
+        // C̄ = −½ P Λ̄ P with P = (Λ + I)ᵀ; M̄ = s·(C̄ − C̄ᵀ) below the diagonal.
+        for i in 0..self.seq {
+            shifted[(i, i)] += S::one();
+        }
+        let left = mul(&shifted, &lambda_bar, scratch);
+        scratch.recycle(lambda_bar);
+        let c_bar = mul(&left, &shifted, scratch);
+        scratch.recycle(left);
+        let minus_half = -(S::one() / (S::one() + S::one()));
+        let mut m_bar = shifted;
+        for j in 0..self.seq {
+            for i in 0..self.seq {
+                m_bar[(i, j)] = if i > j {
+                    (c_bar[(i, j)] - c_bar[(j, i)]) * minus_half * scale
+                } else {
+                    S::zero()
+                };
+            }
+        }
+        scratch.recycle(c_bar);
+        // Z̄ += A (Z M̄ᵀ) + Aᵀ (Z M̄).
+        let m_bar_t = transpose(&m_bar, scratch);
+        let z_m = mul(z, &m_bar, scratch);
+        let z_m_t = mul(z, &m_bar_t, scratch);
+        scratch.recycle(m_bar);
+        scratch.recycle(m_bar_t);
+        let from_transposed = mul(a, &z_m_t, scratch);
+        let from_own = tr_mul(a, &z_m, scratch);
+        *bar += &from_transposed;
+        *bar += &from_own;
+        scratch.recycle(from_transposed);
+        scratch.recycle(from_own);
+        scratch.recycle(z_m_t);
+        // ∂L/∂A = (Z M̄) Zᵀ, packed as the weighting holds A.
+        match &self.weight {
+            Weighting::Skew(_) => {
+                for ((i, j), g) in Skew::positions(a.nrows()).zip(gradient.iter_mut()) {
+                    *g += dot_rows(&z_m, i, z, j) - dot_rows(&z_m, j, z, i);
+                }
+            }
+            Weighting::Arbitrary(..) => {
+                for ((i, j), g) in column_major(a.nrows(), a.ncols()).zip(gradient.iter_mut()) {
+                    *g += dot_rows(&z_m, i, z, j);
+                }
+            }
+        }
+        scratch.recycle(z_m);
     }
 }
 

@@ -2,8 +2,9 @@
 
 use nalgebra::{DMatrix, DVector};
 
+use super::backward::{activation_cotangent, add_affine_gradient, column_major};
 use super::feedforward::add_to_columns;
-use super::{Element, Forward, Scratch, matrix, mul, vector};
+use super::{Backward, Element, Forward, Scratch, matrix, mul, tr_mul, vector};
 use crate::activation::Function;
 use crate::{Error, Field, MapScalar};
 
@@ -71,6 +72,36 @@ impl<S: Element> Forward<S> for Dense<S> {
         }
         S::activate_all(y.as_mut_slice(), self.activation);
         scratch.replace(z, y);
+    }
+}
+
+/// `x̄ = Wᵀ δ`, `δ = ȳ ⊙ σ'(W x + b)`; `∂L/∂W = δ xᵀ` (column-major), then `∂L/∂b`.
+impl<S: Element> Backward<S> for Dense<S> {
+    fn parameter_count(&self) -> usize {
+        self.weight.len() + self.bias.as_ref().map_or(0, DVector::len)
+    }
+
+    fn backward_in_place(
+        &self,
+        z: &DMatrix<S>,
+        bar: &mut DMatrix<S>,
+        gradient: &mut [S],
+        scratch: &mut Scratch<S>,
+    ) {
+        let delta = activation_cotangent(
+            &self.weight,
+            z,
+            self.bias.as_ref(),
+            self.activation,
+            bar,
+            scratch,
+        );
+        let (rows, cols) = self.weight.shape();
+        let positions = column_major(rows, cols);
+        add_affine_gradient(&delta, z, positions, self.bias.is_some(), gradient);
+        let back = tr_mul(&self.weight, &delta, scratch);
+        scratch.recycle(delta);
+        scratch.replace(bar, back);
     }
 }
 

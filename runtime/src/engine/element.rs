@@ -24,6 +24,10 @@ pub trait Element: Real {
     /// The activation `f` at `self`.
     fn activate(self, f: Function) -> Self;
 
+    /// The derivative of the activation `f` where it has the value `self`
+    /// ([`Function::derivative_from_value`]).
+    fn derivative_from_value(self, f: Function) -> Self;
+
     /// The activation `f` at every entry of `values`, in place: [`activate`](Self::activate)
     /// entry by entry, unless the scalar has a faster way for a whole buffer.
     fn activate_all(values: &mut [Self], f: Function) {
@@ -73,6 +77,11 @@ impl<S: RealField + Copy> Element for S {
         f.apply(self)
     }
 
+    #[inline(always)]
+    fn derivative_from_value(self, f: Function) -> Self {
+        f.derivative_from_value(self)
+    }
+
     /// nalgebra's LU (NaN if `I + C` is singular to working precision, which it never is in
     /// exact arithmetic).
     fn cayley_by_lu(z: &DMatrix<S>, c: &DMatrix<S>) -> DMatrix<S> {
@@ -100,6 +109,11 @@ impl<S: LaneScalar<N> + Element, const N: usize> Element for Lanes<S, N> {
             Function::Identity => self,
             _ => self.map(|x| x.activate(f)),
         }
+    }
+
+    #[inline(always)]
+    fn derivative_from_value(self, f: Function) -> Self {
+        self.map(|x| x.derivative_from_value(f))
     }
 
     fn cayley_by_lu(z: &DMatrix<Self>, c: &DMatrix<Self>) -> DMatrix<Self> {

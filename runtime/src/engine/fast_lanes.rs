@@ -122,6 +122,11 @@ where
         self
     }
 
+    #[inline(always)]
+    fn derivative_from_value(self, f: Function) -> Self {
+        Self(self.0.derivative_from_value(f))
+    }
+
     /// The whole buffer in one call of the polynomial for `tanh` and the sigmoid; relu and
     /// softplus value by value, the scalar functions.
     fn activate_all(values: &mut [Self], f: Function) {

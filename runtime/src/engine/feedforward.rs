@@ -5,7 +5,8 @@ use std::vec::Vec;
 
 use nalgebra::{DMatrix, DVector};
 
-use super::{Element, Forward, ResNetLayer, Scratch, mul, vector};
+use super::backward::{activation_cotangent, add_affine_gradient};
+use super::{Backward, Element, Forward, ResNetLayer, Scratch, mul, tr_mul, vector};
 use crate::activation::Function;
 use crate::packed::{Lower, PackedLayout, Upper, dense_from_packed};
 use crate::{Error, Field, MapScalar};
@@ -93,6 +94,37 @@ impl<S: Element> Forward<S> for VolumePreservingLayer<S> {
             z,
             self.bias.as_ref(),
             self.activation,
+            scratch,
+        );
+    }
+}
+
+/// `x̄ = ȳ + Wᵀ δ`, `δ = ȳ ⊙ σ'(W x + b)`; `∂L/∂W = δ xᵀ` at the packed positions, then `∂L/∂b`.
+impl<S: Element> Backward<S> for VolumePreservingLayer<S> {
+    fn parameter_count(&self) -> usize {
+        let dim = self.weight.nrows();
+        Lower::packed_len(dim) + self.bias.as_ref().map_or(0, DVector::len)
+    }
+
+    fn backward_in_place(
+        &self,
+        z: &DMatrix<S>,
+        bar: &mut DMatrix<S>,
+        gradient: &mut [S],
+        scratch: &mut Scratch<S>,
+    ) {
+        let dim = self.weight.nrows();
+        let positions: &mut dyn Iterator<Item = (usize, usize)> = if self.upper {
+            &mut Upper::positions(dim)
+        } else {
+            &mut Lower::positions(dim)
+        };
+        residual_backward(
+            (&self.weight, self.bias.as_ref(), self.activation),
+            positions,
+            z,
+            bar,
+            gradient,
             scratch,
         );
     }
@@ -186,6 +218,25 @@ pub(super) fn residual<S: Element>(
     S::activate_all(y.as_mut_slice(), activation);
     y += &*x;
     scratch.replace(x, y);
+}
+
+/// The backward pass of `x + σ(W x + b)` ([`residual`]): `x̄ = ȳ + Wᵀ δ` written over `bar`,
+/// `δ = ȳ ⊙ σ'(W x + b)`; `∂L/∂W = δ xᵀ` at `positions` (the entries `W` holds as parameters),
+/// then `∂L/∂b`, added to `gradient`.
+pub(super) fn residual_backward<S: Element>(
+    (w, b, activation): (&DMatrix<S>, Option<&DVector<S>>, Function),
+    positions: impl Iterator<Item = (usize, usize)>,
+    z: &DMatrix<S>,
+    bar: &mut DMatrix<S>,
+    gradient: &mut [S],
+    scratch: &mut Scratch<S>,
+) {
+    let delta = activation_cotangent(w, z, b, activation, bar, scratch);
+    let back = tr_mul(w, &delta, scratch);
+    *bar += &back;
+    scratch.recycle(back);
+    add_affine_gradient(&delta, z, positions, b.is_some(), gradient);
+    scratch.recycle(delta);
 }
 
 /// `b` added to every column of `y`.

@@ -45,6 +45,7 @@
 //! ```
 
 mod attention;
+mod backward;
 mod batch;
 mod cayley;
 mod classification;
@@ -62,6 +63,7 @@ mod symplectic_attention;
 mod transformer;
 
 pub use attention::VolumePreservingAttention;
+pub use backward::{Backward, Chain};
 pub use batch::{Batched, LanesOf, forward_in_lanes};
 pub use cayley::MAX_SPECIALISED_SEQ;
 pub use classification::{ClassificationLayer, ClassificationTransformer};

@@ -2,8 +2,9 @@
 
 use nalgebra::{DMatrix, DVector};
 
-use super::feedforward::{StackLayer, residual};
-use super::{Element, Forward, Scratch, matrix, vector};
+use super::backward::column_major;
+use super::feedforward::{StackLayer, residual, residual_backward};
+use super::{Backward, Element, Forward, Scratch, matrix, vector};
 use crate::activation::Function;
 use crate::{Error, Field, MapScalar};
 
@@ -76,6 +77,31 @@ impl<S: Element> Forward<S> for ResNetLayer<S> {
             z,
             self.bias.as_ref(),
             self.activation,
+            scratch,
+        );
+    }
+}
+
+/// As [`super::VolumePreservingLayer`]'s, `∂L/∂W` whole, column-major.
+impl<S: Element> Backward<S> for ResNetLayer<S> {
+    fn parameter_count(&self) -> usize {
+        self.weight.len() + self.bias.as_ref().map_or(0, DVector::len)
+    }
+
+    fn backward_in_place(
+        &self,
+        z: &DMatrix<S>,
+        bar: &mut DMatrix<S>,
+        gradient: &mut [S],
+        scratch: &mut Scratch<S>,
+    ) {
+        let dim = self.weight.nrows();
+        residual_backward(
+            (&self.weight, self.bias.as_ref(), self.activation),
+            column_major(dim, dim),
+            z,
+            bar,
+            gradient,
             scratch,
         );
     }
