@@ -67,6 +67,41 @@ where
     N::read(&mut GlorotSource { rng })
 }
 
+/// One parameter's values as [`glorot_network`] draws them, given its kind and shape (a
+/// `rows×cols` matrix, an `n×n` packed one, a vector of `rows`) and whether it is a bias: the
+/// parameters of a network whose sizes are known only at run time, one after the other.
+///
+/// ```
+/// use geomattn::Kind;
+/// use geomattn::init::glorot_parameter;
+/// use rand::SeedableRng;
+/// let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
+/// let mut weight = [0.0_f64; 6];
+/// glorot_parameter((Kind::Dense, 2, 3), false, &mut rng, &mut weight);
+/// assert!(weight.iter().all(|w| w.abs() <= (6.0_f64 / 5.0).sqrt() && *w != 0.0));
+/// let mut bias = [1.0_f64; 2];
+/// glorot_parameter((Kind::Vector, 2, 1), true, &mut rng, &mut bias);
+/// assert_eq!(bias, [0.0; 2]);
+/// ```
+pub fn glorot_parameter<S: RealField + Copy, R: Rng + ?Sized>(
+    (kind, rows, cols): (Kind, usize, usize),
+    bias: bool,
+    rng: &mut R,
+    out: &mut [S],
+) {
+    let fan = match kind {
+        Kind::Vector if bias => 0,
+        Kind::Dense | Kind::Stiefel => rows + cols,
+        _ => kind.len(rows, cols),
+    };
+    if fan == 0 {
+        out.fill(S::zero());
+    } else {
+        let bound = glorot_bound::<S>(fan);
+        out.iter_mut().for_each(|x| *x = uniform(rng, bound));
+    }
+}
+
 /// Values drawn by GML's rules, parameter by parameter.
 struct GlorotSource<'r, R: ?Sized> {
     rng: &'r mut R,
@@ -84,17 +119,8 @@ impl<S: RealField + Copy, R: Rng + ?Sized> Source<S> for GlorotSource<'_, R> {
     }
 
     fn param(&mut self, param: &Param, out: &mut [S]) -> Result<(), crate::Error> {
-        let fan = match param.kind {
-            Kind::Vector if param.name.stem == "bias" => 0,
-            Kind::Dense | Kind::Stiefel => param.rows + param.cols,
-            _ => param.len(),
-        };
-        if fan == 0 {
-            out.fill(S::zero());
-        } else {
-            let bound = glorot_bound::<S>(fan);
-            out.iter_mut().for_each(|x| *x = uniform(self.rng, bound));
-        }
+        let bias = param.name.stem == "bias";
+        glorot_parameter((param.kind, param.rows, param.cols), bias, self.rng, out);
         Ok(())
     }
 

@@ -228,6 +228,51 @@ impl GmlWriter {
         part.write(self)
     }
 
+    /// Appends the layer groups of the layer types `types` (of sizes known only at run time, as
+    /// [`described`](crate::schema::described) builds them), their parameters holding `values`
+    /// one after the other in GML's order: a network of the run-time engine, such as one trained
+    /// at a size read from a file.
+    ///
+    /// ```
+    /// use geomattn::gml::{GmlFile, GmlWriter, Storage};
+    /// use geomattn::schema::described;
+    /// let types = [described::resnet_layer(2, "tanh")];
+    /// let mut writer = GmlWriter::new(Storage::Float64);
+    /// writer.write_described(&types, &[1.0, 2.0, 3.0, 4.0, 0.5, -0.5])?;
+    /// let file = GmlFile::from_bytes(writer.finish()?)?;
+    /// assert_eq!(file.layers()?.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`SaveError::Invalid`] if `values` does not hold as many scalars as the types'
+    /// parameters; otherwise as [`write`](Self::write).
+    pub fn write_described<S: RealField + Copy>(
+        &mut self,
+        types: &[crate::schema::OwnedLayerType],
+        values: &[S],
+    ) -> Result<(), SaveError> {
+        let expected: usize = types.iter().flat_map(|t| &t.params).map(Param::len).sum();
+        if expected != values.len() {
+            return Err(SaveError::Invalid(crate::Error::WeightLength {
+                name: "parameters",
+                expected,
+                found: values.len(),
+            }));
+        }
+        let mut rest = values;
+        for layer in types {
+            self.types.push(layer.as_type().to_string());
+            Sink::<S>::begin_layer(self)?;
+            for param in &layer.params {
+                let (these, after) = rest.split_at(param.len());
+                self.param(param, these)?;
+                rest = after;
+            }
+        }
+        Ok(())
+    }
+
     /// The bytes of the file.
     ///
     /// # Errors

@@ -37,25 +37,83 @@ use crate::{Backward, Error};
 fn squared_norms<'a, S: RealField + Copy, const D: usize, const T: usize>(
     pairs: impl Iterator<Item = (SMatrix<S, D, T>, &'a SMatrix<S, D, T>)>,
 ) -> Result<(S, S), Error> {
-    let mut windows = 0_usize;
-    let (mut residual, mut target) = (S::zero(), S::zero());
+    let mut norms = SquaredNorms::new();
     for (output, y) in pairs {
-        windows += 1;
-        residual += (output - y).norm_squared();
-        target += y.norm_squared();
+        norms.add((output - y).norm_squared(), y.norm_squared());
     }
-    if windows == 0 {
-        return Err(Error::UndefinedLoss("the minibatch has no windows"));
+    norms.checked()
+}
+
+/// The two sums of the transformer loss, `‖O − Y‖²` and `‖Y‖²`, window by window: what a
+/// minibatch of windows of any shape (the run-time engine's) adds up before
+/// [`loss_and_factor`](Self::loss_and_factor).
+///
+/// ```
+/// use geomattn::train::SquaredNorms;
+/// let mut norms = SquaredNorms::new();
+/// norms.add(9.0, 4.0); // ‖O₁ − Y₁‖², ‖Y₁‖²
+/// norms.add(0.0, 5.0);
+/// let (loss, factor) = norms.loss_and_factor()?;
+/// assert_eq!((loss, factor), (1.0, 1.0 / 9.0)); // 3/3, and 1/(‖O − Y‖ ‖Y‖)
+/// # Ok::<(), geomattn::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SquaredNorms<S> {
+    residual: S,
+    target: S,
+    windows: usize,
+}
+
+impl<S: RealField + Copy> Default for SquaredNorms<S> {
+    fn default() -> Self {
+        Self::new()
     }
-    if !(residual.is_finite() && target.is_finite()) {
-        return Err(Error::UndefinedLoss(
-            "a norm is not finite (NaN or ∞ in the windows or the outputs, or too large to square)",
-        ));
+}
+
+impl<S: RealField + Copy> SquaredNorms<S> {
+    /// No window yet.
+    pub fn new() -> Self {
+        Self {
+            residual: S::zero(),
+            target: S::zero(),
+            windows: 0,
+        }
     }
-    if target.is_zero() {
-        return Err(Error::UndefinedLoss("the targets have norm zero"));
+
+    /// One window's `‖Oᵢ − Yᵢ‖²` and `‖Yᵢ‖²`.
+    pub fn add(&mut self, residual: S, target: S) {
+        self.residual += residual;
+        self.target += target;
+        self.windows += 1;
     }
-    Ok((residual, target))
+
+    /// The loss `‖O − Y‖ / ‖Y‖` and the factor `1/(‖O − Y‖ ‖Y‖)` of its gradient
+    /// `∂L/∂Oᵢ = (Oᵢ − Yᵢ)·factor` (zero where `O = Y`).
+    ///
+    /// # Errors
+    /// [`Error::UndefinedLoss`] if no window was added, the targets are all zero, or a norm is
+    /// not finite.
+    pub fn loss_and_factor(self) -> Result<(S, S), Error> {
+        let (factor, loss) = factor_and_loss(self.checked()?);
+        Ok((loss, factor))
+    }
+
+    fn checked(self) -> Result<(S, S), Error> {
+        let (residual, target) = (self.residual, self.target);
+        if self.windows == 0 {
+            return Err(Error::UndefinedLoss("the minibatch has no windows"));
+        }
+        if !(residual.is_finite() && target.is_finite()) {
+            return Err(Error::UndefinedLoss(
+                "a norm is not finite (NaN or ∞ in the windows or the outputs, or too large to \
+                 square)",
+            ));
+        }
+        if target.is_zero() {
+            return Err(Error::UndefinedLoss("the targets have norm zero"));
+        }
+        Ok((residual, target))
+    }
 }
 
 /// Checks that `inputs` and `targets` (and cotangents, if any) hold the same number of windows.

@@ -11,7 +11,9 @@ pub mod optimizer;
 
 #[cfg(feature = "std")]
 pub use epoch::{MinibatchWindows, Trajectories, train_epoch, window_order};
-pub use loss::{loss_and_gradient, loss_gradient, transformer_loss};
+pub use loss::{SquaredNorms, loss_and_gradient, loss_gradient, transformer_loss};
+#[cfg(feature = "std")]
+pub use optimizer::FlatOptimizer;
 pub use optimizer::{
     AdamOptimizer, AdamOptimizerWithDecay, GradientOptimizer, MomentumOptimizer, Optimizer,
 };

@@ -95,16 +95,28 @@ impl<S: Field> GradientOptimizer<S> {
 impl<S: RealField + Copy> Default for GradientOptimizer<S> {
     /// GML's default, η = 1e-2.
     fn default() -> Self {
-        Self::new(literal(1e-2))
+        Self::new(literal(GRADIENT_ETA))
     }
+}
+
+/// GML's default learning rate of [`GradientOptimizer`].
+const GRADIENT_ETA: f64 = 1e-2;
+/// GML's defaults of [`MomentumOptimizer`]: η, α.
+const MOMENTUM: [f64; 2] = [1e-3, 1e-2];
+/// GML's defaults of [`AdamOptimizer`], `Float32` literals: η, ρ₁, ρ₂, δ.
+const ADAM: [f32; 4] = [1e-3, 0.9, 0.99, 3e-7];
+/// GML's defaults of [`AdamOptimizerWithDecay`], `Float32` literals: η₁, η₂, ρ₁, ρ₂, δ.
+const ADAM_WITH_DECAY: [f32; 5] = [1e-2, 1e-6, 0.9, 0.99, 1e-8];
+
+/// GML's `Float32` literal `value` in `S`.
+fn widened<S: RealField + Copy>(value: f32) -> S {
+    literal(f64::from(value))
 }
 
 impl<S: Field, const P: usize> Optimizer<S, P> for GradientOptimizer<S> {
     fn step(&mut self, parameters: &mut [S; P], gradient: &[S; P]) {
         self.steps += 1;
-        for (theta, g) in parameters.iter_mut().zip(gradient) {
-            *theta += -self.eta * *g;
-        }
+        gradient_step(self.eta, parameters, gradient);
     }
 
     fn steps(&self) -> u64 {
@@ -136,24 +148,21 @@ impl<S: Field, const P: usize> MomentumOptimizer<S, P> {
 impl<S: RealField + Copy, const P: usize> Default for MomentumOptimizer<S, P> {
     /// GML's defaults, η = 1e-3, α = 1e-2.
     fn default() -> Self {
-        Self::new(literal(1e-3), literal(1e-2))
+        Self::new(literal(MOMENTUM[0]), literal(MOMENTUM[1]))
     }
 }
 
 impl<S: RealField + Copy, const P: usize> MomentumOptimizer<S, P> {
     /// GML's default α = 1e-2 with the learning rate `eta`.
     pub fn with_learning_rate(eta: S) -> Self {
-        Self::new(eta, literal(1e-2))
+        Self::new(eta, literal(MOMENTUM[1]))
     }
 }
 
 impl<S: Field, const P: usize> Optimizer<S, P> for MomentumOptimizer<S, P> {
     fn step(&mut self, parameters: &mut [S; P], gradient: &[S; P]) {
         self.steps += 1;
-        for ((theta, b), g) in parameters.iter_mut().zip(&mut self.cache).zip(gradient) {
-            *b = self.alpha * *b + *g;
-            *theta += -self.eta * *b;
-        }
+        momentum_step(self.eta, self.alpha, &mut self.cache, parameters, gradient);
     }
 
     fn steps(&self) -> u64 {
@@ -161,33 +170,49 @@ impl<S: Field, const P: usize> Optimizer<S, P> for MomentumOptimizer<S, P> {
     }
 }
 
-/// Adam's constants and its two caches, shared by [`AdamOptimizer`] and
-/// [`AdamOptimizerWithDecay`], which differ only in the learning rate of a step.
+/// `θ += −η g`, entry by entry.
+fn gradient_step<S: Field>(eta: S, parameters: &mut [S], g: &[S]) {
+    for (theta, g) in parameters.iter_mut().zip(g) {
+        *theta += -eta * *g;
+    }
+}
+
+/// `B ← αB + g`, `θ += −η B`, entry by entry.
+fn momentum_step<S: Field>(eta: S, alpha: S, cache: &mut [S], parameters: &mut [S], g: &[S]) {
+    for ((theta, b), g) in parameters.iter_mut().zip(cache).zip(g) {
+        *b = alpha * *b + *g;
+        *theta += -eta * *b;
+    }
+}
+
+/// Adam's constants and its two caches (`[S; P]` at compile-time sizes, `Vec<S>` at run-time
+/// ones), shared by [`AdamOptimizer`], [`AdamOptimizerWithDecay`] and [`FlatOptimizer`], which
+/// differ only in the learning rate of a step.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct AdamState<S, const P: usize> {
+struct AdamState<S, C> {
     rho1: S,
     rho2: S,
     delta: S,
-    first: [S; P],
-    second: [S; P],
+    first: C,
+    second: C,
     steps: u64,
 }
 
-impl<S: RealField + Copy, const P: usize> AdamState<S, P> {
-    fn new(rho1: S, rho2: S, delta: S) -> Self {
+impl<S: RealField + Copy, C: AsMut<[S]>> AdamState<S, C> {
+    fn with_caches(rho1: S, rho2: S, delta: S, first: C, second: C) -> Self {
         Self {
             rho1,
             rho2,
             delta,
-            first: [S::zero(); P],
-            second: [S::zero(); P],
+            first,
+            second,
             steps: 0,
         }
     }
 
     /// GML's `update!` for Adam at the next step `t`, with learning rate `eta`, then
     /// `θ += velocity`.
-    fn step(&mut self, eta: S, parameters: &mut [S; P], gradient: &[S; P]) {
+    fn step(&mut self, eta: S, parameters: &mut [S], gradient: &[S]) {
         self.steps += 1;
         let t = literal::<S>(self.steps as f64);
         let one = S::one();
@@ -197,12 +222,18 @@ impl<S: RealField + Copy, const P: usize> AdamState<S, P> {
         let new1 = (one - self.rho1) / (one - rho1_t);
         let keep2 = (self.rho2 - rho2_t) / (one - rho2_t);
         let new2 = (one - self.rho2) / (one - rho2_t);
-        let caches = self.first.iter_mut().zip(&mut self.second);
+        let caches = self.first.as_mut().iter_mut().zip(self.second.as_mut());
         for ((theta, (b1, b2)), g) in parameters.iter_mut().zip(caches).zip(gradient) {
             *b1 = keep1 * *b1 + new1 * *g;
             *b2 = keep2 * *b2 + new2 * (*g * *g);
             *theta += -eta * (*b1 / (b2.sqrt() + self.delta));
         }
+    }
+}
+
+impl<S: RealField + Copy, const P: usize> AdamState<S, [S; P]> {
+    fn new(rho1: S, rho2: S, delta: S) -> Self {
+        Self::with_caches(rho1, rho2, delta, [S::zero(); P], [S::zero(); P])
     }
 }
 
@@ -228,7 +259,7 @@ impl<S: RealField + Copy, const P: usize> AdamState<S, P> {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AdamOptimizer<S, const P: usize> {
     eta: S,
-    state: AdamState<S, P>,
+    state: AdamState<S, [S; P]>,
 }
 
 impl<S: RealField + Copy, const P: usize> AdamOptimizer<S, P> {
@@ -244,12 +275,8 @@ impl<S: RealField + Copy, const P: usize> AdamOptimizer<S, P> {
 impl<S: RealField + Copy, const P: usize> Default for AdamOptimizer<S, P> {
     /// GML's defaults, the `Float32` literals η = 1f-3, ρ₁ = 9f-1, ρ₂ = 9.9f-1, δ = 3f-7.
     fn default() -> Self {
-        Self::new(
-            literal(f64::from(1e-3_f32)),
-            literal(f64::from(0.9_f32)),
-            literal(f64::from(0.99_f32)),
-            literal(f64::from(3e-7_f32)),
-        )
+        let [eta, rho1, rho2, delta] = ADAM.map(widened);
+        Self::new(eta, rho1, rho2, delta)
     }
 }
 
@@ -298,7 +325,7 @@ impl<S: RealField + Copy, const P: usize> Optimizer<S, P> for AdamOptimizer<S, P
 pub struct AdamOptimizerWithDecay<S, const P: usize> {
     eta1: S,
     gamma: S,
-    state: AdamState<S, P>,
+    state: AdamState<S, [S; P]>,
 }
 
 impl<S: RealField + Copy, const P: usize> AdamOptimizerWithDecay<S, P> {
@@ -306,7 +333,7 @@ impl<S: RealField + Copy, const P: usize> AdamOptimizerWithDecay<S, P> {
     /// Adam's `rho1`, `rho2`, `delta`. `γ` is computed in `S`, as GML computes it in the type
     /// of `η₁` (`n_epochs` is non-zero: GML would divide by zero).
     pub fn new(n_epochs: NonZeroU64, eta1: S, eta2: S, rho1: S, rho2: S, delta: S) -> Self {
-        let gamma = ((eta2 / eta1).ln() / literal::<S>(n_epochs.get() as f64)).exp();
+        let gamma = decay_rate(n_epochs, eta1, eta2);
         Self {
             eta1,
             gamma,
@@ -317,31 +344,19 @@ impl<S: RealField + Copy, const P: usize> AdamOptimizerWithDecay<S, P> {
     /// GML's defaults for `n_epochs`: the `Float32` literals η₁ = 1f-2, η₂ = 1f-6, ρ₁ = 9f-1,
     /// ρ₂ = 9.9f-1, δ = 1f-8.
     pub fn with_defaults(n_epochs: NonZeroU64) -> Self {
-        Self::new(
-            n_epochs,
-            literal(f64::from(1e-2_f32)),
-            literal(f64::from(1e-6_f32)),
-            literal(f64::from(0.9_f32)),
-            literal(f64::from(0.99_f32)),
-            literal(f64::from(1e-8_f32)),
-        )
+        let [eta1, eta2, rho1, rho2, delta] = ADAM_WITH_DECAY.map(widened);
+        Self::new(n_epochs, eta1, eta2, rho1, rho2, delta)
     }
 
     /// GML's defaults with the initial learning rate `eta1` (η₂ = 1f-6 still).
     pub fn with_initial_rate(n_epochs: NonZeroU64, eta1: S) -> Self {
-        Self::new(
-            n_epochs,
-            eta1,
-            literal(f64::from(1e-6_f32)),
-            literal(f64::from(0.9_f32)),
-            literal(f64::from(0.99_f32)),
-            literal(f64::from(1e-8_f32)),
-        )
+        let [_, eta2, rho1, rho2, delta] = ADAM_WITH_DECAY.map(widened);
+        Self::new(n_epochs, eta1, eta2, rho1, rho2, delta)
     }
 
     /// The learning rate of step `t` (counted from 1), `γᵗ η₁`.
     pub fn learning_rate(&self, t: u64) -> S {
-        self.gamma.powf(literal(t as f64)) * self.eta1
+        decayed(self.eta1, self.gamma, t)
     }
 }
 
@@ -353,5 +368,165 @@ impl<S: RealField + Copy, const P: usize> Optimizer<S, P> for AdamOptimizerWithD
 
     fn steps(&self) -> u64 {
         self.state.steps
+    }
+}
+
+/// `γ = exp(log(η₂/η₁)/n_epochs)`, computed in `S` as GML computes it in the type of `η₁`.
+fn decay_rate<S: RealField + Copy>(n_epochs: NonZeroU64, eta1: S, eta2: S) -> S {
+    ((eta2 / eta1).ln() / literal::<S>(n_epochs.get() as f64)).exp()
+}
+
+/// `γᵗ η₁`.
+fn decayed<S: RealField + Copy>(eta1: S, gamma: S, t: u64) -> S {
+    gamma.powf(literal(t as f64)) * eta1
+}
+
+/// One of GML's optimisers over a number of parameters known only at run time (a network read
+/// from a file, trained on the run-time engine): the updates of [`GradientOptimizer`],
+/// [`MomentumOptimizer`], [`AdamOptimizer`] and [`AdamOptimizerWithDecay`], entry by entry the
+/// same, their caches of the length given.
+///
+/// ```
+/// use geomattn::train::{AdamOptimizer, FlatOptimizer, Optimizer};
+/// let mut fixed = AdamOptimizer::<f64, 2>::with_learning_rate(0.1);
+/// let mut flat = FlatOptimizer::adam(2, Some(0.1));
+/// let (mut a, mut b) = ([1.0, -1.0], vec![1.0, -1.0]);
+/// for g in [[0.5, 2.0], [-1.0, 0.25]] {
+///     fixed.step(&mut a, &g);
+///     flat.step(&mut b, &g)?;
+/// }
+/// assert_eq!(a.as_slice(), b.as_slice());
+/// assert_eq!(flat.steps(), 2);
+/// # Ok::<(), geomattn::Error>(())
+/// ```
+#[cfg(feature = "std")]
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlatOptimizer<S> {
+    len: usize,
+    kind: Flat<S>,
+}
+
+#[cfg(feature = "std")]
+#[derive(Debug, Clone, PartialEq)]
+enum Flat<S> {
+    Gradient(GradientOptimizer<S>),
+    Momentum {
+        eta: S,
+        alpha: S,
+        cache: std::vec::Vec<S>,
+        steps: u64,
+    },
+    Adam {
+        eta: S,
+        state: AdamState<S, std::vec::Vec<S>>,
+    },
+    AdamWithDecay {
+        eta1: S,
+        gamma: S,
+        state: AdamState<S, std::vec::Vec<S>>,
+    },
+}
+
+#[cfg(feature = "std")]
+impl<S: RealField + Copy> FlatOptimizer<S> {
+    /// [`GradientOptimizer`] over `len` parameters: GML's default η, or `eta`.
+    pub fn gradient(len: usize, eta: Option<S>) -> Self {
+        let eta = eta.unwrap_or_else(|| literal(GRADIENT_ETA));
+        Self {
+            len,
+            kind: Flat::Gradient(GradientOptimizer::new(eta)),
+        }
+    }
+
+    /// [`MomentumOptimizer`] over `len` parameters: GML's defaults, with `eta` if given.
+    pub fn momentum(len: usize, eta: Option<S>) -> Self {
+        let eta = eta.unwrap_or_else(|| literal(MOMENTUM[0]));
+        let (alpha, cache, steps) = (literal(MOMENTUM[1]), std::vec![S::zero(); len], 0);
+        Self {
+            len,
+            kind: Flat::Momentum {
+                eta,
+                alpha,
+                cache,
+                steps,
+            },
+        }
+    }
+
+    /// [`AdamOptimizer`] over `len` parameters: GML's defaults, with `eta` if given.
+    pub fn adam(len: usize, eta: Option<S>) -> Self {
+        let [default_eta, rho1, rho2, delta] = ADAM.map(widened);
+        let state = Self::adam_state(len, rho1, rho2, delta);
+        let eta = eta.unwrap_or(default_eta);
+        Self {
+            len,
+            kind: Flat::Adam { eta, state },
+        }
+    }
+
+    /// [`AdamOptimizerWithDecay`] over `len` parameters for `n_epochs`: GML's defaults, with
+    /// the initial rate `eta1` if given.
+    pub fn adam_with_decay(len: usize, n_epochs: NonZeroU64, eta1: Option<S>) -> Self {
+        let [default_eta1, eta2, rho1, rho2, delta] = ADAM_WITH_DECAY.map(widened);
+        let eta1 = eta1.unwrap_or(default_eta1);
+        let gamma = decay_rate(n_epochs, eta1, eta2);
+        let state = Self::adam_state(len, rho1, rho2, delta);
+        Self {
+            len,
+            kind: Flat::AdamWithDecay { eta1, gamma, state },
+        }
+    }
+
+    fn adam_state(len: usize, rho1: S, rho2: S, delta: S) -> AdamState<S, std::vec::Vec<S>> {
+        let zeros = || std::vec![S::zero(); len];
+        AdamState::with_caches(rho1, rho2, delta, zeros(), zeros())
+    }
+
+    /// One minibatch's step (as [`Optimizer::step`]).
+    ///
+    /// # Errors
+    /// [`Error::WeightLength`] if `parameters` or `gradient` does not have the optimiser's
+    /// length (then nothing changes).
+    pub fn step(&mut self, parameters: &mut [S], gradient: &[S]) -> Result<(), Error> {
+        if let Some(found) = [parameters.len(), gradient.len()]
+            .into_iter()
+            .find(|&n| n != self.len)
+        {
+            return Err(Error::WeightLength {
+                name: "parameters",
+                expected: self.len,
+                found,
+            });
+        }
+        match &mut self.kind {
+            Flat::Gradient(o) => {
+                o.steps += 1;
+                gradient_step(o.eta, parameters, gradient);
+            }
+            Flat::Momentum {
+                eta,
+                alpha,
+                cache,
+                steps,
+            } => {
+                *steps += 1;
+                momentum_step(*eta, *alpha, cache, parameters, gradient);
+            }
+            Flat::Adam { eta, state } => state.step(*eta, parameters, gradient),
+            Flat::AdamWithDecay { eta1, gamma, state } => {
+                let eta = decayed(*eta1, *gamma, state.steps + 1);
+                state.step(eta, parameters, gradient);
+            }
+        }
+        Ok(())
+    }
+
+    /// The steps taken so far.
+    pub fn steps(&self) -> u64 {
+        match &self.kind {
+            Flat::Gradient(o) => o.steps,
+            Flat::Momentum { steps, .. } => *steps,
+            Flat::Adam { state, .. } | Flat::AdamWithDecay { state, .. } => state.steps,
+        }
     }
 }
