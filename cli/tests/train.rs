@@ -110,6 +110,49 @@ fn train_writes_gml_s_layout_a_line_per_epoch_and_the_loss_plot() {
     assert!(GmlFile::open(dir.path().join("net.h5")).is_ok());
 }
 
+/// Off the grid (dim 3 at seq 4, `n_linear = 2`, sigmoid), on the run-time engine: the same
+/// losses and file as the library's training, which `check` and `inspect` then read.
+#[test]
+fn a_network_off_the_grid_trains_and_every_subcommand_reads_it() {
+    const OFF_GRID: &str = "vpt(dim=3, seq=4, n_blocks=1, n_linear=2, L=2, activation=sigmoid, \
+                            skew_sym=true)";
+    let dir = tempfile::tempdir().unwrap();
+    let (file, data) = csv_file(dir.path());
+    let args = [
+        "train", "--arch", OFF_GRID, "--data", &file, "--epochs", "2",
+    ];
+    let out = geomattn_in(
+        dir.path(),
+        &[&args[..], &["--batch", "4", "-o", "net.h5"]].concat(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let options = Options {
+        epochs: 2,
+        batch: 4,
+        ..Options::default()
+    };
+    let expected = train(&OFF_GRID.parse().unwrap(), &data, &options, &mut |_| {}).unwrap();
+    let losses: Vec<String> = text(&out.stdout)
+        .lines()
+        .map(|line| line.split(' ').nth(3).unwrap().to_string())
+        .collect();
+    let expected_losses: Vec<String> = expected.losses.iter().map(|l| format!("{l:e}")).collect();
+    assert_eq!(losses, expected_losses);
+    assert_eq!(
+        std::fs::read(dir.path().join("net.h5")).unwrap(),
+        expected.file
+    );
+    let check = geomattn_in(dir.path(), &["check", "net.h5", "--arch", OFF_GRID]);
+    assert!(check.status.success(), "{}", text(&check.stdout));
+    let inspect = geomattn_in(dir.path(), &["inspect", "net.h5"]);
+    assert!(inspect.status.success(), "{}", text(&inspect.stderr));
+    assert!(
+        text(&inspect.stdout).contains("n_linear = 2"),
+        "{}",
+        text(&inspect.stdout)
+    );
+}
+
 #[test]
 fn bad_training_input_is_one_line_and_exit_code_two_with_no_file() {
     let dir = tempfile::tempdir().unwrap();

@@ -401,7 +401,7 @@ fn finite(m: &DMatrix<f64>) -> bool {
 macro_rules! read_layer {
     ($($layer:ident),* $(,)?) => {
         /// One layer as read.
-        enum Read<S> {
+        pub(crate) enum Read<S> {
             $($layer($layer<S>),)*
         }
 
@@ -443,8 +443,27 @@ fn part<S, P: Part<S>>(read: Option<Read<S>>) -> P {
 
 /// Every layer of `file`, read as `arch`'s chain.
 fn read_layers<S: Field + RealField>(file: &GmlFile, arch: &Arch) -> Result<Vec<Read<S>>, Error> {
+    read_chain(file, arch, |layer, values| build(arch, layer, &values))
+}
+
+/// The values of every parameter of `file`, read as `arch`'s chain, one after the other in
+/// GML's order (and checked: each layer is built from them): where training starts from a file.
+#[cfg(feature = "train")]
+pub(crate) fn read_values(file: &GmlFile, arch: &Arch) -> Result<Vec<f64>, Error> {
+    let layers = read_chain(file, arch, |layer, values: Vec<Vec<f64>>| {
+        build(arch, layer, &values).map(|_| values)
+    })?;
+    Ok(layers.into_iter().flatten().flatten().collect())
+}
+
+/// `make` of every layer of `file` (read as `arch`'s chain) and its parameters' values.
+fn read_chain<S: Field + RealField, T>(
+    file: &GmlFile,
+    arch: &Arch,
+    make: impl Fn(&Layer, Vec<Vec<S>>) -> Result<T, geomattn::Error>,
+) -> Result<Vec<T>, Error> {
     let chain = layout::layers(arch);
-    let read = || -> Result<Vec<Read<S>>, LoadError> {
+    let read = || -> Result<Vec<T>, LoadError> {
         let nodes = file.layers()?;
         if nodes.len() != chain.len() {
             return Err(LoadError::LayerCount {
@@ -457,7 +476,7 @@ fn read_layers<S: Field + RealField>(file: &GmlFile, arch: &Arch) -> Result<Vec<
             .zip(&chain)
             .map(|(node, layer)| {
                 let values = parameters(node, layer)?;
-                build(arch, layer, &values).map_err(|source| LoadError::Invalid {
+                make(layer, values).map_err(|source| LoadError::Invalid {
                     path: node.path().into(),
                     source,
                 })
@@ -503,7 +522,7 @@ fn parameters<S: Field + RealField>(node: &Node, layer: &Layer) -> Result<Vec<Ve
 }
 
 /// The engine's layer `layer` of `arch`'s chain, from its parameters' values.
-fn build<S: Field + RealField>(
+pub(crate) fn build<S: Field + RealField>(
     arch: &Arch,
     layer: &Layer,
     values: &[Vec<S>],

@@ -100,7 +100,7 @@ fn typed_blob<S: RealField + Copy + BlobScalar>(
 /// The type of every layer of `arch`'s compile-time network, in GML's order: the layers of its
 /// chain ([`layout::layers`]) with the options the compile-time types record (the orthogonal
 /// map, the kick). `None` if a layer has no compile-time type.
-fn layer_types(arch: &Arch) -> Option<Vec<OwnedLayerType>> {
+pub(crate) fn layer_types(arch: &Arch) -> Option<Vec<OwnedLayerType>> {
     let kick = match arch {
         Arch::Sympt(s) => s.symmetric,
         _ => None,

@@ -6,7 +6,10 @@
 //! (`st`), the symplectic transformer (`sympt`) and the linear symplectic transformer (`lsympt`),
 //! and the volume-preserving feed-forward network (`vpff`, on windows of one state and the next,
 //! as GML's `Batch(batch_size)` draws them for it), whose layers all have exact backward passes
-//! ([`geomattn::Backward`]).
+//! ([`geomattn::Backward`]). Off the grid, the volume-preserving networks (`vpt`, `vpff`) of
+//! any size, activation and `n_linear`, on the run-time engine: GML's chain of the engine's
+//! layers, each with its backward pass ([`geomattn::engine::Backward`]), the parameters one flat
+//! vector in GML's order stepped by [`geomattn::train::FlatOptimizer`], window by window in f64.
 //!
 //! How, step by step as GML does it ([`geomattn::train`]):
 //! - the weights are Glorot-uniform, biases zero ([`geomattn::init::glorot_network`]), or
@@ -61,6 +64,7 @@ use crate::dispatch::{off_grid, on_grid, read, units};
 use crate::grid;
 use crate::{Activation, Arch, Error};
 
+mod chain;
 mod data;
 
 pub use data::Data;
@@ -151,7 +155,8 @@ pub struct Trained {
 /// Trains `arch` on `data` (see the [module docs](self)), calling `on_epoch` after each epoch.
 ///
 /// # Errors
-/// [`Error::Unsupported`] for the classifier; [`Error::OffGrid`] off the grid; [`Error::Length`]
+/// [`Error::Unsupported`] for the classifier; [`Error::OffGrid`] off the grid for a network
+/// whose layers do not all have run-time backward passes yet (`st`, `sympt`, `lsympt`); [`Error::Length`]
 /// if the data's states are not `dim` long; [`Error::Train`] if the options cannot train (no
 /// epoch, an empty batch, trajectories shorter than two windows) or the loss stops being defined
 /// (all-zero targets, a non-finite output).
@@ -161,11 +166,20 @@ pub fn train(
     options: &Options,
     on_epoch: &mut dyn FnMut(Epoch<'_>),
 ) -> Result<Trained, Error> {
-    let start = on_grid!(arch, f64, train_on_grid, ())?;
+    // The grid's networks on their compiled lane path (the faster, for now); any other size of
+    // a network whose layers all have run-time backward passes on the engine.
+    let start = match on_grid!(arch, f64, train_on_grid, ()) {
+        Ok(start) => Some(start),
+        Err(Error::OffGrid { .. }) if chain::trains(arch) => None,
+        Err(error) => return Err(error),
+    };
     let plan = Plan::new(arch, data, options)?;
     let mut rng = SmallRng::seed_from_u64(options.seed);
     let minibatch = options.batch.min(plan.starts.saturating_mul(data.count()));
-    let mut trainee = start(arch, options, plan.decay_epochs, minibatch, &mut rng)?;
+    let mut trainee = match start {
+        Some(start) => start(arch, options, plan.decay_epochs, minibatch, &mut rng)?,
+        None => chain::ChainTraining::start(arch, options, plan.decay_epochs, minibatch, &mut rng)?,
+    };
     let mut windows = Windows::default();
     let mut losses = Vec::new();
     for epoch in 1..=options.epochs {

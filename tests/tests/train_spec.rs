@@ -266,6 +266,21 @@ fn options_that_cannot_train_are_errors() {
         train(&arch, &two_d, &Options::default(), &mut |_| {}),
         Err(Error::Length { expected, found: 2, .. }) if expected == "3"
     ));
+    // Off the grid too (on the engine), an `L` whose training cannot be allocated is refused
+    // before anything is.
+    let huge = "vpt(dim=3, seq=5, n_blocks=1, n_linear=2, L=1000000000000, activation=sigmoid, \
+                skew_sym=false)";
+    match train(
+        &huge.parse().unwrap(),
+        &data,
+        &Options::default(),
+        &mut |_| {},
+    ) {
+        Err(Error::Train { reason }) => {
+            assert!(reason.contains("more than can be allocated"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
     // A classifier is not an integrator: refused, saying so.
     let ct = "classification_transformer(dim=3, seq=3, classes=10, n_heads=1, L=1, \
               Stiefel=true, add_connection=false)";

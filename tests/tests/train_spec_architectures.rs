@@ -1,18 +1,21 @@
 //! The integrators other than the volume-preserving transformer train from a spec too (window by
 //! window, `geomattn_spec::train`'s scalar engine; the feed-forward network on one-state windows,
-//! as GML's `Batch(batch_size)`): each reaches, from the same seed, the weights and losses of the
-//! runtime's `train_epoch` on its const-generic type (to 1e-12); what it writes has GML's layout
-//! (the standard transformer's and the feed-forward network's are their fixtures'), loads back,
-//! and keeps the structure the architecture promises.
+//! as GML's `Batch(batch_size)`), and so do the volume-preserving networks at sizes, activations
+//! and `n_linear` outside the compiled grid (on the run-time engine's backward passes): each
+//! reaches, from the same seed, the weights and losses of the runtime's `train_epoch` on its
+//! const-generic type (to 1e-12); what it writes has GML's layout (the standard transformer's
+//! and the feed-forward network's are their fixtures'), loads back, and keeps the structure the
+//! architecture promises.
 
 use geomattn::gml::{GmlFile, Storage, load};
 use geomattn::init::glorot_network;
 use geomattn::nalgebra::SVector;
 use geomattn::train::{AdamOptimizer, Trajectories, train_epoch};
 use geomattn::{
-    Backward, DenseA, LinearSymplecticTransformer, MatrixSoftmax, MultiHeadAttention, NoConnection,
-    Schema, StandardTransformerIntegrator, SymplecticTransformer, Tanh, UpdateP, UpdateQ,
-    VolumePreservingFeedForward, to_flat,
+    ArbitraryWeight, Backward, DenseA, LinearSymplecticTransformer, MatrixSoftmax,
+    MultiHeadAttention, NoConnection, Relu, Schema, Sigmoid, SkewWeight, Softplus,
+    StandardTransformerIntegrator, SymplecticTransformer, Tanh, UpdateP, UpdateQ,
+    VolumePreservingFeedForward, VolumePreservingTransformer, to_flat,
 };
 use geomattn_spec::train::{Data, Options, train};
 use geomattn_spec::{Arch, check};
@@ -60,6 +63,24 @@ fn oscillators(pairs: usize, count: usize, states: usize) -> Data {
         }
     }
     Data::from_csv(&csv, "oscillators.csv").unwrap()
+}
+
+/// `count` trajectories of `states` states in `R^dim`, each coordinate a wave of its own
+/// phase: a CSV file's text, read as a user's file is.
+fn waves(dim: usize, count: usize, states: usize) -> Data {
+    let names: Vec<String> = (1..=dim).map(|k| format!("z{k}")).collect();
+    let mut csv = format!("trajectory,{}\n", names.join(","));
+    for k in 0..count {
+        for step in 0..states {
+            let t = 0.1 * step as f64 + 0.3 * k as f64;
+            let values: Vec<String> = (0..dim)
+                .map(|i| (0.5 + 0.1 * i as f64) * (t + 0.7 * i as f64).cos())
+                .map(|x| x.to_string())
+                .collect();
+            csv += &format!("{k},{}\n", values.join(","));
+        }
+    }
+    Data::from_csv(&csv, "waves.csv").unwrap()
 }
 
 fn flat<Net: Schema<Scalar = f64>>(net: &Net) -> Vec<f64> {
@@ -188,4 +209,36 @@ fn the_feed_forward_network_trains_on_one_state_windows_as_the_runtime_does() {
     assert_eq!(windows, [6 * 13]);
     let fixture = std::fs::read(fixture("transformer_rigid_body_nn_vpff.h5")).unwrap();
     assert_eq!(layout(float32.file), layout(fixture));
+}
+
+const VPT_OFF_GRID: &str = "vpt(dim=5, seq=4, n_blocks=1, n_linear=2, L=2, activation=sigmoid, \
+                            skew_sym=false)";
+type VptOffGrid = VolumePreservingTransformer<f64, 5, 4, 1, 2, 2, Sigmoid, ArbitraryWeight<f64, 5>>;
+
+const VPT_SKEW_OFF_GRID: &str = "VolumePreservingTransformer(4, 5; n_blocks = 2, n_linear = 1, \
+                                 L = 1, activation = softplus, skew_sym = true)";
+type VptSkewOffGrid = VolumePreservingTransformer<f64, 4, 5, 2, 1, 1, Softplus, SkewWeight<f64, 4>>;
+
+const VPFF_OFF_GRID: &str = "VolumePreservingFeedForward(5, 2, 2, relu)";
+type VpffOffGrid = VolumePreservingFeedForward<f64, 5, 2, 2, Relu>;
+
+#[test]
+fn volume_preserving_networks_off_the_grid_train_on_the_engine_as_the_runtime_does() {
+    let data = waves(5, 6, 16);
+    let file = trains_as_the_runtime::<VptOffGrid, 5, 4, { <VptOffGrid as Schema>::SCALARS }>(
+        VPT_OFF_GRID,
+        &data,
+    );
+    keeps_its_structure(file, VPT_OFF_GRID);
+    let file = trains_as_the_runtime::<VpffOffGrid, 5, 1, { <VpffOffGrid as Schema>::SCALARS }>(
+        VPFF_OFF_GRID,
+        &data,
+    );
+    keeps_its_structure(file, VPFF_OFF_GRID);
+    let data = waves(4, 5, 17);
+    let file = trains_as_the_runtime::<VptSkewOffGrid, 4, 5, { <VptSkewOffGrid as Schema>::SCALARS }>(
+        VPT_SKEW_OFF_GRID,
+        &data,
+    );
+    keeps_its_structure(file, VPT_SKEW_OFF_GRID);
 }

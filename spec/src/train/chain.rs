@@ -1,0 +1,288 @@
+//! Training on the run-time engine ([`geomattn::engine`]), at any size: the network as GML's
+//! chain of its layers, each with its backward pass ([`geomattn::engine::Backward`]), its
+//! parameters one flat vector in GML's order, stepped by one of GML's optimisers
+//! ([`FlatOptimizer`]) and written through the layers' run-time types
+//! ([`GmlWriter::write_described`]).
+
+use std::num::NonZeroU64;
+
+use geomattn::engine::{
+    Backward, Chain, Dense, Element, Forward, ResNetLayer, Scratch, VolumePreservingAttention,
+    VolumePreservingLayer,
+};
+use geomattn::gml::{GmlWriter, Storage};
+use geomattn::init::glorot_parameter;
+use geomattn::nalgebra::DMatrix;
+use geomattn::schema::OwnedLayerType;
+use geomattn::train::{FlatOptimizer, SquaredNorms};
+use geomattn_arch::layout::{self, Layer, Op};
+use rand::rngs::SmallRng;
+
+use super::{Optimizer, Options, Trainee, train_error};
+use crate::dispatch::read;
+use crate::engine::{Read, build, read_values};
+use crate::export::layer_types;
+use crate::{Arch, Error};
+
+/// A layer of the engine that has a backward pass: the layers of the networks trained here.
+#[derive(Debug, Clone)]
+enum Trainable<S> {
+    Attention(VolumePreservingAttention<S>),
+    VolumePreserving(VolumePreservingLayer<S>),
+    ResNet(ResNetLayer<S>),
+    Dense(Dense<S>),
+}
+
+/// Calls `$call` on the layer inside a [`Trainable`].
+macro_rules! each {
+    ($trainable:expr, $layer:ident => $call:expr) => {
+        match $trainable {
+            Trainable::Attention($layer) => $call,
+            Trainable::VolumePreserving($layer) => $call,
+            Trainable::ResNet($layer) => $call,
+            Trainable::Dense($layer) => $call,
+        }
+    };
+}
+
+impl<S> Trainable<S> {
+    /// The layer read, if it has a backward pass.
+    fn of(read: Read<S>) -> Option<Self> {
+        match read {
+            Read::VolumePreservingAttention(l) => Some(Self::Attention(l)),
+            Read::VolumePreservingLayer(l) => Some(Self::VolumePreserving(l)),
+            Read::ResNetLayer(l) => Some(Self::ResNet(l)),
+            Read::Dense(l) => Some(Self::Dense(l)),
+            _ => None,
+        }
+    }
+}
+
+impl<S: Element> Forward<S> for Trainable<S> {
+    fn name(&self) -> &'static str {
+        each!(self, l => l.name())
+    }
+
+    fn input_shape(&self) -> (usize, Option<usize>) {
+        each!(self, l => l.input_shape())
+    }
+
+    fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
+        each!(self, l => l.forward_in_place(z, scratch));
+    }
+}
+
+impl<S: Element> Backward<S> for Trainable<S> {
+    fn parameter_count(&self) -> usize {
+        each!(self, l => l.parameter_count())
+    }
+
+    fn backward_in_place(
+        &self,
+        z: &DMatrix<S>,
+        bar: &mut DMatrix<S>,
+        gradient: &mut [S],
+        scratch: &mut Scratch<S>,
+    ) {
+        each!(self, l => l.backward_in_place(z, bar, gradient, scratch));
+    }
+}
+
+/// Whether every layer of `arch`'s chain trains on the engine (has a backward pass, and a
+/// run-time type to be written as).
+pub(super) fn trains(arch: &Arch) -> bool {
+    // One unit's layers are of the kinds of all units' (and, for a large `L`, what can be built
+    // before `fits` has checked the whole).
+    let unit = one_unit(arch);
+    layer_types(&unit).is_some()
+        && layout::layers(&unit).iter().all(|layer| {
+            matches!(
+                layer.op,
+                Op::VolumePreservingAttention { .. }
+                    | Op::VolumePreserving { .. }
+                    | Op::ResNet { .. }
+                    | Op::Dense { .. }
+            )
+        })
+}
+
+/// `arch` with one transformer unit (`L = 1`).
+fn one_unit(arch: &Arch) -> Arch {
+    let mut unit = *arch;
+    match &mut unit {
+        Arch::Vpt(v) => v.l = 1,
+        Arch::St(s) => s.l = 1,
+        Arch::Ct(c) => c.l = 1,
+        Arch::Sympt(s) => s.l = 1,
+        Arch::LinSympt(s) => s.l = 1,
+        Arch::Vpff(_) => {}
+    }
+    unit
+}
+
+/// Refuses a network whose training cannot be allocated, before anything is: per unit its
+/// layers and their parameters (the values, the gradient, two optimiser caches, the layers
+/// built from them at each step), and the layers' inputs a window's backward pass keeps. The
+/// allocator is asked for the sum (and gives it back at once): under a memory limit, or past
+/// what the system can map, the answer is no, where the same allocation in pieces would abort
+/// the process.
+fn fits(arch: &Arch, minibatch: usize) -> Result<(), Error> {
+    let unit = layout::layers(&one_unit(arch));
+    let parameters: usize = unit
+        .iter()
+        .flat_map(|l| &l.parameters)
+        .map(|p| p.values.len())
+        .sum();
+    let window = arch.dim() * arch.seq();
+    let per_unit = unit
+        .len()
+        .checked_mul(size_of::<Layer>() + size_of::<Trainable<f64>>() + window * size_of::<f64>());
+    let bytes = per_unit
+        .and_then(|b| b.checked_add(parameters.checked_mul(6 * size_of::<f64>())?))
+        .and_then(|b| b.checked_mul(arch.units()))
+        .and_then(|b| b.checked_add(minibatch.checked_mul(2 * window * size_of::<f64>())?));
+    if bytes.is_some_and(|b| Vec::<u8>::new().try_reserve_exact(b).is_ok()) {
+        return Ok(());
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let gigabytes = bytes.map_or(f64::INFINITY, |b| b as f64 / 1e9);
+    Err(train_error(format!(
+        "L = {} units need {gigabytes:.3e} GB to train on minibatches of {minibatch} windows \
+         (weights, optimiser state, activations), more than can be allocated",
+        arch.units()
+    )))
+}
+
+/// A network in training on the engine.
+pub(super) struct ChainTraining {
+    arch: Arch,
+    chain: Vec<Layer>,
+    types: Vec<OwnedLayerType>,
+    /// Every parameter, in GML's order.
+    parameters: Vec<f64>,
+    gradient: Vec<f64>,
+    optimizer: FlatOptimizer<f64>,
+    /// The state dimension and the states per window.
+    window: (usize, usize),
+    scratch: Scratch<f64>,
+}
+
+impl ChainTraining {
+    /// The network's initial weights (Glorot-uniform from `rng`, drawn parameter by parameter
+    /// in GML's order as the compile-time networks draw them, or [`Options::initial`]) and its
+    /// optimiser.
+    pub(super) fn start(
+        arch: &Arch,
+        options: &Options,
+        decay_epochs: NonZeroU64,
+        minibatch: usize,
+        rng: &mut SmallRng,
+    ) -> Result<Box<dyn Trainee>, Error> {
+        fits(arch, minibatch)?;
+        let chain = layout::layers(arch);
+        let types = layer_types(arch)
+            .ok_or_else(|| train_error(format!("{arch} has a layer that cannot be written yet")))?;
+        let parameters = match &options.initial {
+            Some(path) => read_values(&read(path)?, arch)?,
+            None => glorot(&chain, rng),
+        };
+        let len = parameters.len();
+        let eta = options.learning_rate;
+        let optimizer = match options.optimizer {
+            Optimizer::Adam => FlatOptimizer::adam(len, eta),
+            Optimizer::AdamWithDecay => FlatOptimizer::adam_with_decay(len, decay_epochs, eta),
+            Optimizer::Momentum => FlatOptimizer::momentum(len, eta),
+            Optimizer::Gradient => FlatOptimizer::gradient(len, eta),
+        };
+        Ok(Box::new(Self {
+            arch: *arch,
+            chain,
+            types,
+            gradient: vec![0.0; len],
+            parameters,
+            optimizer,
+            window: (arch.dim(), arch.seq()),
+            scratch: Scratch::new(),
+        }))
+    }
+
+    /// The network of the current parameters.
+    fn network(&self) -> Result<Chain<Trainable<f64>>, geomattn::Error> {
+        let mut rest = self.parameters.as_slice();
+        let mut layers = Vec::with_capacity(self.chain.len());
+        for layer in &self.chain {
+            let values: Vec<Vec<f64>> = layer
+                .parameters
+                .iter()
+                .map(|p| {
+                    let (kind, rows, cols) = p.values.kind();
+                    let (these, after) = rest.split_at(kind.len(rows, cols));
+                    rest = after;
+                    these.to_vec()
+                })
+                .collect();
+            let read = build(&self.arch, layer, &values)?;
+            layers.push(Trainable::of(read).expect("`trains` checked every layer"));
+        }
+        Ok(Chain::new(layers))
+    }
+}
+
+/// Glorot-uniform values of every parameter of `chain`, in GML's order (biases zero).
+fn glorot(chain: &[Layer], rng: &mut SmallRng) -> Vec<f64> {
+    let mut values = Vec::new();
+    for parameter in chain.iter().flat_map(|layer| &layer.parameters) {
+        let (kind, rows, cols) = parameter.values.kind();
+        let start = values.len();
+        values.resize(start + kind.len(rows, cols), 0.0);
+        let bias = parameter.name.split('/').next() == Some("bias");
+        glorot_parameter((kind, rows, cols), bias, rng, &mut values[start..]);
+    }
+    values
+}
+
+impl Trainee for ChainTraining {
+    /// Window by window: one forward pass keeping each layer's input, the residual `O − Y` as
+    /// the cotangent, the backward pass; the loss's factor `1/(‖O − Y‖ ‖Y‖)` scales the summed
+    /// gradient once at the end.
+    fn step(&mut self, inputs: &[f64], targets: &[f64]) -> Result<f64, geomattn::Error> {
+        let network = self.network()?;
+        let (dim, seq) = self.window;
+        let mut norms = SquaredNorms::new();
+        self.gradient.fill(0.0);
+        let scratch = &mut self.scratch;
+        for (x, y) in inputs
+            .chunks_exact(dim * seq)
+            .zip(targets.chunks_exact(dim * seq))
+        {
+            let z = DMatrix::from_column_slice(dim, seq, x);
+            let z_bar = network.backward_from_output(
+                &z,
+                |out| {
+                    let mut target = 0.0;
+                    for (o, y) in out.iter_mut().zip(y) {
+                        *o -= y;
+                        target += y * y;
+                    }
+                    norms.add(out.norm_squared(), target);
+                },
+                &mut self.gradient,
+                scratch,
+            );
+            scratch.recycle(z_bar);
+        }
+        let (loss, factor) = norms.loss_and_factor()?;
+        self.gradient.iter_mut().for_each(|g| *g *= factor);
+        self.optimizer.step(&mut self.parameters, &self.gradient)?;
+        Ok(loss)
+    }
+
+    fn file(&self, storage: Storage) -> Result<Vec<u8>, Error> {
+        let train_error = |e: geomattn::gml::SaveError| train_error(e.to_string());
+        let mut writer = GmlWriter::new(storage);
+        writer
+            .write_described(&self.types, &self.parameters)
+            .map_err(train_error)?;
+        writer.finish().map_err(train_error)
+    }
+}
