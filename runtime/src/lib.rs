@@ -82,7 +82,7 @@ pub use feedforward::{
 #[doc(inline)]
 pub use geomattn_macros::Network;
 #[doc(inline)]
-pub use init::{glorot_bound, glorot_dense, glorot_network, uniform};
+pub use init::{glorot_bound, glorot_dense, glorot_network, glorot_parameter, uniform};
 #[doc(inline)]
 pub use isa::{BatchScalar, Isa, LaneMatrix};
 #[doc(inline)]
@@ -145,11 +145,11 @@ pub use symplectic::{PhaseSide, Side, UpdateP, UpdateQ};
 #[doc(inline)]
 pub use train::{
     AdamOptimizer, AdamOptimizerWithDecay, GradientOptimizer, MomentumOptimizer, Optimizer,
-    loss_and_gradient, loss_gradient, train_step, transformer_loss,
+    SquaredNorms, loss_and_gradient, loss_gradient, train_step, transformer_loss,
 };
 #[cfg(feature = "std")]
 #[doc(inline)]
-pub use train::{MinibatchWindows, Trajectories, train_epoch, window_order};
+pub use train::{FlatOptimizer, MinibatchWindows, Trajectories, train_epoch, window_order};
 #[doc(inline)]
 pub use vpa::{ArbitraryVpa, SkewVpa, VolumePreservingAttention};
 

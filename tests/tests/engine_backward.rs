@@ -9,10 +9,11 @@
 
 use geomattn::activation::Function;
 use geomattn::engine::{
-    Backward, Chain, Dense, Element, Forward, ResNetLayer, Scratch, VolumePreservingAttention,
-    VolumePreservingLayer,
+    Backward, Chain, Dense, Element, Forward, MultiHeadAttention, ResNetLayer, Scratch,
+    VolumePreservingAttention, VolumePreservingLayer,
 };
 use geomattn::nalgebra::DMatrix;
+use geomattn::softmax::Function as Softmax;
 use geomattn::{Lanes, MapScalar};
 use num_dual::Dual64;
 use rand::rngs::SmallRng;
@@ -163,6 +164,28 @@ fn residual_and_dense_layers_with_every_activation() {
                 let (w, b) = p.split_at(inputs * outputs);
                 Dense::new(inputs, outputs, w, Some(b), activation).unwrap()
             });
+        }
+    }
+}
+
+#[test]
+fn multi_head_attention_with_either_softmax_and_connection_at_several_head_counts() {
+    for (dim, heads, seq) in [(2, 1, 3), (4, 2, 5), (6, 3, 2), (5, 5, 4)] {
+        for softmax in [Softmax::Vector, Softmax::Matrix] {
+            for add_connection in [false, true] {
+                let name = format!("MHA {dim}/{heads} seq {seq} {softmax:?} {add_connection}");
+                check!(name, 3 * dim * dim, (dim, seq), 1.0, |p| {
+                    let per_head = dim * dim / heads;
+                    let at = |group: usize| -> Vec<_> {
+                        (0..heads)
+                            .map(|h| &p[(group * heads + h) * per_head..][..per_head])
+                            .collect()
+                    };
+                    let (q, k, v) = (at(0), at(1), at(2));
+                    MultiHeadAttention::new(dim, heads, &q, &k, &v, softmax, add_connection)
+                        .unwrap()
+                });
+            }
         }
     }
 }

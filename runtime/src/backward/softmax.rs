@@ -85,3 +85,21 @@ softmax_backward!(
     VectorSoftmax => pull_columns,
     OneVectorSoftmax => pull_columns
 );
+
+impl crate::softmax::Function {
+    /// [`SoftmaxBackward::pullback`] at run-time sizes: `c_bar = ∂L/∂C` of the column-major
+    /// matrix of `rows` rows, given `s = σ(C)` and `s_bar = ∂L/∂σ(C)`.
+    pub fn pullback<S: Field>(self, s: &[S], s_bar: &[S], rows: usize, c_bar: &mut [S]) {
+        let group = match self {
+            Self::Vector => rows,
+            Self::Matrix => s.len(),
+        };
+        if group == 0 {
+            return;
+        }
+        let groups = s.chunks_exact(group).zip(s_bar.chunks_exact(group));
+        for ((s, s_bar), c_bar) in groups.zip(c_bar.chunks_exact_mut(group)) {
+            pull_group(s, s_bar, c_bar);
+        }
+    }
+}

@@ -23,6 +23,11 @@
 //! across the lanes, [`crate::MapScalar::map_scalar`]) on several windows at a time, one per lane,
 //! each bit for bit its own scalar pass ([`forward_in_lanes`]).
 //!
+//! Training runs backward through the same layers: [`Backward`] is a layer's exact
+//! vector-Jacobian product (its gradient a flat slice in GML's order and packing), and [`Chain`]
+//! a network as GML's chain of its layers, forward and backward (the volume-preserving layers
+//! and the standard transformer's so far).
+//!
 //! | GML | here |
 //! |---|---|
 //! | `VolumePreservingTransformer` | [`VolumePreservingTransformer`]: [`Transformer`] of [`VolumePreservingAttention`] and [`VolumePreservingFeedForward`] |

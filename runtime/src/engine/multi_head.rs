@@ -4,7 +4,8 @@ use std::vec::Vec;
 
 use nalgebra::{DMatrix, RealField};
 
-use super::{Element, Forward, Scratch, matrix, mul, tr_mul};
+use super::backward::{dot_rows, transpose};
+use super::{Backward, Element, Forward, Scratch, matrix, mul, tr_mul};
 use crate::scalar::ratio;
 use crate::softmax::Function as Softmax;
 use crate::{Error, Field, MapScalar};
@@ -146,6 +147,84 @@ impl<S: Element> Forward<S> for MultiHeadAttention<S> {
             }
         }
         scratch.replace(z, out);
+    }
+}
+
+/// Per head `h`, with `Q = PQᵀZ`, `K = PKᵀZ`, `V = PVᵀZ`, `Λ = σ(s QᵀK)`, `s = 1/√dim` and
+/// `Ō_h` the head's rows of `Ō` (the compile-time layer's formulas):
+///
+/// ```text
+/// V̄ = Ō_h Λᵀ,  C̄ = s · σ-pullback(Λ, Vᵀ Ō_h),  Q̄ = K C̄ᵀ,  K̄ = Q C̄,
+/// Z̄ += PQ Q̄ + PK K̄ + PV V̄,  P̄Q += Z Q̄ᵀ,  P̄K += Z K̄ᵀ,  P̄V += Z V̄ᵀ,
+/// ```
+///
+/// `Z̄` starting from `Ō` with `add_connection`, from zero without. The gradient holds every
+/// head's `P̄Q`, then every `P̄K`, then every `P̄V` (GML's order), each column-major. The
+/// projections are Euclidean here: a Stiefel layer's gradient is the Euclidean one, which GML's
+/// manifold optimisers would project.
+impl<S: Element> Backward<S> for MultiHeadAttention<S> {
+    fn parameter_count(&self) -> usize {
+        self.heads.iter().flatten().map(DMatrix::len).sum()
+    }
+
+    fn backward_in_place(
+        &self,
+        z: &DMatrix<S>,
+        bar: &mut DMatrix<S>,
+        gradient: &mut [S],
+        scratch: &mut Scratch<S>,
+    ) {
+        let scale = S::one() / ratio::<S>(self.dim as i64, 1).sqrt();
+        let t = z.ncols();
+        let mut z_bar = if self.add_connection {
+            scratch.copy(bar)
+        } else {
+            scratch.zeros(z.nrows(), t)
+        };
+        let per_head = self.heads.first().map_or(0, |[q, _, _]| q.len());
+        let n_heads = self.heads.len();
+        for (h, [query, key, value]) in self.heads.iter().enumerate() {
+            let q = tr_mul(query, z, scratch);
+            let k = tr_mul(key, z, scratch);
+            let v = tr_mul(value, z, scratch);
+            let mut lambda = tr_mul(&q, &k, scratch);
+            lambda *= scale;
+            (self.softmax).apply_in_place_with(lambda.as_mut_slice(), t, S::exp_all);
+            let width = q.nrows();
+            let mut o_bar = scratch.zeros(width, t);
+            o_bar.copy_from(&bar.rows(h * width, width));
+            // V̄ = Ō_h Λᵀ; C̄ = s · σ-pullback(Λ, Vᵀ Ō_h).
+            let lambda_t = transpose(&lambda, scratch);
+            let v_bar = mul(&o_bar, &lambda_t, scratch);
+            let s_bar = tr_mul(&v, &o_bar, scratch);
+            let mut c_bar = scratch.zeros(t, t);
+            (self.softmax).pullback(lambda.as_slice(), s_bar.as_slice(), t, c_bar.as_mut_slice());
+            c_bar *= scale;
+            // Q̄ = K C̄ᵀ, K̄ = Q C̄.
+            let c_bar_t = transpose(&c_bar, scratch);
+            let q_bar = mul(&k, &c_bar_t, scratch);
+            let k_bar = mul(&q, &c_bar, scratch);
+            for (projection, cotangent) in [(query, &q_bar), (key, &k_bar), (value, &v_bar)] {
+                let share = mul(projection, cotangent, scratch);
+                z_bar += &share;
+                scratch.recycle(share);
+            }
+            // P̄ += Z X̄ᵀ, each at its place in GML's order.
+            for (group, cotangent) in [&q_bar, &k_bar, &v_bar].into_iter().enumerate() {
+                let start = (group * n_heads + h) * per_head;
+                let rows = z.nrows();
+                let place = &mut gradient[start..start + per_head];
+                for (at, g) in place.iter_mut().enumerate() {
+                    *g += dot_rows(z, at % rows, cotangent, at / rows);
+                }
+            }
+            for m in [
+                q, k, v, lambda, o_bar, lambda_t, v_bar, s_bar, c_bar, c_bar_t, q_bar, k_bar,
+            ] {
+                scratch.recycle(m);
+            }
+        }
+        scratch.replace(bar, z_bar);
     }
 }
 

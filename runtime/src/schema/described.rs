@@ -34,7 +34,7 @@ use super::symplectic::{
     linear_attention_name, linear_attention_params, linear_attention_settings,
     symmetric_attention_settings, symplectic_attention_name, symplectic_attention_params,
 };
-use super::{Kind, OwnedLayerType};
+use super::{Kind, Name, OwnedLayerType, Param, Setting};
 
 /// The function every Cayley kernel computes ([`OrthogonalMap::FUNCTION`](crate::OrthogonalMap)).
 const CAYLEY: &str = "cayley";
@@ -60,6 +60,24 @@ pub fn volume_preserving_layer(
         vp_layer_name(upper),
         &step_layer_settings(dim, activation, use_bias),
         &params[..if use_bias { 2 } else { 1 }],
+    )
+}
+
+/// AbstractNeuralNetworks' `Dense(inputs, outputs, activation; use_bias = true)`: `W`
+/// (`outputs×inputs`) and `b`. No compile-time layer has this type (the standard transformer's
+/// maps up and down run on the run-time engine only).
+pub fn dense(inputs: usize, outputs: usize, activation: &'static str) -> OwnedLayerType {
+    OwnedLayerType::new(
+        "Dense",
+        &[
+            Setting::number("inputs", inputs),
+            Setting::number("outputs", outputs),
+            Setting::name("activation", activation),
+        ],
+        &[
+            Param::new(Name::new("W"), Kind::Dense, outputs, inputs),
+            Param::new(Name::new("b"), Kind::Vector, outputs, 1),
+        ],
     )
 }
 
