@@ -100,7 +100,7 @@ fn typed_blob<S: RealField + Copy + BlobScalar>(
 /// The type of every layer of `arch`'s compile-time network, in GML's order: the layers of its
 /// chain ([`layout::layers`]) with the options the compile-time types record (the orthogonal
 /// map, the kick). `None` if a layer has no compile-time type.
-pub(crate) fn layer_types(arch: &Arch) -> Option<Vec<OwnedLayerType>> {
+fn layer_types(arch: &Arch) -> Option<Vec<OwnedLayerType>> {
     let kick = match arch {
         Arch::Sympt(s) => s.symmetric,
         _ => None,
@@ -113,7 +113,7 @@ pub(crate) fn layer_types(arch: &Arch) -> Option<Vec<OwnedLayerType>> {
 
 /// The compile-time type of the layer `op` (`kick`: a symmetric symplectic attention's), if it
 /// has one.
-fn layer_type(op: &Op, kick: Option<Kick>) -> Option<OwnedLayerType> {
+pub(crate) fn layer_type(op: &Op, kick: Option<Kick>) -> Option<OwnedLayerType> {
     let softmax = |softmax: AttentionActivation| match softmax {
         AttentionActivation::VectorSoftmax => "VectorSoftmax",
         AttentionActivation::MatrixSoftmax => "MatrixSoftmax",

@@ -7,13 +7,13 @@
 use std::num::NonZeroU64;
 
 use geomattn::engine::{
-    Backward, Chain, Dense, Element, Forward, ResNetLayer, Scratch, VolumePreservingAttention,
-    VolumePreservingLayer,
+    Backward, Chain, Dense, Element, FastLanes, Forward, LanesOf, MultiHeadAttention, ResNetLayer,
+    Scratch, VolumePreservingAttention, VolumePreservingLayer,
 };
 use geomattn::gml::{GmlWriter, Storage};
 use geomattn::init::glorot_parameter;
 use geomattn::nalgebra::DMatrix;
-use geomattn::schema::OwnedLayerType;
+use geomattn::schema::{OwnedLayerType, described};
 use geomattn::train::{FlatOptimizer, SquaredNorms};
 use geomattn_arch::layout::{self, Layer, Op};
 use rand::rngs::SmallRng;
@@ -21,8 +21,15 @@ use rand::rngs::SmallRng;
 use super::{Optimizer, Options, Trainee, train_error};
 use crate::dispatch::read;
 use crate::engine::{Read, build, read_values};
-use crate::export::layer_types;
+use crate::export::layer_type;
 use crate::{Arch, Error};
+use geomattn::{Field, MapScalar};
+
+/// The windows of a minibatch run eight at a time, one per lane of an AVX-512 vector (two AVX2
+/// ones), with the vectorised `tanh`, `exp` and sigmoid and fused products ([`FastLanes`]), as
+/// the compiled lane path trains.
+const LANES: usize = 8;
+type Lane = FastLanes<f64, LANES>;
 
 /// A layer of the engine that has a backward pass: the layers of the networks trained here.
 #[derive(Debug, Clone)]
@@ -31,6 +38,7 @@ enum Trainable<S> {
     VolumePreserving(VolumePreservingLayer<S>),
     ResNet(ResNetLayer<S>),
     Dense(Dense<S>),
+    MultiHead(MultiHeadAttention<S>),
 }
 
 /// Calls `$call` on the layer inside a [`Trainable`].
@@ -41,6 +49,7 @@ macro_rules! each {
             Trainable::VolumePreserving($layer) => $call,
             Trainable::ResNet($layer) => $call,
             Trainable::Dense($layer) => $call,
+            Trainable::MultiHead($layer) => $call,
         }
     };
 }
@@ -53,7 +62,23 @@ impl<S> Trainable<S> {
             Read::VolumePreservingLayer(l) => Some(Self::VolumePreserving(l)),
             Read::ResNetLayer(l) => Some(Self::ResNet(l)),
             Read::Dense(l) => Some(Self::Dense(l)),
+            Read::MultiHeadAttention(l) => Some(Self::MultiHead(l)),
             _ => None,
+        }
+    }
+}
+
+impl<S: Field> MapScalar for Trainable<S> {
+    type Scalar = S;
+    type Over<X: Field> = Trainable<X>;
+
+    fn map_scalar<X: Field>(&self, f: impl FnMut(S) -> X) -> Trainable<X> {
+        match self {
+            Self::Attention(l) => Trainable::Attention(l.map_scalar(f)),
+            Self::VolumePreserving(l) => Trainable::VolumePreserving(l.map_scalar(f)),
+            Self::ResNet(l) => Trainable::ResNet(l.map_scalar(f)),
+            Self::Dense(l) => Trainable::Dense(l.map_scalar(f)),
+            Self::MultiHead(l) => Trainable::MultiHead(l.map_scalar(f)),
         }
     }
 }
@@ -88,13 +113,14 @@ impl<S: Element> Backward<S> for Trainable<S> {
     }
 }
 
-/// Whether every layer of `arch`'s chain trains on the engine (has a backward pass, and a
-/// run-time type to be written as).
+/// Whether every layer of `arch`'s chain trains on the engine: has a backward pass, and a
+/// run-time type to be written as ([`written_types`]). Multi-head attention on the Stiefel
+/// manifold does not: GML trains it with its manifold optimisers.
 pub(super) fn trains(arch: &Arch) -> bool {
     // One unit's layers are of the kinds of all units' (and, for a large `L`, what can be built
     // before `fits` has checked the whole).
     let unit = one_unit(arch);
-    layer_types(&unit).is_some()
+    written_types(&unit).is_some()
         && layout::layers(&unit).iter().all(|layer| {
             matches!(
                 layer.op,
@@ -102,8 +128,25 @@ pub(super) fn trains(arch: &Arch) -> bool {
                     | Op::VolumePreserving { .. }
                     | Op::ResNet { .. }
                     | Op::Dense { .. }
+                    | Op::MultiHeadAttention { stiefel: false, .. }
             )
         })
+}
+
+/// The run-time type of every layer of `arch`'s chain, as the trained file records them: the
+/// compile-time types' ([`layer_type`]), and AbstractNeuralNetworks' `Dense`.
+fn written_types(arch: &Arch) -> Option<Vec<OwnedLayerType>> {
+    layout::layers(arch)
+        .iter()
+        .map(|layer| match layer.op {
+            Op::Dense {
+                inputs,
+                outputs,
+                activation,
+            } => Some(described::dense(inputs, outputs, activation.name())),
+            ref op => layer_type(op, None),
+        })
+        .collect()
 }
 
 /// `arch` with one transformer unit (`L = 1`).
@@ -161,10 +204,12 @@ pub(super) struct ChainTraining {
     /// Every parameter, in GML's order.
     parameters: Vec<f64>,
     gradient: Vec<f64>,
+    /// The gradient of each lane's windows.
+    lane_gradient: Vec<Lane>,
     optimizer: FlatOptimizer<f64>,
     /// The state dimension and the states per window.
     window: (usize, usize),
-    scratch: Scratch<f64>,
+    scratch: Scratch<Lane>,
 }
 
 impl ChainTraining {
@@ -180,7 +225,7 @@ impl ChainTraining {
     ) -> Result<Box<dyn Trainee>, Error> {
         fits(arch, minibatch)?;
         let chain = layout::layers(arch);
-        let types = layer_types(arch)
+        let types = written_types(arch)
             .ok_or_else(|| train_error(format!("{arch} has a layer that cannot be written yet")))?;
         let parameters = match &options.initial {
             Some(path) => read_values(&read(path)?, arch)?,
@@ -199,6 +244,7 @@ impl ChainTraining {
             chain,
             types,
             gradient: vec![0.0; len],
+            lane_gradient: vec![Lane::broadcast(0.0); len],
             parameters,
             optimizer,
             window: (arch.dim(), arch.seq()),
@@ -242,37 +288,52 @@ fn glorot(chain: &[Layer], rng: &mut SmallRng) -> Vec<f64> {
 }
 
 impl Trainee for ChainTraining {
-    /// Window by window: one forward pass keeping each layer's input, the residual `O − Y` as
-    /// the cotangent, the backward pass; the loss's factor `1/(‖O − Y‖ ‖Y‖)` scales the summed
-    /// gradient once at the end.
+    /// [`LANES`] windows at a time (the last group filled up with copies of its first window,
+    /// whose cotangents are zero): one forward pass keeping each layer's input, the residual
+    /// `O − Y` as the cotangent, the backward pass; the lanes' gradients summed, and the loss's
+    /// factor `1/(‖O − Y‖ ‖Y‖)` applied once at the end.
     fn step(&mut self, inputs: &[f64], targets: &[f64]) -> Result<f64, geomattn::Error> {
-        let network = self.network()?;
+        let twin = self.network()?.map_scalar(Lane::broadcast);
         let (dim, seq) = self.window;
+        let per_window = dim * seq;
         let mut norms = SquaredNorms::new();
-        self.gradient.fill(0.0);
+        self.lane_gradient.fill(Lane::broadcast(0.0));
         let scratch = &mut self.scratch;
-        for (x, y) in inputs
-            .chunks_exact(dim * seq)
-            .zip(targets.chunks_exact(dim * seq))
-        {
-            let z = DMatrix::from_column_slice(dim, seq, x);
-            let z_bar = network.backward_from_output(
-                &z,
-                |out| {
-                    let mut target = 0.0;
-                    for (o, y) in out.iter_mut().zip(y) {
-                        *o -= y;
-                        target += y * y;
-                    }
-                    norms.add(out.norm_squared(), target);
-                },
-                &mut self.gradient,
-                scratch,
-            );
+        let group = LANES * per_window;
+        for (x, y) in inputs.chunks(group).zip(targets.chunks(group)) {
+            let count = x.len() / per_window;
+            let mut z = scratch.zeros(dim, seq);
+            for (at, lanes) in z.iter_mut().enumerate() {
+                *lanes = Lane::gather(|k| x[if k < count { k } else { 0 } * per_window + at]);
+            }
+            let residual = |out: &mut DMatrix<Lane>| {
+                let (mut residual, mut target) = ([0.0; LANES], [0.0; LANES]);
+                for (at, o) in out.iter_mut().enumerate() {
+                    let mut r = [0.0; LANES];
+                    o.scatter(|k, value| {
+                        if k < count {
+                            let y = y[k * per_window + at];
+                            r[k] = value - y;
+                            residual[k] += r[k] * r[k];
+                            target[k] += y * y;
+                        }
+                    });
+                    *o = Lane::gather(|k| r[k]);
+                }
+                for k in 0..count {
+                    norms.add(residual[k], target[k]);
+                }
+            };
+            let z_bar = twin.backward_from_output(&z, residual, &mut self.lane_gradient, scratch);
             scratch.recycle(z_bar);
+            scratch.recycle(z);
         }
         let (loss, factor) = norms.loss_and_factor()?;
-        self.gradient.iter_mut().for_each(|g| *g *= factor);
+        for (g, lanes) in self.gradient.iter_mut().zip(&self.lane_gradient) {
+            let mut sum = 0.0;
+            lanes.scatter(|_, value| sum += value);
+            *g = sum * factor;
+        }
         self.optimizer.step(&mut self.parameters, &self.gradient)?;
         Ok(loss)
     }
