@@ -28,7 +28,8 @@ const TUTORIAL_STATES: usize = 101;
 #[derive(clap::Args)]
 pub struct Args {
     /// The architecture (see SPEC below): any integrator (`vpt`, `st`, `sympt`, `lsympt`, `vpff`);
-    /// `vpt` trains on the lane path, the others window by window.
+    /// `vpt`, `st` and `vpff` of any size in lanes, `sympt` and `lsympt` of the compiled sizes
+    /// window by window.
     #[arg(long, value_name = "SPEC")]
     arch: String,
     /// `rigid-body`: GML's tutorial data (1 238 rigid-body trajectories of 101 states, h = 0.2,
