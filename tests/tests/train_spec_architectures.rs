@@ -279,3 +279,44 @@ fn standard_transformers_off_the_grid_train_on_the_engine() {
     let file = GmlFile::from_bytes(trained.file).unwrap();
     geomattn_spec::open(&file, &arch, geomattn_spec::Precision::F64).unwrap();
 }
+
+#[test]
+fn engine_training_starts_from_a_file_it_wrote() {
+    // One epoch from a file is the second epoch of a run of two: the weights are the file's
+    // (Float64, so exactly), the optimiser starts afresh, so the losses differ but the first
+    // epoch's loss from the file is the loss of those weights.
+    let data = waves(4, 5, 17);
+    let arch: Arch = ST_OFF_GRID.parse().unwrap();
+    let options = Options {
+        epochs: 1,
+        batch: 8,
+        storage: Storage::Float64,
+        ..Options::default()
+    };
+    let first = train(&arch, &data, &options, &mut |_| {}).unwrap();
+    let path =
+        std::env::temp_dir().join(format!("geomattn-engine-start-{}.h5", std::process::id()));
+    std::fs::write(&path, &first.file).unwrap();
+    let from_file = Options {
+        initial: Some(path.clone()),
+        epochs: 1,
+        ..options.clone()
+    };
+    let again = train(&arch, &data, &from_file, &mut |_| {}).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let fresh = train(&arch, &data, &options, &mut |_| {}).unwrap();
+    assert_eq!(fresh, first, "a seed reproduces a run");
+    assert_ne!(again.file, first.file);
+    assert!(
+        again.losses[0] < first.losses[0],
+        "{:?} {:?}",
+        again.losses,
+        first.losses
+    );
+    // A file of another architecture is refused, naming it.
+    let other = Options {
+        initial: Some(fixture("transformer_rigid_body_nn_vpt.h5")),
+        ..options
+    };
+    assert!(train(&arch, &data, &other, &mut |_| {}).is_err());
+}

@@ -35,8 +35,9 @@ use super::{Element, Forward, Scratch};
 use crate::MapScalar;
 use crate::activation::Function;
 
-/// A layer of run-time size with its exact vector-Jacobian product (see the
-/// [module docs](self)).
+/// A layer of run-time size with its exact vector-Jacobian product: its gradient a flat slice,
+/// its parameters one after the other in GML's order and packing; a network's, its layers' side
+/// by side ([`Chain`]).
 pub trait Backward<S: Element>: Forward<S> {
     /// The scalars of the layer's parameters: the length of its gradient.
     fn parameter_count(&self) -> usize;
