@@ -113,6 +113,30 @@ impl<S: Field> MultiHeadAttention<S> {
     }
 }
 
+impl<S: Element> MultiHeadAttention<S> {
+    /// `1/√dim`: GML scales by the square root of the full dimension (exact in either float).
+    fn scale(&self) -> S {
+        S::one() / ratio::<S>(self.dim as i64, 1).sqrt()
+    }
+
+    /// A head's `Q = PQᵀZ`, `K = PKᵀZ` and its attention weights `Λ = σ(s QᵀK)`, on buffers of
+    /// `scratch`: what the forward and the backward pass both compute.
+    fn scores(
+        &self,
+        query: &DMatrix<S>,
+        key: &DMatrix<S>,
+        z: &DMatrix<S>,
+        scratch: &mut Scratch<S>,
+    ) -> (DMatrix<S>, DMatrix<S>, DMatrix<S>) {
+        let q = tr_mul(query, z, scratch);
+        let k = tr_mul(key, z, scratch);
+        let mut lambda = tr_mul(&q, &k, scratch);
+        lambda *= self.scale();
+        (self.softmax).apply_in_place_with(lambda.as_mut_slice(), z.ncols(), S::exp_all);
+        (q, k, lambda)
+    }
+}
+
 impl<S: Element> Forward<S> for MultiHeadAttention<S> {
     fn name(&self) -> &'static str {
         "MultiHeadAttention"
@@ -123,20 +147,13 @@ impl<S: Element> Forward<S> for MultiHeadAttention<S> {
     }
 
     fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
-        // GML scales by the square root of the full dimension (exact in either float).
-        let scale = S::one() / ratio::<S>(self.dim as i64, 1).sqrt();
         let mut out = if self.add_connection {
             scratch.copy(z)
         } else {
             scratch.zeros(z.nrows(), z.ncols())
         };
-        let t = z.ncols();
         for (h, [query, key, value]) in self.heads.iter().enumerate() {
-            let q = tr_mul(query, &*z, scratch);
-            let k = tr_mul(key, &*z, scratch);
-            let mut c = tr_mul(&q, &k, scratch);
-            c *= scale;
-            (self.softmax).apply_in_place_with(c.as_mut_slice(), t, S::exp_all);
+            let (q, k, c) = self.scores(query, key, z, scratch);
             let v = tr_mul(value, &*z, scratch);
             let update = mul(&v, &c, scratch);
             let width = update.nrows();
@@ -174,8 +191,7 @@ impl<S: Element> Backward<S> for MultiHeadAttention<S> {
         gradient: &mut [S],
         scratch: &mut Scratch<S>,
     ) {
-        let scale = S::one() / ratio::<S>(self.dim as i64, 1).sqrt();
-        let t = z.ncols();
+        let (scale, t) = (self.scale(), z.ncols());
         let mut z_bar = if self.add_connection {
             scratch.copy(bar)
         } else {
@@ -184,12 +200,8 @@ impl<S: Element> Backward<S> for MultiHeadAttention<S> {
         let per_head = self.heads.first().map_or(0, |[q, _, _]| q.len());
         let n_heads = self.heads.len();
         for (h, [query, key, value]) in self.heads.iter().enumerate() {
-            let q = tr_mul(query, z, scratch);
-            let k = tr_mul(key, z, scratch);
+            let (q, k, lambda) = self.scores(query, key, z, scratch);
             let v = tr_mul(value, z, scratch);
-            let mut lambda = tr_mul(&q, &k, scratch);
-            lambda *= scale;
-            (self.softmax).apply_in_place_with(lambda.as_mut_slice(), t, S::exp_all);
             let width = q.nrows();
             let mut o_bar = scratch.zeros(width, t);
             o_bar.copy_from(&bar.rows(h * width, width));
