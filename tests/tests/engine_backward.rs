@@ -9,11 +9,13 @@
 
 use geomattn::activation::Function;
 use geomattn::engine::{
-    Backward, Chain, Dense, Element, Forward, MultiHeadAttention, ResNetLayer, Scratch,
+    Backward, Chain, Dense, Element, Forward, GradientLayer, LinearSymplecticAttention,
+    MultiHeadAttention, PsdLayer, ResNetLayer, Scratch, SymplecticAttention,
     VolumePreservingAttention, VolumePreservingLayer,
 };
 use geomattn::nalgebra::DMatrix;
 use geomattn::softmax::Function as Softmax;
+use geomattn::symplectic::Side;
 use geomattn::{Lanes, MapScalar};
 use num_dual::Dual64;
 use rand::rngs::SmallRng;
@@ -187,6 +189,69 @@ fn multi_head_attention_with_either_softmax_and_connection_at_several_head_count
                 });
             }
         }
+    }
+}
+
+#[test]
+fn symplectic_attention_of_every_weight_and_kick_with_either_softmax_and_side() {
+    for (dim, seq) in [(2, 1), (2, 3), (4, 4), (6, 5), (10, 2)] {
+        let n = dim / 2;
+        for softmax in [Softmax::Vector, Softmax::Matrix] {
+            for side in [Side::Q, Side::P] {
+                let name = format!("SA dense {dim}×{seq} {softmax:?} {side:?}");
+                check!(name, n * n, (dim, seq), 1.0, |p| {
+                    SymplecticAttention::arbitrary(side, dim, p, softmax).unwrap()
+                });
+                let packed = n * (n + 1) / 2;
+                let name = format!("SA symmetric {dim}×{seq} {softmax:?} {side:?}");
+                check!(name, packed, (dim, seq), 1.0, |p| {
+                    SymplecticAttention::symmetric(side, dim, p, softmax).unwrap()
+                });
+                let name = format!("SA GML kick {dim}×{seq} {softmax:?} {side:?}");
+                check!(name, packed, (dim, seq), 1.0, |p| {
+                    SymplecticAttention::symmetric_gml(side, dim, p, softmax).unwrap()
+                });
+            }
+        }
+    }
+}
+
+#[test]
+fn linear_symplectic_attention_on_either_side() {
+    for (dim, seq) in [(2, 1), (2, 3), (4, 4), (8, 10)] {
+        for side in [Side::Q, Side::P] {
+            let name = format!("LSA {dim}×{seq} {side:?}");
+            check!(name, seq * (seq + 1) / 2, (dim, seq), 1.0, |p| {
+                LinearSymplecticAttention::new(side, dim, seq, p).unwrap()
+            });
+        }
+    }
+}
+
+#[test]
+fn gradient_layers_with_every_activation_and_psd_layers_up_and_down() {
+    for activation in Function::ALL {
+        for (dim, upscaling) in [(2, 2), (2, 8), (4, 6), (10, 20)] {
+            let (n, hidden) = (dim / 2, upscaling / 2);
+            for side in [Side::Q, Side::P] {
+                let name = format!("GradientLayer {activation} {dim}/{upscaling} {side:?}");
+                check!(name, hidden * n + 2 * hidden, (dim, 3), 1.0, |p| {
+                    let (k, rest) = p.split_at(hidden * n);
+                    let (b, a) = rest.split_at(hidden);
+                    GradientLayer::new(side, dim, upscaling, k, b, a, activation).unwrap()
+                });
+            }
+        }
+    }
+    for (inputs, outputs, seq) in [(2, 4, 3), (4, 2, 2), (2, 20, 4), (20, 2, 1), (6, 6, 2)] {
+        let count = inputs.max(outputs) / 2 * (inputs.min(outputs) / 2);
+        check!(
+            format!("PSD {inputs}→{outputs}"),
+            count,
+            (inputs, seq),
+            1.0,
+            |p| { PsdLayer::new(inputs, outputs, p).unwrap() }
+        );
     }
 }
 

@@ -29,7 +29,7 @@
 
 use std::vec::Vec;
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::{DMatrix, DMatrixView, DVector};
 
 use super::{Element, Forward, Scratch};
 use crate::MapScalar;
@@ -193,7 +193,13 @@ pub(super) fn add_affine_gradient<S: Element>(
 }
 
 /// `Σ_t a[i, t] b[j, t]`: the entry `(i, j)` of `a bᵀ`.
-pub(super) fn dot_rows<S: Element>(a: &DMatrix<S>, i: usize, b: &DMatrix<S>, j: usize) -> S {
+pub(super) fn dot_rows<'a, 'b, S: Element>(
+    a: impl Into<DMatrixView<'a, S>>,
+    i: usize,
+    b: impl Into<DMatrixView<'b, S>>,
+    j: usize,
+) -> S {
+    let (a, b) = (a.into(), b.into());
     (0..a.ncols()).fold(S::zero(), |sum, t| sum + a[(i, t)] * b[(j, t)])
 }
 

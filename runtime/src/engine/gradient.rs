@@ -2,8 +2,9 @@
 
 use nalgebra::{DMatrix, DVector};
 
+use super::backward::column_major;
 use super::feedforward::{FeedForward, StackLayer, add_to_columns};
-use super::{Element, Forward, Scratch, half, matrix, mul, tr_mul, vector};
+use super::{Backward, Element, Forward, Scratch, half, matrix, mul, tr_mul, vector};
 use crate::activation::Function;
 use crate::symplectic::Side;
 use crate::{Error, Field, MapScalar};
@@ -90,11 +91,9 @@ impl<S: Element> Forward<S> for GradientLayer<S> {
 
     fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
         let n = self.weight.ncols();
-        let (target, source) = self.side.rows(n);
+        let (target, _) = self.side.rows(n);
         // The compile-time layer's sums in its order: `K x`, `+ b`, `σ`, `⊙ a`, `Kᵀ ·`.
-        let mut hidden = mul(&self.weight, z.rows(source, n), scratch);
-        add_to_columns(&mut hidden, &self.bias);
-        S::activate_all(hidden.as_mut_slice(), self.activation);
+        let mut hidden = self.activated(z, scratch);
         for mut column in hidden.column_iter_mut() {
             column.component_mul_assign(&self.scale);
         }
@@ -102,6 +101,66 @@ impl<S: Element> Forward<S> for GradientLayer<S> {
         z.rows_mut(target, n).zip_apply(&update, |o, u| *o += u);
         scratch.recycle(hidden);
         scratch.recycle(update);
+    }
+}
+
+impl<S: Element> GradientLayer<S> {
+    /// `σ(K x + b)` of the driving half `x` of every column of `z`, on a buffer of `scratch`.
+    fn activated(&self, z: &DMatrix<S>, scratch: &mut Scratch<S>) -> DMatrix<S> {
+        let n = self.weight.ncols();
+        let (_, source) = self.side.rows(n);
+        let mut activated = mul(&self.weight, z.rows(source, n), scratch);
+        add_to_columns(&mut activated, &self.bias);
+        S::activate_all(activated.as_mut_slice(), self.activation);
+        activated
+    }
+}
+
+/// For `y_t = x_t + Kᵀ h`, `h = a ⊙ σ(u)`, `u = K x_s + b` (`t` the updated half, `s` the
+/// driving one), with `h̄ = K ȳ_t` and `r = a ⊙ σ'(u) ⊙ h̄`: `x̄_t = ȳ_t`, `x̄_s = ȳ_s + Kᵀ r`,
+/// `∂L/∂K = h ȳ_tᵀ + r x_sᵀ` (column-major), `∂L/∂b = r` and `∂L/∂a = σ(u) ⊙ h̄`, each summed
+/// over the time steps, in the constructor's order `K`, `b`, `a`.
+impl<S: Element> Backward<S> for GradientLayer<S> {
+    fn parameter_count(&self) -> usize {
+        self.weight.len() + self.bias.len() + self.scale.len()
+    }
+
+    fn backward_in_place(
+        &self,
+        z: &DMatrix<S>,
+        bar: &mut DMatrix<S>,
+        gradient: &mut [S],
+        scratch: &mut Scratch<S>,
+    ) {
+        let (hidden, n) = self.weight.shape();
+        let (target, source) = self.side.rows(n);
+        let activated = self.activated(z, scratch);
+        let h_bar = mul(&self.weight, bar.rows(target, n), scratch);
+        let mut r = scratch.zeros(hidden, z.ncols());
+        for (at, r) in r.iter_mut().enumerate() {
+            let (i, value) = (at % hidden, activated[at]);
+            *r = self.scale[i] * value.derivative_from_value(self.activation) * h_bar[at];
+        }
+        let (k_bar, rest) = gradient.split_at_mut(self.weight.len());
+        let (b_bar, a_bar) = rest.split_at_mut(hidden);
+        for ((i, j), g) in column_major(hidden, n).zip(k_bar) {
+            let scale = self.scale[i];
+            for t in 0..z.ncols() {
+                *g += scale * activated[(i, t)] * bar[(target + j, t)]
+                    + r[(i, t)] * z[(source + j, t)];
+            }
+        }
+        for (i, (b, a)) in b_bar.iter_mut().zip(a_bar).enumerate() {
+            for t in 0..z.ncols() {
+                *b += r[(i, t)];
+                *a += activated[(i, t)] * h_bar[(i, t)];
+            }
+        }
+        let share = tr_mul(&self.weight, &r, scratch);
+        bar.rows_mut(source, n).zip_apply(&share, |o, s| *o += s);
+        for m in [activated, h_bar, r, share] {
+            scratch.recycle(m);
+        }
     }
 }
 

@@ -3,8 +3,8 @@
 use nalgebra::DMatrix;
 
 use super::transformer::BlockAttention;
-use super::{Element, Forward, Scratch, half, mul};
-use crate::packed::{Sym, dense_from_packed};
+use super::{Backward, Element, Forward, Scratch, half, mul};
+use crate::packed::{PackedLayout, Sym, dense_from_packed};
 use crate::symplectic::Side;
 use crate::{Error, Field, MapScalar};
 
@@ -70,6 +70,41 @@ impl<S: Element> Forward<S> for LinearSymplecticAttention<S> {
         let kick = mul(z.rows(driving, n), &self.a, scratch);
         z.rows_mut(updated, n).zip_apply(&kick, |o, k| *o += k);
         scratch.recycle(kick);
+    }
+}
+
+/// The kick `x A` of the driving half `x`, with `G` the updated half of `Ō`: `Z̄ = Ō` plus
+/// `G A` in the driving half, and `∂L/∂A = xᵀ G` folded onto the packed entries (`Ā_ij + Ā_ji`
+/// off the diagonal).
+impl<S: Element> Backward<S> for LinearSymplecticAttention<S> {
+    fn parameter_count(&self) -> usize {
+        Sym::packed_len(self.a.nrows())
+    }
+
+    fn backward_in_place(
+        &self,
+        z: &DMatrix<S>,
+        bar: &mut DMatrix<S>,
+        gradient: &mut [S],
+        scratch: &mut Scratch<S>,
+    ) {
+        let n = self.dim / 2;
+        let (updated, driving) = self.side.rows(n);
+        // `Ā_ij = x_i · g_j`, the time steps' columns of the two halves.
+        let entry = |i: usize, j: usize| {
+            let (x, g) = (z.column(i), bar.column(j));
+            (0..n).fold(S::zero(), |sum, k| sum + x[driving + k] * g[updated + k])
+        };
+        for ((i, j), a) in Sym::positions(self.a.nrows()).zip(gradient.iter_mut()) {
+            *a += if i == j {
+                entry(i, i)
+            } else {
+                entry(i, j) + entry(j, i)
+            };
+        }
+        let x_bar = mul(bar.rows(updated, n), &self.a, scratch);
+        bar.rows_mut(driving, n).zip_apply(&x_bar, |o, x| *o += x);
+        scratch.recycle(x_bar);
     }
 }
 

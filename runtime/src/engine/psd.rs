@@ -2,8 +2,9 @@
 
 use nalgebra::DMatrix;
 
+use super::backward::column_major;
 use super::transformer::Upscaling;
-use super::{Element, Forward, Scratch, half, matrix, mul, tr_mul};
+use super::{Backward, Element, Forward, Scratch, half, matrix, mul, tr_mul};
 use crate::{Error, Field, MapScalar};
 
 /// GML's `PSDLayer(inputs, outputs)` (proper symplectic decomposition): on every time step
@@ -84,6 +85,49 @@ impl<S: Element> Forward<S> for PsdLayer<S> {
             scratch.recycle(mapped);
         }
         scratch.replace(z, out);
+    }
+}
+
+/// Each half `x` of the input maps to `o = Φ x` (up) or `Φᵀ x` (down): `x̄ = Φᵀ ō` or `Φ ō`,
+/// and `∂L/∂Φ = Σ ō xᵀ` or `Σ x ōᵀ` over both halves (column-major). The Euclidean gradient:
+/// GML keeps `Φ` on the Stiefel manifold with its manifold optimisers.
+impl<S: Element> Backward<S> for PsdLayer<S> {
+    fn parameter_count(&self) -> usize {
+        self.phi.len()
+    }
+
+    fn backward_in_place(
+        &self,
+        z: &DMatrix<S>,
+        bar: &mut DMatrix<S>,
+        gradient: &mut [S],
+        scratch: &mut Scratch<S>,
+    ) {
+        let (n_in, n_out) = (z.nrows() / 2, bar.nrows() / 2);
+        let mut z_bar = scratch.zeros(z.nrows(), z.ncols());
+        for half in 0..2 {
+            let (x, o_bar) = (z.rows(half * n_in, n_in), bar.rows(half * n_out, n_out));
+            let (rows, cols) = self.phi.shape();
+            for ((i, j), g) in column_major(rows, cols).zip(gradient.iter_mut()) {
+                let (r, c) = if self.up {
+                    (o_bar.row(i), x.row(j))
+                } else {
+                    (x.row(i), o_bar.row(j))
+                };
+                *g += r
+                    .iter()
+                    .zip(c.iter())
+                    .fold(S::zero(), |sum, (a, b)| sum + *a * *b);
+            }
+            let x_bar = if self.up {
+                tr_mul(&self.phi, o_bar, scratch)
+            } else {
+                mul(&self.phi, o_bar, scratch)
+            };
+            z_bar.rows_mut(half * n_in, n_in).copy_from(&x_bar);
+            scratch.recycle(x_bar);
+        }
+        scratch.replace(bar, z_bar);
     }
 }
 

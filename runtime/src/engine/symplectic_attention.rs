@@ -2,9 +2,10 @@
 
 use nalgebra::{DMatrix, DMatrixView};
 
+use super::backward::{column_major, dot_rows, transpose};
 use super::transformer::BlockAttention;
-use super::{Element, Forward, Scratch, half, matrix, mul, tr_mul};
-use crate::packed::{Sym, dense_from_packed};
+use super::{Backward, Element, Forward, Scratch, half, matrix, mul, tr_mul};
+use crate::packed::{PackedLayout, Sym, dense_from_packed};
 use crate::scalar::two;
 use crate::softmax::Function as Softmax;
 use crate::symplectic::Side;
@@ -122,10 +123,8 @@ impl<S: Element> SymplecticAttention<S> {
     /// The kick added to the updated half, from the driving half `x` (`n × T`), on a buffer of
     /// `scratch`.
     fn kick(&self, x: &DMatrixView<'_, S>, scratch: &mut Scratch<S>) -> DMatrix<S> {
-        let ax = mul(&self.a, x, scratch);
-        let mut s = tr_mul(x, &ax, scratch);
+        let (ax, s) = self.scores(x, scratch);
         let t = s.nrows();
-        (self.softmax).apply_in_place_with(s.as_mut_slice(), t, S::exp_all);
         let kick = match self.kick {
             Kick::Dense => {
                 let mut transposed = scratch.zeros(t, t);
@@ -160,6 +159,98 @@ impl<S: Element> SymplecticAttention<S> {
         scratch.recycle(s);
         kick
     }
+
+    /// `y = A x` and `S = σ(xᵀ y)` of the driving half `x`, on buffers of `scratch`.
+    fn scores(&self, x: &DMatrixView<'_, S>, scratch: &mut Scratch<S>) -> (DMatrix<S>, DMatrix<S>) {
+        let ax = mul(&self.a, x, scratch);
+        let mut s = tr_mul(x, &ax, scratch);
+        let t = s.nrows();
+        (self.softmax).apply_in_place_with(s.as_mut_slice(), t, S::exp_all);
+        (ax, s)
+    }
+
+    /// `∂L/∂x` of the driving half `x` given `g = ∂L/∂K(x)`, adding `∂L/∂A` to `gradient`; the
+    /// formulas of the compile-time `SymplecticWeightBackward`. With `C̄` the softmax's pullback
+    /// of `S̄`:
+    /// - the dense kick `y Sᵀ + w S` (`w = Aᵀ x`): `S̄ = Gᵀ y + wᵀ G`, `ȳ = G S + x C̄`,
+    ///   `w̄ = G Sᵀ`, `x̄ = Aᵀ ȳ + A w̄ + y C̄ᵀ`, `Ā = ȳ xᵀ + x w̄ᵀ` (column-major);
+    /// - the symmetric kicks `y M`, `M = S + Sᵀ` or `2S`: `M̄ = yᵀ G`, `S̄ = M̄ + M̄ᵀ` or `2M̄`,
+    ///   `ȳ = G Mᵀ + x C̄`, `x̄ = A ȳ + y C̄ᵀ`, `Ā = ȳ xᵀ` folded onto the packed entries
+    ///   (`Ā_ij + Ā_ji` off the diagonal).
+    fn kick_backward(
+        &self,
+        x: &DMatrixView<'_, S>,
+        g: &DMatrixView<'_, S>,
+        gradient: &mut [S],
+        scratch: &mut Scratch<S>,
+    ) -> DMatrix<S> {
+        let (y, s) = self.scores(x, scratch);
+        let t = s.nrows();
+        let (s_bar, y_from_g, w) = match self.kick {
+            Kick::Dense => {
+                let w = tr_mul(&self.a, x, scratch);
+                let mut s_bar = tr_mul(g, &y, scratch);
+                let from_w = tr_mul(&w, g, scratch);
+                s_bar += &from_w;
+                scratch.recycle(from_w);
+                (s_bar, mul(g, &s, scratch), Some(w))
+            }
+            Kick::Exact | Kick::Gml => {
+                let m_bar = tr_mul(&y, g, scratch);
+                let mut s_bar = scratch.zeros(t, t);
+                let mut mixing_t = scratch.zeros(t, t);
+                for j in 0..t {
+                    for i in 0..t {
+                        (s_bar[(i, j)], mixing_t[(i, j)]) = if self.kick == Kick::Gml {
+                            (m_bar[(i, j)] + m_bar[(i, j)], s[(j, i)] + s[(j, i)])
+                        } else {
+                            (m_bar[(i, j)] + m_bar[(j, i)], s[(j, i)] + s[(i, j)])
+                        };
+                    }
+                }
+                let y_from_g = mul(g, &mixing_t, scratch);
+                scratch.recycle(m_bar);
+                scratch.recycle(mixing_t);
+                (s_bar, y_from_g, None)
+            }
+        };
+        let mut c_bar = scratch.zeros(t, t);
+        (self.softmax).pullback(s.as_slice(), s_bar.as_slice(), t, c_bar.as_mut_slice());
+        let mut y_bar = mul(x, &c_bar, scratch);
+        y_bar += &y_from_g;
+        let c_bar_t = transpose(&c_bar, scratch);
+        let mut x_bar = mul(&y, &c_bar_t, scratch);
+        let n = self.a.nrows();
+        if let Some(w) = w {
+            let s_t = transpose(&s, scratch);
+            let w_bar = mul(g, &s_t, scratch);
+            for ((i, j), a) in column_major(n, n).zip(gradient.iter_mut()) {
+                *a += dot_rows(&y_bar, i, x, j) + dot_rows(x, i, &w_bar, j);
+            }
+            let through_y = tr_mul(&self.a, &y_bar, scratch);
+            let through_w = mul(&self.a, &w_bar, scratch);
+            x_bar += &through_y;
+            x_bar += &through_w;
+            for m in [w, s_t, w_bar, through_y, through_w] {
+                scratch.recycle(m);
+            }
+        } else {
+            for ((i, j), a) in Sym::positions(n).zip(gradient.iter_mut()) {
+                *a += if i == j {
+                    dot_rows(&y_bar, i, x, i)
+                } else {
+                    dot_rows(&y_bar, i, x, j) + dot_rows(&y_bar, j, x, i)
+                };
+            }
+            let through_y = mul(&self.a, &y_bar, scratch);
+            x_bar += &through_y;
+            scratch.recycle(through_y);
+        }
+        for m in [y, s, s_bar, y_from_g, c_bar, y_bar, c_bar_t] {
+            scratch.recycle(m);
+        }
+        x_bar
+    }
 }
 
 fn name(side: Side) -> &'static str {
@@ -184,6 +275,39 @@ impl<S: Element> Forward<S> for SymplecticAttention<S> {
         let kick = self.kick(&z.rows(driving, n), scratch);
         z.rows_mut(updated, n).zip_apply(&kick, |o, k| *o += k);
         scratch.recycle(kick);
+    }
+}
+
+/// The kick `K(x)` of the driving half added to the updated one: with `G` the updated half of
+/// `Ō`, `Z̄ = Ō` plus, in the driving half, the kick's pullback of `G`
+/// ([`kick_backward`](SymplecticAttention::kick_backward)). The gradient is `A`'s: dense
+/// column-major, or GML's packed symmetric entries.
+impl<S: Element> Backward<S> for SymplecticAttention<S> {
+    fn parameter_count(&self) -> usize {
+        let n = self.a.nrows();
+        match self.kick {
+            Kick::Dense => n * n,
+            Kick::Exact | Kick::Gml => Sym::packed_len(n),
+        }
+    }
+
+    fn backward_in_place(
+        &self,
+        z: &DMatrix<S>,
+        bar: &mut DMatrix<S>,
+        gradient: &mut [S],
+        scratch: &mut Scratch<S>,
+    ) {
+        let n = self.a.nrows();
+        let (updated, driving) = self.side.rows(n);
+        let x_bar = self.kick_backward(
+            &z.rows(driving, n),
+            &bar.rows(updated, n),
+            gradient,
+            scratch,
+        );
+        bar.rows_mut(driving, n).zip_apply(&x_bar, |o, x| *o += x);
+        scratch.recycle(x_bar);
     }
 }
 
