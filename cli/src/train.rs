@@ -27,9 +27,9 @@ const TUTORIAL_STATES: usize = 101;
 /// The arguments of `geomattn train`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The architecture (see SPEC below): any integrator (`vpt`, `st`, `sympt`, `lsympt`, `vpff`);
-    /// `vpt`, `st` and `vpff` of any size in lanes, `sympt` and `lsympt` of the compiled sizes
-    /// window by window.
+    /// The architecture (see SPEC below): any integrator (`vpt`, `st`, `sympt`, `lsympt`, `vpff`)
+    /// of any size, in lanes; not yet `sympt` with `transformer_dim ≠ dim` (its PSD layers live
+    /// on the Stiefel manifold).
     #[arg(long, value_name = "SPEC")]
     arch: String,
     /// `rigid-body`: GML's tutorial data (1 238 rigid-body trajectories of 101 states, h = 0.2,

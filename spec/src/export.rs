@@ -101,14 +101,20 @@ fn typed_blob<S: RealField + Copy + BlobScalar>(
 /// chain ([`layout::layers`]) with the options the compile-time types record (the orthogonal
 /// map, the kick). `None` if a layer has no compile-time type.
 fn layer_types(arch: &Arch) -> Option<Vec<OwnedLayerType>> {
-    let kick = match arch {
-        Arch::Sympt(s) => s.symmetric,
-        _ => None,
-    };
+    let kick = kick(arch);
     layout::layers(arch)
         .iter()
         .map(|layer| layer_type(&layer.op, kick))
         .collect()
+}
+
+/// The kick of `arch`'s symmetric symplectic attention, if it has one (the layers' ops do not
+/// record it).
+pub(crate) fn kick(arch: &Arch) -> Option<Kick> {
+    match arch {
+        Arch::Sympt(s) => s.symmetric,
+        _ => None,
+    }
 }
 
 /// The compile-time type of the layer `op` (`kick`: a symmetric symplectic attention's), if it

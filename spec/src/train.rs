@@ -2,18 +2,20 @@
 //! GML's own HDF5 layout so that GML's `load` reads it.
 //!
 //! What is trained: every integrator, every size and any `L`, with exact gradients. Where:
-//! - on the run-time engine, the volume-preserving networks (`vpt` off the grid, `vpff`) and the
-//!   standard transformer (`st`) of any size and option (`init_upper`, heads, `transformer_dim`
-//!   with its Dense maps, `attention_activation`): GML's chain of the engine's layers, each with
-//!   its backward pass ([`geomattn::engine::Backward`]), the parameters one flat vector in GML's
-//!   order stepped by [`geomattn::train::FlatOptimizer`], eight windows at a time in `f64` lanes
-//!   with the vectorised functions and fused products;
+//! - on the run-time engine, the volume-preserving networks (`vpt` off the grid, `vpff`), the
+//!   standard transformer (`st`) and the symplectic ones (`sympt` with `transformer_dim = dim`,
+//!   `lsympt`) of any size and option (`init_upper`, heads, `transformer_dim` with its Dense
+//!   maps, `attention_activation`, `symmetric`, `n_sympnet`, `upscaling_dimension`): GML's chain
+//!   of the engine's layers, each with its backward pass ([`geomattn::engine::Backward`]), the
+//!   parameters one flat vector in GML's order stepped by [`geomattn::train::FlatOptimizer`],
+//!   eight windows at a time in `f64` lanes with the vectorised functions and fused products;
 //! - the grid's `vpt` on its compiled lane path ([`geomattn::Lanewise`]), 3.4× the engine's speed
 //!   on GML's rigid-body tutorial;
-//! - the symplectic transformers (`sympt`, `lsympt`) of the [`grid`] window by window on their
-//!   compiled scalar path ([`geomattn::Backward`]): their layers have no run-time backward pass
-//!   yet. `vpff` trains on windows of one state and the next, as GML's `Batch(batch_size)` draws
-//!   them for it.
+//! - not yet: a symplectic transformer with `transformer_dim ≠ dim`, whose PSD layers GML trains
+//!   on the Stiefel manifold with its manifold optimisers.
+//!
+//! `vpff` trains on windows of one state and the next, as GML's `Batch(batch_size)` draws them
+//! for it.
 //!
 //! How, step by step as GML does it ([`geomattn::train`]):
 //! - the weights are Glorot-uniform, biases zero ([`geomattn::init::glorot_network`]), or
@@ -48,7 +50,7 @@ use std::path::PathBuf;
 
 use geomattn::gml::{GmlWriter, SaveError, Storage};
 use geomattn::init::glorot_network;
-use geomattn::nalgebra::{SMatrix, SMatrixView, SMatrixViewMut};
+use geomattn::nalgebra::SMatrix;
 use geomattn::train::{
     AdamOptimizer, AdamOptimizerWithDecay, GradientOptimizer, MomentumOptimizer, Optimizer as Step,
     loss_gradient, window_order,
@@ -155,9 +157,9 @@ pub struct Trained {
 /// Trains `arch` on `data` (see the [module docs](self)), calling `on_epoch` after each epoch.
 ///
 /// # Errors
-/// [`Error::Unsupported`] for the classifier; [`Error::OffGrid`] or [`Error::Unsupported`] off
-/// the grid for a network whose layers do not all have run-time backward passes yet (`sympt`,
-/// `lsympt`); [`Error::Length`]
+/// [`Error::Unsupported`] for the classifier, and for a network with a layer GML trains on a
+/// manifold (the PSD layers of a symplectic transformer with `transformer_dim ≠ dim`), naming
+/// it; [`Error::Length`]
 /// if the data's states are not `dim` long; [`Error::Train`] if the options cannot train (no
 /// epoch, an empty batch, trajectories shorter than two windows) or the loss stops being defined
 /// (all-zero targets, a non-finite output).
@@ -168,8 +170,7 @@ pub fn train(
     on_epoch: &mut dyn FnMut(Epoch<'_>),
 ) -> Result<Trained, Error> {
     // Every network whose layers all have run-time backward passes on the engine, except the
-    // grid's `vpt`, whose compiled lane path is faster (3.4× on GML's tutorial, measured); the
-    // rest of the grid (`sympt`, `lsympt`) on its compiled scalar path.
+    // grid's `vpt`, whose compiled lane path is faster (3.4× on GML's tutorial, measured).
     let engine_first = !matches!(arch, Arch::Vpt(_)) && chain::trains(arch);
     let start = if engine_first {
         None
@@ -177,6 +178,11 @@ pub fn train(
         match on_grid!(arch, f64, train_on_grid, ()) {
             Ok(start) => Some(start),
             Err(Error::OffGrid { .. } | Error::Unsupported { .. }) if chain::trains(arch) => None,
+            Err(Error::OffGrid { .. } | Error::Unsupported { .. })
+                if !matches!(arch, Arch::Ct(_)) =>
+            {
+                return Err(chain::untrainable(arch));
+            }
             Err(error) => return Err(error),
         }
     };
@@ -337,22 +343,19 @@ trait Trainee {
 type Start =
     fn(&Arch, &Options, NonZeroU64, usize, &mut SmallRng) -> Result<Box<dyn Trainee>, Error>;
 
-/// The callback of `on_grid!`: the [`Start`] of the units' parts' types. The volume-preserving
-/// transformer trains in lanes, the others window by window ([`PerWindow`]).
+/// The callback of `on_grid!`: the [`Start`] of the units' parts' types of the grid's
+/// volume-preserving transformer, which trains in lanes ([`InLanes`]).
 macro_rules! train_on_grid {
     (vpt $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {
         train_on_grid!(@units InLanes, $d, $t, $att, $ff)
     };
-    // The feed-forward network and the standard transformer train on the engine, at every size:
-    // their compiled types are not instantiated for training.
+    // The other networks train on the engine, at every size: their compiled types are not
+    // instantiated for training.
     (vpff $a:ident, $S:ty, $d:literal, $net:ty, $ctx:expr) => {
         Err(on_the_engine($a))
     };
-    (st $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {
-        Err(on_the_engine($a))
-    };
     ($kind:ident $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {
-        train_on_grid!(@units PerWindow, $d, $t, $att, $ff)
+        Err(on_the_engine($a))
     };
     (@units $passes:ty, $d:literal, $t:literal, $att:ty, $ff:ty) => {
         Ok(Training::<
@@ -683,38 +686,5 @@ where
         Lanewise::new(part)
             .vector_functions()
             .backward_flat::<f64, D, T>(z, out_bar, z_bar, gradient)
-    }
-}
-
-/// Window by window on the scalar path: the other networks (`st`, `sympt`, `lsympt`, `vpff`), whose
-/// lane paths, for their 148 types of the grid and each instruction set, would be about four
-/// times the code of the `vpt` types' 36.
-struct PerWindow;
-
-impl<U: Unit<D, T>, const D: usize, const T: usize> Passes<U, D, T> for PerWindow {
-    fn forward(part: U, z: &[f64], out: &mut [f64]) -> Result<(), geomattn::Error> {
-        part.forward_flat(z, out)
-    }
-
-    fn backward(
-        part: U,
-        z: &[f64],
-        out_bar: &[f64],
-        z_bar: &mut [f64],
-        gradient: &mut U::Gradient,
-    ) -> Result<(), geomattn::Error> {
-        let windows = z
-            .chunks_exact(D * T)
-            .zip(out_bar.chunks_exact(D * T))
-            .zip(z_bar.chunks_exact_mut(D * T));
-        for ((z, out_bar), z_bar) in windows {
-            part.backward_into(
-                SMatrixView::from_slice(z),
-                SMatrixView::from_slice(out_bar),
-                SMatrixViewMut::from_slice(z_bar),
-                gradient,
-            );
-        }
-        Ok(())
     }
 }

@@ -1,7 +1,6 @@
-//! The integrators other than the volume-preserving transformer train from a spec too (window by
-//! window, `geomattn_spec::train`'s scalar engine; the feed-forward network on one-state windows,
-//! as GML's `Batch(batch_size)`), and so do the volume-preserving networks at sizes, activations
-//! and `n_linear` outside the compiled grid (on the run-time engine's backward passes): each
+//! The integrators other than the grid's volume-preserving transformer train from a spec on the
+//! run-time engine's backward passes, at the grid's sizes and outside it (the feed-forward
+//! network on one-state windows, as GML's `Batch(batch_size)`): each
 //! reaches, from the same seed, the weights and losses of the runtime's `train_epoch` on its
 //! const-generic type (to 1e-12); what it writes has GML's layout (the standard transformer's
 //! and the feed-forward network's are their fixtures'), loads back, and keeps the structure the
@@ -12,10 +11,11 @@ use geomattn::init::glorot_network;
 use geomattn::nalgebra::SVector;
 use geomattn::train::{AdamOptimizer, Trajectories, train_epoch};
 use geomattn::{
-    AddConnection, ArbitraryWeight, Backward, DenseA, LinearSymplecticTransformer, MatrixSoftmax,
-    MultiHeadAttention, NoConnection, Relu, Schema, Sigmoid, SkewWeight, Softplus,
-    StandardTransformerIntegrator, SymplecticTransformer, Tanh, UpdateP, UpdateQ,
-    VolumePreservingFeedForward, VolumePreservingTransformer, to_flat,
+    AddConnection, ArbitraryWeight, Backward, DenseA, GmlCompatible, GradientExact,
+    LinearSymplecticTransformer, MatrixSoftmax, MultiHeadAttention, NoConnection, Relu, Schema,
+    Sigmoid, SkewWeight, Softplus, StandardTransformerIntegrator, SymmetricA,
+    SymplecticTransformer, Tanh, UpdateP, UpdateQ, VectorSoftmax, VolumePreservingFeedForward,
+    VolumePreservingTransformer, to_flat,
 };
 use geomattn_spec::train::{Data, Options, train};
 use geomattn_spec::{Arch, check};
@@ -278,6 +278,85 @@ fn standard_transformers_off_the_grid_train_on_the_engine() {
     assert!(losses[3] < losses[0], "{losses:?}");
     let file = GmlFile::from_bytes(trained.file).unwrap();
     geomattn_spec::open(&file, &arch, geomattn_spec::Precision::F64).unwrap();
+}
+
+const SYMPT_EXACT: &str = "SymplecticTransformer(6; seq = 5, n_sympnet = 3, \
+                           upscaling_dimension = 10, L = 2, activation = sigmoid, \
+                           attention_activation = VectorSoftmax(), init_upper = false, \
+                           symmetric = true, kick = exact)";
+type SymptExact = SymplecticTransformer<
+    f64,
+    3,
+    5,
+    3,
+    2,
+    Sigmoid,
+    VectorSoftmax,
+    SymmetricA<f64, 3, GradientExact>,
+    UpdateP,
+>;
+
+const SYMPT_GML: &str = "SymplecticTransformer(2; seq = 4, n_sympnet = 2, \
+                         upscaling_dimension = 4, L = 1, activation = tanh, \
+                         attention_activation = MatrixSoftmax(), init_upper = true, \
+                         symmetric = true)";
+type SymptGml = SymplecticTransformer<
+    f64,
+    1,
+    2,
+    2,
+    1,
+    Tanh,
+    MatrixSoftmax,
+    SymmetricA<f64, 1, GmlCompatible>,
+    UpdateQ,
+>;
+
+const LSYMPT_OFF_GRID: &str = "LinearSymplecticTransformer(6, 4; n_sympnet = 3, \
+                               upscaling_dimension = 20, L = 2, activation = softplus, \
+                               init_upper = true)";
+type LsymptOffGrid = LinearSymplecticTransformer<f64, 3, 4, 10, 3, 2, Softplus, UpdateQ>;
+
+#[test]
+fn symplectic_transformers_off_the_grid_train_on_the_engine_as_the_runtime_does() {
+    let data = oscillators(3, 4, 16);
+    let file = trains_as_the_runtime::<SymptExact, 6, 5, { <SymptExact as Schema>::SCALARS }>(
+        SYMPT_EXACT,
+        &data,
+    );
+    keeps_its_structure(file, SYMPT_EXACT);
+    let file = trains_as_the_runtime::<LsymptOffGrid, 6, 4, { <LsymptOffGrid as Schema>::SCALARS }>(
+        LSYMPT_OFF_GRID,
+        &data,
+    );
+    keeps_its_structure(file, LSYMPT_OFF_GRID);
+    let data = oscillators(1, 5, 18);
+    let file = trains_as_the_runtime::<SymptGml, 2, 4, { <SymptGml as Schema>::SCALARS }>(
+        SYMPT_GML, &data,
+    );
+    keeps_its_structure(file, SYMPT_GML);
+}
+
+#[test]
+fn a_symplectic_transformer_with_psd_layers_is_refused_naming_the_layer() {
+    let arch: Arch = "SymplecticTransformer(2; transformer_dim = 4, seq = 3, n_sympnet = 1, \
+                      upscaling_dimension = 4, L = 1, activation = tanh, \
+                      attention_activation = MatrixSoftmax(), init_upper = true, \
+                      symmetric = false)"
+        .parse()
+        .unwrap();
+    let error = train(
+        &arch,
+        &oscillators(1, 3, 10),
+        &Options::default(),
+        &mut |_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("PSDLayer(2, 4)") && error.contains("Stiefel"),
+        "{error}"
+    );
 }
 
 #[test]

@@ -7,8 +7,9 @@
 use std::num::NonZeroU64;
 
 use geomattn::engine::{
-    Backward, Chain, Dense, Element, FastLanes, Forward, LanesOf, MultiHeadAttention, ResNetLayer,
-    Scratch, VolumePreservingAttention, VolumePreservingLayer,
+    Backward, Chain, Dense, Element, FastLanes, Forward, GradientLayer, LanesOf,
+    LinearSymplecticAttention, MultiHeadAttention, ResNetLayer, Scratch, SymplecticAttention,
+    VolumePreservingAttention, VolumePreservingLayer,
 };
 use geomattn::gml::{GmlWriter, Storage};
 use geomattn::init::glorot_parameter;
@@ -21,7 +22,7 @@ use rand::rngs::SmallRng;
 use super::{Optimizer, Options, Trainee, train_error};
 use crate::dispatch::read;
 use crate::engine::{Read, build, read_values};
-use crate::export::layer_type;
+use crate::export::{kick, layer_type};
 use crate::{Arch, Error};
 use geomattn::{Field, MapScalar};
 
@@ -39,6 +40,9 @@ enum Trainable<S> {
     ResNet(ResNetLayer<S>),
     Dense(Dense<S>),
     MultiHead(MultiHeadAttention<S>),
+    Symplectic(SymplecticAttention<S>),
+    LinearSymplectic(LinearSymplecticAttention<S>),
+    Gradient(GradientLayer<S>),
 }
 
 /// Calls `$call` on the layer inside a [`Trainable`].
@@ -50,6 +54,9 @@ macro_rules! each {
             Trainable::ResNet($layer) => $call,
             Trainable::Dense($layer) => $call,
             Trainable::MultiHead($layer) => $call,
+            Trainable::Symplectic($layer) => $call,
+            Trainable::LinearSymplectic($layer) => $call,
+            Trainable::Gradient($layer) => $call,
         }
     };
 }
@@ -63,6 +70,9 @@ impl<S> Trainable<S> {
             Read::ResNetLayer(l) => Some(Self::ResNet(l)),
             Read::Dense(l) => Some(Self::Dense(l)),
             Read::MultiHeadAttention(l) => Some(Self::MultiHead(l)),
+            Read::SymplecticAttention(l) => Some(Self::Symplectic(l)),
+            Read::LinearSymplecticAttention(l) => Some(Self::LinearSymplectic(l)),
+            Read::GradientLayer(l) => Some(Self::Gradient(l)),
             _ => None,
         }
     }
@@ -79,6 +89,9 @@ impl<S: Field> MapScalar for Trainable<S> {
             Self::ResNet(l) => Trainable::ResNet(l.map_scalar(f)),
             Self::Dense(l) => Trainable::Dense(l.map_scalar(f)),
             Self::MultiHead(l) => Trainable::MultiHead(l.map_scalar(f)),
+            Self::Symplectic(l) => Trainable::Symplectic(l.map_scalar(f)),
+            Self::LinearSymplectic(l) => Trainable::LinearSymplectic(l.map_scalar(f)),
+            Self::Gradient(l) => Trainable::Gradient(l.map_scalar(f)),
         }
     }
 }
@@ -115,7 +128,8 @@ impl<S: Element> Backward<S> for Trainable<S> {
 
 /// Whether every layer of `arch`'s chain trains on the engine: has a backward pass, and a
 /// run-time type to be written as ([`written_types`]). Multi-head attention on the Stiefel
-/// manifold does not: GML trains it with its manifold optimisers.
+/// manifold and the PSD layers (a symplectic transformer with `transformer_dim ≠ dim`) do not:
+/// GML trains their weights with its manifold optimisers.
 pub(super) fn trains(arch: &Arch) -> bool {
     // One unit's layers are of the kinds of all units' (and, for a large `L`, what can be built
     // before `fits` has checked the whole).
@@ -129,13 +143,40 @@ pub(super) fn trains(arch: &Arch) -> bool {
                     | Op::ResNet { .. }
                     | Op::Dense { .. }
                     | Op::MultiHeadAttention { stiefel: false, .. }
+                    | Op::SymplecticAttention { .. }
+                    | Op::LinearSymplecticAttention { .. }
+                    | Op::Gradient { .. }
             )
         })
+}
+
+/// Why `arch` does not train ([`trains`] is false): its first layer that GML trains on a
+/// manifold.
+pub(super) fn untrainable(arch: &Arch) -> Error {
+    let on_a_manifold = layout::layers(&one_unit(arch)).into_iter().find(|layer| {
+        matches!(
+            layer.op,
+            Op::Psd { .. } | Op::MultiHeadAttention { stiefel: true, .. }
+        )
+    });
+    let reason = match on_a_manifold {
+        Some(layer) => format!(
+            "its {} has a weight on the Stiefel manifold, which GML trains with its manifold \
+             optimisers; geomattn does not train those yet",
+            layer.op
+        ),
+        None => "a layer of it has no backward pass yet".into(),
+    };
+    Error::Unsupported {
+        arch: arch.to_string(),
+        reason,
+    }
 }
 
 /// The run-time type of every layer of `arch`'s chain, as the trained file records them: the
 /// compile-time types' ([`layer_type`]), and AbstractNeuralNetworks' `Dense`.
 fn written_types(arch: &Arch) -> Option<Vec<OwnedLayerType>> {
+    let kick = kick(arch);
     layout::layers(arch)
         .iter()
         .map(|layer| match layer.op {
@@ -144,7 +185,7 @@ fn written_types(arch: &Arch) -> Option<Vec<OwnedLayerType>> {
                 outputs,
                 activation,
             } => Some(described::dense(inputs, outputs, activation.name())),
-            ref op => layer_type(op, None),
+            ref op => layer_type(op, kick),
         })
         .collect()
 }
