@@ -210,7 +210,7 @@ pub(super) fn column_major(rows: usize, cols: usize) -> impl Iterator<Item = (us
 
 /// `mᵀ`, on a buffer of `scratch`.
 pub(super) fn transpose<S: Element>(m: &DMatrix<S>, scratch: &mut Scratch<S>) -> DMatrix<S> {
-    let mut out = scratch.zeros(m.ncols(), m.nrows());
+    let mut out = scratch.unfilled(m.ncols(), m.nrows());
     m.transpose_to(&mut out);
     out
 }

@@ -36,7 +36,7 @@ fn specialised<S: Element, const T: usize>(
 ) {
     let c = SMatrix::<S, T, T>::from_fn(|i, j| c[(i, j)]);
     let q = <Generated as OrthogonalMap<S, T>>::map(&c);
-    let mut out = scratch.zeros(z.nrows(), T);
+    let mut out = scratch.unfilled(z.nrows(), T);
     S::mul_to(
         &z.as_view(),
         &DMatrixView::from_slice(q.as_slice(), T, T),

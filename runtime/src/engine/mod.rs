@@ -202,7 +202,12 @@ fn tr_mul<'a, 'b, S: Element>(
     scratch: &mut Scratch<S>,
 ) -> DMatrix<S> {
     let (a, b) = (a.into(), b.into());
-    let mut out = scratch.zeros(a.ncols(), b.ncols());
+    // Every entry written, unless the sums are empty.
+    let mut out = if a.nrows() > 0 {
+        scratch.unfilled(a.ncols(), b.ncols())
+    } else {
+        scratch.zeros(a.ncols(), b.ncols())
+    };
     S::tr_mul_to(&a, &b, &mut out);
     out
 }
@@ -214,7 +219,12 @@ fn mul<'a, 'b, S: Element>(
     scratch: &mut Scratch<S>,
 ) -> DMatrix<S> {
     let (a, b) = (a.into(), b.into());
-    let mut out = scratch.zeros(a.nrows(), b.ncols());
+    // Every entry written, unless the sums are empty.
+    let mut out = if a.ncols() > 0 {
+        scratch.unfilled(a.nrows(), b.ncols())
+    } else {
+        scratch.zeros(a.nrows(), b.ncols())
+    };
     S::mul_to(&a, &b, &mut out);
     out
 }

@@ -40,37 +40,52 @@ impl<S: Field> Scratch<S> {
     pub fn zeros(&mut self, rows: usize, cols: usize) -> DMatrix<S> {
         let len = rows * cols;
         let mut values = self.take(len);
+        values.clear();
         values.resize(len, S::zero());
+        DMatrix::from_vec(rows, cols, values)
+    }
+
+    /// An unfilled `rows×cols` matrix for a result that writes every entry (a product, a transpose): on a
+    /// spare buffer, whose old values it keeps (zeros past them), so nothing is filled twice.
+    pub(crate) fn unfilled(&mut self, rows: usize, cols: usize) -> DMatrix<S> {
+        let len = rows * cols;
+        let mut values = self.take(len);
+        if values.len() >= len {
+            values.truncate(len);
+        } else {
+            values.resize(len, S::zero());
+        }
         DMatrix::from_vec(rows, cols, values)
     }
 
     /// A copy of `m`, on a spare buffer if there is one (the smallest that holds it).
     pub fn copy(&mut self, m: &DMatrix<S>) -> DMatrix<S> {
         let mut values = self.take(m.len());
+        values.clear();
         values.extend_from_slice(m.as_slice());
         DMatrix::from_vec(m.nrows(), m.ncols(), values)
     }
 
-    /// An empty spare buffer for `len` values: the smallest that holds them, else the largest
-    /// (to grow), else a new one. Taking the best fit, a pass's buffers settle after its first
-    /// run, whatever order they come back in.
+    /// A spare buffer for `len` values: the smallest that holds them, else the largest (to
+    /// grow), else a new one. Taking the best fit, a pass's buffers settle after its first run,
+    /// whatever order they come back in. The spare buffers are kept in order of capacity, so the
+    /// best fit is a binary search.
     fn take(&mut self, len: usize) -> Vec<S> {
-        let capacity = |i: &usize| self.spare[*i].capacity();
-        let indices = 0..self.spare.len();
-        let fits = indices
-            .clone()
-            .filter(|i| capacity(i) >= len)
-            .min_by_key(capacity);
-        let mut values = fits
-            .or_else(|| indices.max_by_key(capacity))
-            .map_or_else(Vec::new, |i| self.spare.swap_remove(i));
-        values.clear();
-        values
+        let fits = self.spare.partition_point(|v| v.capacity() < len);
+        if fits < self.spare.len() {
+            self.spare.remove(fits)
+        } else {
+            self.spare.pop().unwrap_or_default()
+        }
     }
 
     /// `m`'s buffer, for the next [`zeros`](Self::zeros) or [`copy`](Self::copy).
     pub fn recycle(&mut self, m: DMatrix<S>) {
-        self.spare.push(m.data.into());
+        let values: Vec<S> = m.data.into();
+        let at = self
+            .spare
+            .partition_point(|v| v.capacity() < values.capacity());
+        self.spare.insert(at, values);
     }
 
     /// `next` becomes `z` (a layer's output written over its input), `z`'s old buffer recycled.

@@ -127,7 +127,7 @@ impl<S: Element> SymplecticAttention<S> {
         let t = s.nrows();
         let kick = match self.kick {
             Kick::Dense => {
-                let mut transposed = scratch.zeros(t, t);
+                let mut transposed = scratch.unfilled(t, t);
                 s.transpose_to(&mut transposed);
                 let mut forward = mul(&ax, &transposed, scratch);
                 let atx = tr_mul(&self.a, x, scratch);
