@@ -26,7 +26,9 @@ use crate::Field;
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Scratch<S> {
-    spare: Vec<Vec<S>>,
+    /// The spare buffers by their length (the entries of the matrix they last held), in order of
+    /// length: a pass asks for the few lengths of its shapes again and again.
+    spare: Vec<(usize, Vec<Vec<S>>)>,
 }
 
 impl<S: Field> Scratch<S> {
@@ -35,8 +37,7 @@ impl<S: Field> Scratch<S> {
         Self { spare: Vec::new() }
     }
 
-    /// The `rows×cols` matrix of zeros, on a spare buffer if there is one (the smallest that
-    /// holds it).
+    /// The `rows×cols` matrix of zeros, on a spare buffer if there is one.
     pub fn zeros(&mut self, rows: usize, cols: usize) -> DMatrix<S> {
         let len = rows * cols;
         let mut values = self.take(len);
@@ -58,7 +59,7 @@ impl<S: Field> Scratch<S> {
         DMatrix::from_vec(rows, cols, values)
     }
 
-    /// A copy of `m`, on a spare buffer if there is one (the smallest that holds it).
+    /// A copy of `m`, on a spare buffer if there is one.
     pub fn copy(&mut self, m: &DMatrix<S>) -> DMatrix<S> {
         let mut values = self.take(m.len());
         values.clear();
@@ -66,26 +67,33 @@ impl<S: Field> Scratch<S> {
         DMatrix::from_vec(m.nrows(), m.ncols(), values)
     }
 
-    /// A spare buffer for `len` values: the smallest that holds them, else the largest (to
-    /// grow), else a new one. Taking the best fit, a pass's buffers settle after its first run,
-    /// whatever order they come back in. The spare buffers are kept in order of capacity, so the
-    /// best fit is a binary search.
+    /// A spare buffer for `len` values: one of that length if there is one, else the shortest
+    /// longer one, else the longest (to grow), else a new one. A pass's buffers so settle after
+    /// its first run, whatever order they come back in, and one of the length asked for needs
+    /// no fill.
     fn take(&mut self, len: usize) -> Vec<S> {
-        let fits = self.spare.partition_point(|v| v.capacity() < len);
-        if fits < self.spare.len() {
-            self.spare.remove(fits)
-        } else {
-            self.spare.pop().unwrap_or_default()
-        }
+        let at = self.spare.partition_point(|(l, _)| *l < len);
+        let (shorter, longer) = self.spare.split_at_mut(at);
+        longer
+            .iter_mut()
+            .find_map(|(_, buffers)| buffers.pop())
+            .or_else(|| {
+                shorter
+                    .iter_mut()
+                    .rev()
+                    .find_map(|(_, buffers)| buffers.pop())
+            })
+            .unwrap_or_default()
     }
 
     /// `m`'s buffer, for the next [`zeros`](Self::zeros) or [`copy`](Self::copy).
     pub fn recycle(&mut self, m: DMatrix<S>) {
         let values: Vec<S> = m.data.into();
-        let at = self
-            .spare
-            .partition_point(|v| v.capacity() < values.capacity());
-        self.spare.insert(at, values);
+        let len = values.len();
+        match self.spare.binary_search_by_key(&len, |(l, _)| *l) {
+            Ok(at) => self.spare[at].1.push(values),
+            Err(at) => self.spare.insert(at, (len, std::vec![values])),
+        }
     }
 
     /// `next` becomes `z` (a layer's output written over its input), `z`'s old buffer recycled.
