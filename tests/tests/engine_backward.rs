@@ -171,6 +171,32 @@ fn residual_and_dense_layers_with_every_activation() {
 }
 
 #[test]
+fn chains_of_residual_layers_keep_their_activations_for_the_backward_pass() {
+    // A chain of the layers themselves runs their own `forward_keeping` and `backward_kept`.
+    for activation in Function::ALL {
+        let dim = 4;
+        let packed = dim * (dim - 1) / 2;
+        let name = format!("VP chain {activation}");
+        check!(name, 2 * packed + dim, (dim, 3), 1.0, |p| {
+            let (lower, rest) = p.split_at(packed);
+            let (upper, bias) = rest.split_at(packed);
+            Chain::new(vec![
+                VolumePreservingLayer::lower(dim, lower, None, activation).unwrap(),
+                VolumePreservingLayer::upper(dim, upper, Some(bias), activation).unwrap(),
+            ])
+        });
+        let name = format!("ResNet chain {activation}");
+        check!(name, 2 * (dim * dim + dim), (dim, 2), 1.0, |p| {
+            let layers = p.chunks(dim * dim + dim).map(|p| {
+                let (w, b) = p.split_at(dim * dim);
+                ResNetLayer::new(dim, w, Some(b), activation).unwrap()
+            });
+            Chain::new(layers.collect())
+        });
+    }
+}
+
+#[test]
 fn multi_head_attention_with_either_softmax_and_connection_at_several_head_counts() {
     for (dim, heads, seq) in [(2, 1, 3), (4, 2, 5), (6, 3, 2), (5, 5, 4)] {
         for softmax in [Softmax::Vector, Softmax::Matrix] {

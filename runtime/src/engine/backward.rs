@@ -53,6 +53,33 @@ pub trait Backward<S: Element>: Forward<S> {
         gradient: &mut [S],
         scratch: &mut Scratch<S>,
     );
+
+    /// The forward pass, pushing onto `kept` what [`backward_kept`](Self::backward_kept) needs:
+    /// by default a copy of the input; a layer may keep more (an intermediate result) so that
+    /// its backward pass does not compute it again.
+    fn forward_keeping(
+        &self,
+        z: &mut DMatrix<S>,
+        kept: &mut Vec<DMatrix<S>>,
+        scratch: &mut Scratch<S>,
+    ) {
+        kept.push(scratch.copy(z));
+        self.forward_in_place(z, scratch);
+    }
+
+    /// [`backward_in_place`](Self::backward_in_place) from what
+    /// [`forward_keeping`](Self::forward_keeping) pushed, popping it (its buffers recycled).
+    fn backward_kept(
+        &self,
+        kept: &mut Vec<DMatrix<S>>,
+        bar: &mut DMatrix<S>,
+        gradient: &mut [S],
+        scratch: &mut Scratch<S>,
+    ) {
+        let z = kept.pop().expect("forward_keeping kept the input");
+        self.backward_in_place(&z, bar, gradient, scratch);
+        scratch.recycle(z);
+    }
 }
 
 /// Layers applied one after the other: a network as GML's `Chain` of its layers, with the
@@ -119,9 +146,11 @@ impl<S: Element, L: Backward<S>> Backward<S> for Chain<L> {
 }
 
 impl<L> Chain<L> {
-    /// One forward pass from `z`, keeping every layer's input; `cotangent` turns the output, in
-    /// place, into `∂L/∂out` (a loss's residual, say); then the layers' backward passes in
-    /// reverse, each adding to its own part of `gradient`. Returns `∂L/∂z`.
+    /// One forward pass from `z`, keeping what each layer's backward pass needs
+    /// ([`Backward::forward_keeping`]); `cotangent` turns the output, in place, into `∂L/∂out`
+    /// (a loss's residual, say); then the layers' backward passes in reverse
+    /// ([`Backward::backward_kept`]), each adding to its own part of `gradient`. Returns
+    /// `∂L/∂z`.
     pub fn backward_from_output<S: Element>(
         &self,
         z: &DMatrix<S>,
@@ -132,44 +161,51 @@ impl<L> Chain<L> {
     where
         L: Backward<S>,
     {
-        let mut inputs: Vec<DMatrix<S>> = Vec::with_capacity(self.layers.len());
+        let mut kept: Vec<DMatrix<S>> = Vec::with_capacity(2 * self.layers.len());
         let mut bar = scratch.copy(z);
         for layer in &self.layers {
-            inputs.push(scratch.copy(&bar));
-            layer.forward_in_place(&mut bar, scratch);
+            layer.forward_keeping(&mut bar, &mut kept, scratch);
         }
         cotangent(&mut bar);
         let mut end = gradient.len();
-        for (layer, input) in self.layers.iter().zip(inputs).rev() {
+        for layer in self.layers.iter().rev() {
             let start = end - layer.parameter_count();
-            layer.backward_in_place(&input, &mut bar, &mut gradient[start..end], scratch);
-            scratch.recycle(input);
+            layer.backward_kept(&mut kept, &mut bar, &mut gradient[start..end], scratch);
             end = start;
         }
         bar
     }
 }
 
-/// `y = σ(W x + b)` for every column `x` of `z`, and `δ = ȳ ⊙ σ'(W x + b)` for `ȳ = bar`: the
-/// shared step of the backward passes of `σ(W x + b)` (dense layers) and `x + σ(W x + b)`
-/// (residual ones).
-pub(super) fn activation_cotangent<S: Element>(
+/// `σ(W x + b)` for every column `x` of `z`, on a buffer of `scratch`: the activated part of
+/// dense layers `σ(W x + b)` and residual ones `x + σ(W x + b)`, in the compile-time layers'
+/// order of sums.
+pub(super) fn activated<S: Element>(
     w: &DMatrix<S>,
     z: &DMatrix<S>,
     b: Option<&DVector<S>>,
     activation: Function,
-    bar: &DMatrix<S>,
     scratch: &mut Scratch<S>,
 ) -> DMatrix<S> {
-    let mut delta = super::mul(w, z, scratch);
+    let mut y = super::mul(w, z, scratch);
     if let Some(b) = b {
-        super::feedforward::add_to_columns(&mut delta, b);
+        super::feedforward::add_to_columns(&mut y, b);
     }
-    S::activate_all(delta.as_mut_slice(), activation);
-    for (d, y_bar) in delta.iter_mut().zip(bar.iter()) {
+    S::activate_all(y.as_mut_slice(), activation);
+    y
+}
+
+/// `δ = ȳ ⊙ σ'(W x + b)` for `ȳ = bar`, written over `activated = σ(W x + b)` ([`activated`]):
+/// the shared step of the backward passes of dense and residual layers.
+pub(super) fn activation_cotangent<S: Element>(
+    mut activated: DMatrix<S>,
+    activation: Function,
+    bar: &DMatrix<S>,
+) -> DMatrix<S> {
+    for (d, y_bar) in activated.iter_mut().zip(bar.iter()) {
         *d = d.derivative_from_value(activation) * *y_bar;
     }
-    delta
+    activated
 }
 
 /// Adds `∂L/∂W = δ zᵀ` at `positions` (in their order) and then, if there is a bias,

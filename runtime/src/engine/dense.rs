@@ -2,9 +2,8 @@
 
 use nalgebra::{DMatrix, DVector};
 
-use super::backward::{activation_cotangent, add_affine_gradient, column_major};
-use super::feedforward::add_to_columns;
-use super::{Backward, Element, Forward, Scratch, matrix, mul, tr_mul, vector};
+use super::backward::{activated, activation_cotangent, add_affine_gradient, column_major};
+use super::{Backward, Element, Forward, Scratch, matrix, tr_mul, vector};
 use crate::activation::Function;
 use crate::{Error, Field, MapScalar};
 
@@ -66,11 +65,13 @@ impl<S: Element> Forward<S> for Dense<S> {
 
     fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
         // The sums of the compile-time layer's `affine`, in its order.
-        let mut y = mul(&self.weight, &*z, scratch);
-        if let Some(b) = &self.bias {
-            add_to_columns(&mut y, b);
-        }
-        S::activate_all(y.as_mut_slice(), self.activation);
+        let y = activated(
+            &self.weight,
+            z,
+            self.bias.as_ref(),
+            self.activation,
+            scratch,
+        );
         scratch.replace(z, y);
     }
 }
@@ -88,14 +89,14 @@ impl<S: Element> Backward<S> for Dense<S> {
         gradient: &mut [S],
         scratch: &mut Scratch<S>,
     ) {
-        let delta = activation_cotangent(
+        let y = activated(
             &self.weight,
             z,
             self.bias.as_ref(),
             self.activation,
-            bar,
             scratch,
         );
+        let delta = activation_cotangent(y, self.activation, bar);
         let (rows, cols) = self.weight.shape();
         let positions = column_major(rows, cols);
         add_affine_gradient(&delta, z, positions, self.bias.is_some(), gradient);

@@ -5,8 +5,8 @@ use std::vec::Vec;
 
 use nalgebra::{DMatrix, DVector};
 
-use super::backward::{activation_cotangent, add_affine_gradient};
-use super::{Backward, Element, Forward, ResNetLayer, Scratch, mul, tr_mul, vector};
+use super::backward::{activated, activation_cotangent, add_affine_gradient};
+use super::{Backward, Element, Forward, ResNetLayer, Scratch, tr_mul, vector};
 use crate::activation::Function;
 use crate::packed::{Lower, PackedLayout, Upper, dense_from_packed};
 use crate::{Error, Field, MapScalar};
@@ -99,7 +99,29 @@ impl<S: Element> Forward<S> for VolumePreservingLayer<S> {
     }
 }
 
+impl<S: Element> VolumePreservingLayer<S> {
+    /// The weight, bias and activation.
+    fn parts(&self) -> Affine<'_, S> {
+        (&self.weight, self.bias.as_ref(), self.activation)
+    }
+
+    /// The positions of `W`'s packed entries.
+    fn positions(&self) -> impl Iterator<Item = (usize, usize)> {
+        let dim = self.weight.nrows();
+        let (lower, upper) = if self.upper {
+            (None, Some(Upper::positions(dim)))
+        } else {
+            (Some(Lower::positions(dim)), None)
+        };
+        lower
+            .into_iter()
+            .flatten()
+            .chain(upper.into_iter().flatten())
+    }
+}
+
 /// `x̄ = ȳ + Wᵀ δ`, `δ = ȳ ⊙ σ'(W x + b)`; `∂L/∂W = δ xᵀ` at the packed positions, then `∂L/∂b`.
+/// Keeps its input and `σ(W x + b)` ([`residual_keeping`]).
 impl<S: Element> Backward<S> for VolumePreservingLayer<S> {
     fn parameter_count(&self) -> usize {
         let dim = self.weight.nrows();
@@ -113,20 +135,35 @@ impl<S: Element> Backward<S> for VolumePreservingLayer<S> {
         gradient: &mut [S],
         scratch: &mut Scratch<S>,
     ) {
-        let dim = self.weight.nrows();
-        let positions: &mut dyn Iterator<Item = (usize, usize)> = if self.upper {
-            &mut Upper::positions(dim)
-        } else {
-            &mut Lower::positions(dim)
-        };
+        let (w, b, activation) = self.parts();
+        let y = activated(w, z, b, activation, scratch);
         residual_backward(
-            (&self.weight, self.bias.as_ref(), self.activation),
-            positions,
-            z,
+            self.parts(),
+            self.positions(),
+            (z, y),
             bar,
             gradient,
             scratch,
         );
+    }
+
+    fn forward_keeping(
+        &self,
+        z: &mut DMatrix<S>,
+        kept: &mut Vec<DMatrix<S>>,
+        scratch: &mut Scratch<S>,
+    ) {
+        residual_keeping(self.parts(), z, kept, scratch);
+    }
+
+    fn backward_kept(
+        &self,
+        kept: &mut Vec<DMatrix<S>>,
+        bar: &mut DMatrix<S>,
+        gradient: &mut [S],
+        scratch: &mut Scratch<S>,
+    ) {
+        residual_backward_kept(self.parts(), self.positions(), kept, bar, gradient, scratch);
     }
 }
 
@@ -211,32 +248,63 @@ pub(super) fn residual<S: Element>(
     activation: Function,
     scratch: &mut Scratch<S>,
 ) {
-    let mut y = mul(w, &*x, scratch);
-    if let Some(b) = b {
-        add_to_columns(&mut y, b);
-    }
-    S::activate_all(y.as_mut_slice(), activation);
+    let mut y = activated(w, x, b, activation, scratch);
     y += &*x;
     scratch.replace(x, y);
 }
 
-/// The backward pass of `x + σ(W x + b)` ([`residual`]): `x̄ = ȳ + Wᵀ δ` written over `bar`,
-/// `δ = ȳ ⊙ σ'(W x + b)`; `∂L/∂W = δ xᵀ` at `positions` (the entries `W` holds as parameters),
-/// then `∂L/∂b`, added to `gradient`.
+/// A layer's `W`, `b` and `σ` in `σ(W x + b)`.
+pub(super) type Affine<'a, S> = (&'a DMatrix<S>, Option<&'a DVector<S>>, Function);
+
+/// [`residual`], keeping its input and `σ(W x + b)` on `kept` (in that order) for
+/// [`residual_backward`]: the input's buffer itself, and no product or activation twice.
+pub(super) fn residual_keeping<S: Element>(
+    (w, b, activation): Affine<'_, S>,
+    x: &mut DMatrix<S>,
+    kept: &mut Vec<DMatrix<S>>,
+    scratch: &mut Scratch<S>,
+) {
+    let y = activated(w, x, b, activation, scratch);
+    let mut out = scratch.copy(&y);
+    out += &*x;
+    core::mem::swap(x, &mut out);
+    kept.push(out);
+    kept.push(y);
+}
+
+/// The backward pass of `x + σ(W x + b)` ([`residual`]) from the input `z` and its
+/// `activated = σ(W x + b)`: `x̄ = ȳ + Wᵀ δ` written over `bar`, `δ = ȳ ⊙ σ'(W x + b)`;
+/// `∂L/∂W = δ xᵀ` at `positions` (the entries `W` holds as parameters), then `∂L/∂b`, added to
+/// `gradient`.
 pub(super) fn residual_backward<S: Element>(
-    (w, b, activation): (&DMatrix<S>, Option<&DVector<S>>, Function),
+    (w, b, activation): Affine<'_, S>,
     positions: impl Iterator<Item = (usize, usize)>,
-    z: &DMatrix<S>,
+    (z, activated): (&DMatrix<S>, DMatrix<S>),
     bar: &mut DMatrix<S>,
     gradient: &mut [S],
     scratch: &mut Scratch<S>,
 ) {
-    let delta = activation_cotangent(w, z, b, activation, bar, scratch);
+    let delta = activation_cotangent(activated, activation, bar);
     let back = tr_mul(w, &delta, scratch);
     *bar += &back;
     scratch.recycle(back);
     add_affine_gradient(&delta, z, positions, b.is_some(), gradient);
     scratch.recycle(delta);
+}
+
+/// [`residual_backward`] from what [`residual_keeping`] kept, popping it.
+pub(super) fn residual_backward_kept<S: Element>(
+    affine: Affine<'_, S>,
+    positions: impl Iterator<Item = (usize, usize)>,
+    kept: &mut Vec<DMatrix<S>>,
+    bar: &mut DMatrix<S>,
+    gradient: &mut [S],
+    scratch: &mut Scratch<S>,
+) {
+    let activated = kept.pop().expect("residual_keeping kept σ(W x + b)");
+    let z = kept.pop().expect("residual_keeping kept the input");
+    residual_backward(affine, positions, (&z, activated), bar, gradient, scratch);
+    scratch.recycle(z);
 }
 
 /// `b` added to every column of `y`.

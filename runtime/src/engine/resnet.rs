@@ -1,9 +1,14 @@
 //! GML's `ResNetLayer` at run-time sizes.
 
+use std::vec::Vec;
+
 use nalgebra::{DMatrix, DVector};
 
+use super::backward::activated;
 use super::backward::column_major;
-use super::feedforward::{StackLayer, residual, residual_backward};
+use super::feedforward::{
+    Affine, StackLayer, residual, residual_backward, residual_backward_kept, residual_keeping,
+};
 use super::{Backward, Element, Forward, Scratch, matrix, vector};
 use crate::activation::Function;
 use crate::{Error, Field, MapScalar};
@@ -82,6 +87,13 @@ impl<S: Element> Forward<S> for ResNetLayer<S> {
     }
 }
 
+impl<S: Element> ResNetLayer<S> {
+    /// The weight, bias and activation.
+    fn parts(&self) -> Affine<'_, S> {
+        (&self.weight, self.bias.as_ref(), self.activation)
+    }
+}
+
 /// As [`super::VolumePreservingLayer`]'s, `∂L/∂W` whole, column-major.
 impl<S: Element> Backward<S> for ResNetLayer<S> {
     fn parameter_count(&self) -> usize {
@@ -96,14 +108,31 @@ impl<S: Element> Backward<S> for ResNetLayer<S> {
         scratch: &mut Scratch<S>,
     ) {
         let dim = self.weight.nrows();
-        residual_backward(
-            (&self.weight, self.bias.as_ref(), self.activation),
-            column_major(dim, dim),
-            z,
-            bar,
-            gradient,
-            scratch,
-        );
+        let (w, b, activation) = self.parts();
+        let y = activated(w, z, b, activation, scratch);
+        let positions = column_major(dim, dim);
+        residual_backward(self.parts(), positions, (z, y), bar, gradient, scratch);
+    }
+
+    fn forward_keeping(
+        &self,
+        z: &mut DMatrix<S>,
+        kept: &mut Vec<DMatrix<S>>,
+        scratch: &mut Scratch<S>,
+    ) {
+        residual_keeping(self.parts(), z, kept, scratch);
+    }
+
+    fn backward_kept(
+        &self,
+        kept: &mut Vec<DMatrix<S>>,
+        bar: &mut DMatrix<S>,
+        gradient: &mut [S],
+        scratch: &mut Scratch<S>,
+    ) {
+        let dim = self.weight.nrows();
+        let positions = column_major(dim, dim);
+        residual_backward_kept(self.parts(), positions, kept, bar, gradient, scratch);
     }
 }
 

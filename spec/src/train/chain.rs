@@ -124,6 +124,25 @@ impl<S: Element> Backward<S> for Trainable<S> {
     ) {
         each!(self, l => l.backward_in_place(z, bar, gradient, scratch));
     }
+
+    fn forward_keeping(
+        &self,
+        z: &mut DMatrix<S>,
+        kept: &mut Vec<DMatrix<S>>,
+        scratch: &mut Scratch<S>,
+    ) {
+        each!(self, l => l.forward_keeping(z, kept, scratch));
+    }
+
+    fn backward_kept(
+        &self,
+        kept: &mut Vec<DMatrix<S>>,
+        bar: &mut DMatrix<S>,
+        gradient: &mut [S],
+        scratch: &mut Scratch<S>,
+    ) {
+        each!(self, l => l.backward_kept(kept, bar, gradient, scratch));
+    }
 }
 
 /// Whether every layer of `arch`'s chain trains on the engine: has a backward pass, and a
