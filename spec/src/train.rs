@@ -9,7 +9,7 @@
 //!   of the engine's layers, each with its backward pass ([`geomattn::engine::Backward`]), the
 //!   parameters one flat vector in GML's order stepped by [`geomattn::train::FlatOptimizer`],
 //!   eight windows at a time in `f64` lanes with the vectorised functions and fused products;
-//! - the grid's `vpt` on its compiled lane path ([`geomattn::Lanewise`]), 3.4× the engine's speed
+//! - the grid's `vpt` on its compiled lane path ([`geomattn::Lanewise`]), 2.6× the engine's speed
 //!   on GML's rigid-body tutorial;
 //! - not yet: a symplectic transformer with `transformer_dim ≠ dim`, whose PSD layers GML trains
 //!   on the Stiefel manifold with its manifold optimisers.
@@ -170,7 +170,7 @@ pub fn train(
     on_epoch: &mut dyn FnMut(Epoch<'_>),
 ) -> Result<Trained, Error> {
     // Every network whose layers all have run-time backward passes on the engine, except the
-    // grid's `vpt`, whose compiled lane path is faster (3.4× on GML's tutorial, measured).
+    // grid's `vpt`, whose compiled lane path is faster (2.6× on GML's tutorial, measured).
     let engine_first = !matches!(arch, Arch::Vpt(_)) && chain::trains(arch);
     let start = if engine_first {
         None
