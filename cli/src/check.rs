@@ -10,7 +10,7 @@ use geomattn_spec::{Arch, Measurement};
 use crate::count;
 use crate::error::Failure;
 use crate::output;
-use crate::report::Table;
+use crate::table::Table;
 
 /// The arguments of `geomattn check`.
 #[derive(clap::Args)]

@@ -12,7 +12,7 @@ use geomattn_spec::{Arch, Precision};
 
 use crate::error::Failure;
 use crate::output;
-use crate::report::Table;
+use crate::table::Table;
 
 /// The arguments of `geomattn classify`.
 #[derive(clap::Args)]

@@ -12,7 +12,7 @@ use geomattn_spec::inspect::inspect;
 
 use crate::error::Failure;
 use crate::output;
-use crate::report::Table;
+use crate::table::Table;
 
 /// Prints the description of `path`.
 pub fn run(path: &Path) -> Result<ExitCode, Failure> {

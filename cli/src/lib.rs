@@ -17,7 +17,6 @@
 //!   accuracy, per class and as a confusion matrix.
 //! - `geomattn train --arch SPEC --data rigid-body|FILE --epochs N -o OUT.h5`: a network trained
 //!   as GML trains it, in GML's layout, one line per epoch with its loss.
-//! - `geomattn report [--quick]`: the tables of the layers (Cayley kernels, layers, fixtures).
 //!
 //! Exit codes ([`EXIT_CODES`], also in `--help`):
 //! - 0: done; also when the reader of standard output goes away (`geomattn rollout … | head`):
@@ -43,8 +42,8 @@ mod main_job;
 mod output;
 mod plot;
 mod progress;
-mod report;
 mod rollout;
+mod table;
 mod train;
 mod usage;
 
@@ -54,6 +53,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use error::Failure;
+pub use table::Table;
 
 /// Run, check and inspect structure-preserving networks trained in GeometricMachineLearning.jl.
 /// With no arguments: roll the bundled rigid-body volume-preserving transformer out for 60 steps
@@ -103,12 +103,6 @@ enum Command {
     Classify(classify::Args),
     /// Train a network as GML trains it and write it in GML's HDF5 layout.
     Train(train::Args),
-    /// The tables of the layers: Cayley kernels, layers, structure, fixtures, accuracy.
-    Report {
-        /// A short run (fewer timing rounds and samples).
-        #[arg(long)]
-        quick: bool,
-    },
 }
 
 /// The scalar to compute in.
@@ -128,10 +122,6 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Some(Command::Export(args)) => export::run(&args),
         Some(Command::Classify(args)) => classify::run(&args),
         Some(Command::Train(args)) => train::run(&args),
-        Some(Command::Report { quick }) => {
-            report::run(quick)?;
-            Ok(ExitCode::SUCCESS)
-        }
     }
 }
 

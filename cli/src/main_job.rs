@@ -11,8 +11,8 @@ use geomattn_spec::{Arch, Precision, rigid_body};
 
 use crate::error::Failure;
 use crate::output::{print, write_atomically};
-use crate::report::Table;
 use crate::rollout::{End, Rollout};
+use crate::table::Table;
 use crate::{Reference, check, plot};
 
 /// GML's `transformer_rigid_body_nn_vpt.h5` (MIT, see `fixtures/gml/`).

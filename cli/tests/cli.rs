@@ -80,7 +80,6 @@ fn help_lists_the_subcommands_and_the_compiled_sizes() {
         "inspect",
         "rollout",
         "check",
-        "report",
         "vpt: dim ∈ {2, 3, 4}",
         // GML's defaults for its constructor calls.
         "VolumePreservingTransformer(sys_dim, seq_length; n_blocks = 1, n_linear = 1, L = 1,",
@@ -384,28 +383,6 @@ fn no_arguments_runs_the_main_job_and_writes_its_plot() {
             .count(),
         3
     );
-}
-
-#[test]
-fn report_quick_prints_markdown_tables() {
-    let out = geomattn(&["report", "--quick"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let text = stdout(&out);
-    assert!(text.starts_with("# geomattn report"), "{text}");
-    // Every table: a title, a blank line, the header and its separator row.
-    let titles = text.lines().filter(|l| l.starts_with("## ")).count();
-    let separators = text.lines().filter(|l| l.starts_with("|-")).count();
-    assert!(titles >= 5 && titles == separators, "{text}");
-    // Within a table every row has as many cells as the header (`|` inside a cell is escaped).
-    for table in text.split("## ").skip(1) {
-        let cells = |line: &str| line.replace("\\|", "").matches('|').count();
-        let rows: Vec<&str> = table.lines().filter(|l| l.starts_with('|')).collect();
-        assert!(
-            rows.iter().all(|row| cells(row) == cells(rows[0])),
-            "{table}"
-        );
-    }
-    assert!(!text.contains("cannot load"), "{text}");
 }
 
 /// Runs a bad command in a fresh directory: exit code 2, one line on stderr containing `needle`,
