@@ -8,7 +8,7 @@ Rows (ns per window, median of each run's timed calls, then the median over --ro
   array (B, 3, 3), one thread, pinned to core 0 (`taskset`);
 - `python fast, N threads`: the same on every thread of geomattn's pool (not pinned);
 - `rust spec_fast`, `rust lanewise_vector`, …: `cargo bench --bench batch --features lanes`
-  pinned to core 0 (`geomattn_spec::batch` as Python calls it, and `Lanewise` on the network
+  pinned to core 0 (`geomattn_networks::batch` as Python calls it, and `Lanewise` on the network
   type directly);
 - `jax`, `jax-st`, `numpy`: `../shared/anchors/network_anchors.py vpt`, pinned to core 0.
 

@@ -301,7 +301,7 @@ pub enum Arch {
     /// Standard transformer integrator.
     St(St),
     /// Classification transformer (GML's MNIST classifier): not an integrator, see
-    /// `geomattn_spec::classify`.
+    /// `geomattn_networks::classify`.
     Ct(Ct),
     /// Symplectic transformer.
     Sympt(Sympt),
@@ -648,9 +648,9 @@ fn build(short: &str, options: &Options<'_>) -> Result<Arch, Error> {
             init_upper: options.flag("init_upper")?,
         }),
         other => {
-            return Err(
-                options.malformed(format!("no builder for `{other}` (a bug in geomattn-spec)"))
-            );
+            return Err(options.malformed(format!(
+                "no builder for `{other}` (a bug in geomattn-networks)"
+            )));
         }
     })
 }

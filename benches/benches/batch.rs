@@ -1,5 +1,5 @@
 //! The batch Python's `Network.forward` and `rollout` hand their arrays to
-//! (`geomattn_spec::batch`, through the object-safe `Network`), against the Rust lane path called
+//! (`geomattn_networks::batch`, through the object-safe `Network`), against the Rust lane path called
 //! directly (`Lanewise` on the network type), on GML's trained rigid-body volume-preserving
 //! transformer in f32, B = 10⁵ windows, one thread:
 //!
@@ -16,7 +16,7 @@
 //!   20, n_heads = 5, n_blocks = 3, L = 3, upscaling_activation = tanh)`
 //!   (`fixtures/gml/integrator_parameters.h5`), windows of 4, on the engine, 10³ windows;
 //! - `engine_rigid_body`: the rigid-body transformer of `spec_fast` and `spec_exact` opened on the
-//!   run-time engine (`geomattn_spec::engine::open`) rather than as its compiled type: what the
+//!   run-time engine (`geomattn_networks::engine::open`) rather than as its compiled type: what the
 //!   engine costs where a compiled network exists, 10⁴ windows.
 //!
 //! `cargo bench -p geomattn-benches --bench batch --features lanes` (without the feature,
@@ -26,8 +26,8 @@
 use divan::Bencher;
 use divan::counter::ItemsCount;
 use geomattn::{Lanewise, Tanh, VolumePreservingTransformer};
-use geomattn_spec::batch::{Arithmetic, Layout};
-use geomattn_spec::{Arch, Network, Precision};
+use geomattn_networks::batch::{Arithmetic, Layout};
+use geomattn_networks::{Arch, Network, Precision};
 
 fn main() {
     divan::main();
@@ -51,7 +51,7 @@ fn windows(count: usize) -> Vec<f32> {
 
 fn network() -> Box<dyn Network> {
     let arch: Arch = SPEC.parse().unwrap();
-    geomattn_spec::open_file(geomattn_testkit::fixture(FILE), &arch, Precision::F32).unwrap()
+    geomattn_networks::open_file(geomattn_testkit::fixture(FILE), &arch, Precision::F32).unwrap()
 }
 
 fn spec(bencher: Bencher, arithmetic: Arithmetic) {
@@ -145,7 +145,7 @@ fn engine_vpt5(bencher: Bencher, arithmetic: Arithmetic) {
         env!("CARGO_MANIFEST_DIR"),
         "/../fixtures/synthetic/vpt_dim5_seq6_sigmoid.h5"
     );
-    let net = geomattn_spec::open_file(path, &spec.parse().unwrap(), Precision::F32).unwrap();
+    let net = geomattn_networks::open_file(path, &spec.parse().unwrap(), Precision::F32).unwrap();
     engine_forward(bencher, net.as_ref(), (B / 10, 30), arithmetic);
 }
 
@@ -157,7 +157,7 @@ fn engine_sti(bencher: Bencher, arithmetic: Arithmetic) {
         env!("CARGO_MANIFEST_DIR"),
         "/../fixtures/gml/integrator_parameters.h5"
     );
-    let net = geomattn_spec::open_file(path, &spec.parse().unwrap(), Precision::F32).unwrap();
+    let net = geomattn_networks::open_file(path, &spec.parse().unwrap(), Precision::F32).unwrap();
     engine_forward(bencher, net.as_ref(), (B / 100, 8), arithmetic);
 }
 
@@ -165,6 +165,6 @@ fn engine_sti(bencher: Bencher, arithmetic: Arithmetic) {
 fn engine_rigid_body(bencher: Bencher, arithmetic: Arithmetic) {
     let arch: Arch = SPEC.parse().unwrap();
     let file = geomattn::gml::GmlFile::open(geomattn_testkit::fixture(FILE)).unwrap();
-    let net = geomattn_spec::engine::open(&file, &arch, Precision::F32).unwrap();
+    let net = geomattn_networks::engine::open(&file, &arch, Precision::F32).unwrap();
     engine_forward(bencher, net.as_ref(), (B / 10, 9), arithmetic);
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use geomattn::gml::GmlFile;
-use geomattn_spec::{Arch, Measurement};
+use geomattn_networks::{Arch, Measurement};
 
 use crate::count;
 use crate::error::Failure;
@@ -37,13 +37,13 @@ pub struct Args {
 /// Runs the check; exit code 1 if a promised property fails.
 pub fn run(args: &Args) -> Result<ExitCode, Failure> {
     let arch: Arch = args.arch.parse()?;
-    let measurements = geomattn_spec::check_file(&args.file, &arch, args.samples, args.seed)?;
+    let measurements = geomattn_networks::check_file(&args.file, &arch, args.samples, args.seed)?;
     print(&arch, &measurements, args.samples)
 }
 
 /// Runs the check on an opened file (the main job's bundled network).
 pub fn run_on(file: &GmlFile, arch: &Arch, samples: usize) -> Result<ExitCode, Failure> {
-    let measurements = geomattn_spec::check(file, arch, samples, 0)?;
+    let measurements = geomattn_networks::check(file, arch, samples, 0)?;
     print(arch, &measurements, samples)
 }
 

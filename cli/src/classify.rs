@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use geomattn_spec::classify::{self, Evaluation, Images};
-use geomattn_spec::{Arch, Precision};
+use geomattn_networks::classify::{self, Evaluation, Images};
+use geomattn_networks::{Arch, Precision};
 
 use crate::error::Failure;
 use crate::output;
@@ -46,7 +46,7 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
     let images = Images::read(&args.images)?;
     if images.images().is_empty() {
         // An accuracy of no image is no measurement (it printed 0.0000, and exit code 0).
-        return Err(geomattn_spec::Error::Idx {
+        return Err(geomattn_networks::Error::Idx {
             file: args.images.display().to_string(),
             expected: "a file of images to classify",
             reason: "it holds no image".into(),

@@ -17,7 +17,7 @@
 pub const MAX_STATES: usize = 1_000_000_000;
 
 /// The most random inputs `check --samples` measures (the library's bound).
-pub const MAX_SAMPLES: usize = geomattn_spec::structure::MAX_SAMPLES;
+pub const MAX_SAMPLES: usize = geomattn_networks::structure::MAX_SAMPLES;
 
 /// clap's parser of `--states`.
 ///

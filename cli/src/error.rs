@@ -8,7 +8,7 @@ use std::path::PathBuf;
 pub enum Failure {
     /// From the spec, the loader, or an input the network refuses.
     #[error(transparent)]
-    Spec(#[from] geomattn_spec::Error),
+    Spec(#[from] geomattn_networks::Error),
     /// A number that does not parse.
     #[error("--init: `{0}` is not a number (give the values separated by commas)")]
     Number(String),
@@ -59,7 +59,7 @@ impl Failure {
     /// everything else.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Self::Spec(geomattn_spec::Error::TrainingDiverged { .. }) => 3,
+            Self::Spec(geomattn_networks::Error::TrainingDiverged { .. }) => 3,
             _ => 2,
         }
     }

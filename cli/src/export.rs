@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use geomattn_codegen::embed::{StaticItem, network_static};
 use geomattn_codegen::gml_file;
-use geomattn_spec::{Arch, Precision, export};
+use geomattn_networks::{Arch, Precision, export};
 use quote::quote;
 
 use crate::error::Failure;
@@ -78,7 +78,7 @@ fn rust_module(args: &Args, arch: &Arch, precision: Precision) -> Result<String,
     // Read as the spec first: the file holds the architecture (an integrator or a classifier).
     export::check_file(&args.file, arch, precision)?;
     let shown = args.file.display().to_string();
-    let export_failure = |reason: String| geomattn_spec::Error::Export {
+    let export_failure = |reason: String| geomattn_networks::Error::Export {
         file: shown.clone(),
         reason,
     };

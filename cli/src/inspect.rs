@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use geomattn::gml::GmlFile;
-use geomattn_spec::inspect::inspect;
+use geomattn_networks::inspect::inspect;
 
 use crate::error::Failure;
 use crate::output;
@@ -16,7 +16,7 @@ use crate::table::Table;
 
 /// Prints the description of `path`.
 pub fn run(path: &Path) -> Result<ExitCode, Failure> {
-    let file = GmlFile::open(path).map_err(|source| geomattn_spec::Error::Unreadable {
+    let file = GmlFile::open(path).map_err(|source| geomattn_networks::Error::Unreadable {
         file: path.display().to_string(),
         source: Box::new(source),
     })?;
@@ -61,7 +61,7 @@ pub fn run(path: &Path) -> Result<ExitCode, Failure> {
         }
     }
     text.push_str("\n## Sizes this build is compiled for\n\n");
-    for line in geomattn_spec::grid::describe().lines() {
+    for line in geomattn_networks::grid::describe().lines() {
         let _ = writeln!(text, "- {line}");
     }
     output::print(text)?;

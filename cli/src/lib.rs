@@ -1,6 +1,6 @@
 //! `geomattn`: the command for people with a network trained in GeometricMachineLearning.jl.
 //! This library is the whole command, behind one function, [`main`], that the binary
-//! (`src/main.rs`) calls. Cargo's pipelining may start a library while `geomattn-spec`, which
+//! (`src/main.rs`) calls. Cargo's pipelining may start a library while `geomattn-networks`, which
 //! it builds on (spec parsing, the grid of compiled sizes, loading, rollout and structure check),
 //! is still in code generation; a binary waits for all of it. No gain has been measured: side by
 //! side on one core each, where nothing can overlap, the build took as long as before (the
@@ -27,7 +27,7 @@
 //!   be written): one line on stderr, no output file.
 //! - 3: a rollout diverged (a state stopped being finite): the states before it are written, and
 //!   one line on stderr says where ([`rollout::DIVERGED`]). Or training diverged (its loss grew
-//!   past [`geomattn_spec::train::DIVERGED`] times its start): no network is written, a
+//!   past [`geomattn_networks::train::DIVERGED`] times its start): no network is written, a
 //!   checkpoint written before stays.
 //! - On `SIGINT`, `SIGTERM` or `SIGHUP`: the unfinished outputs are removed, and the process
 //!   ends by the signal (130 in the shell for Ctrl-C).
@@ -80,8 +80,8 @@ fn after_help() -> String {
          add_connection=false)\"\n\
          or as GML's constructor call pasted from Julia, e.g.\n  \
          \"VolumePreservingTransformer(3, 3; n_blocks = 2, L = 3)\"\n{}\n\nCompiled sizes:\n{}\n\n{EXIT_CODES}",
-        geomattn_spec::gml_defaults(),
-        geomattn_spec::grid::describe()
+        geomattn_networks::gml_defaults(),
+        geomattn_networks::grid::describe()
     )
 }
 

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use geomattn::gml::GmlFile;
-use geomattn_spec::{Arch, Precision, rigid_body};
+use geomattn_networks::{Arch, Precision, rigid_body};
 
 use crate::error::Failure;
 use crate::output::{print, write_atomically};
@@ -27,13 +27,13 @@ const STEPS: usize = 60;
 /// Runs the main job.
 pub fn run() -> Result<ExitCode, Failure> {
     let file = GmlFile::from_bytes(BUNDLED.to_vec()).map_err(|source| {
-        geomattn_spec::Error::Unreadable {
+        geomattn_networks::Error::Unreadable {
             file: "the bundled network".into(),
             source: Box::new(source),
         }
     })?;
     let arch: Arch = SPEC.parse()?;
-    let net = geomattn_spec::open(&file, &arch, Precision::F64)?;
+    let net = geomattn_networks::open(&file, &arch, Precision::F64)?;
     let z0 = rigid_body::initial_state(1.1);
     let rollout = Rollout::new(
         net.as_ref(),

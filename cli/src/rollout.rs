@@ -12,8 +12,8 @@ use std::process::ExitCode;
 
 use geomattn::gml::GmlFile;
 use geomattn::nalgebra::Vector3;
-use geomattn_spec::rigid_body;
-use geomattn_spec::{Arch, Network, Precision};
+use geomattn_networks::rigid_body;
+use geomattn_networks::{Arch, Network, Precision};
 
 use crate::Reference;
 use crate::count;
@@ -176,7 +176,7 @@ impl<'a> Rollout<'a> {
         let arch = net.arch();
         let (dim, seq) = (arch.dim(), arch.seq());
         if let Some(index) = init.iter().position(|x| !x.is_finite()) {
-            return Err(geomattn_spec::Error::NonFinite {
+            return Err(geomattn_networks::Error::NonFinite {
                 what: "the initial state",
                 index,
             }
@@ -202,7 +202,7 @@ impl<'a> Rollout<'a> {
                 } else {
                     dim.to_string()
                 };
-                return Err(geomattn_spec::Error::Length {
+                return Err(geomattn_networks::Error::Length {
                     what: "the initial state",
                     arch: arch.to_string(),
                     expected,
@@ -324,11 +324,12 @@ pub fn run(args: &Args) -> Result<ExitCode, Failure> {
     } else {
         Precision::F64
     };
-    let file = GmlFile::open(&args.file).map_err(|source| geomattn_spec::Error::Unreadable {
-        file: args.file.display().to_string(),
-        source: Box::new(source),
-    })?;
-    let net = geomattn_spec::open(&file, &arch, precision)?;
+    let file =
+        GmlFile::open(&args.file).map_err(|source| geomattn_networks::Error::Unreadable {
+            file: args.file.display().to_string(),
+            source: Box::new(source),
+        })?;
+    let net = geomattn_networks::open(&file, &arch, precision)?;
     let rollout = Rollout::new(net.as_ref(), &init, args.states, args.reference)?;
     // Every output opened before the first state: one that cannot be written stops the command
     // before it computes anything.

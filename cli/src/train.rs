@@ -1,5 +1,5 @@
 //! `geomattn train --arch SPEC --data rigid-body|FILE --epochs N -o OUT.h5`: a network trained as
-//! GML trains it ([`geomattn_spec::train`]), written in GML's HDF5 layout, so that GML's own
+//! GML trains it ([`geomattn_networks::train`]), written in GML's HDF5 layout, so that GML's own
 //! `load` (and every `geomattn` subcommand) reads it.
 //!
 //! One line per epoch on standard output (`epoch 3 loss 0.0123 …`), a progress bar on a
@@ -11,8 +11,8 @@ use std::time::Instant;
 
 use clap::ValueEnum;
 use geomattn::gml::Storage;
-use geomattn_spec::Arch;
-use geomattn_spec::train::{Data, Epoch, Optimizer, Options, train};
+use geomattn_networks::Arch;
+use geomattn_networks::train::{Data, Epoch, Optimizer, Options, train};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::count;

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use geomattn_spec::classify::{self, Images};
-use geomattn_spec::{Arch, Precision};
+use geomattn_networks::classify::{self, Images};
+use geomattn_networks::{Arch, Precision};
 
 const CT: &str = "classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, \
                   Stiefel=true, add_connection=false)";
@@ -113,7 +113,7 @@ fn a_classifier_no_compiled_type_has_is_classified_on_the_engine() {
     let arch: Arch = spec.parse().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let net = dir.path().join("one_head.h5");
-    let layers = geomattn_spec::layout::layers(&arch);
+    let layers = geomattn_networks::layout::layers(&arch);
     std::fs::write(&net, geomattn_testkit::gml_chain::bytes_of(&layers, 9)).unwrap();
     let net = net.display().to_string();
     let [_, images, labels] = paths();

@@ -14,7 +14,7 @@ use geomattn::{
     MultiHeadAttention, NoConnection, StandardTransformerIntegrator, Tanh,
     VolumePreservingFeedForward, VolumePreservingTransformer, iterate,
 };
-use geomattn_spec::rigid_body;
+use geomattn_networks::rigid_body;
 
 const VPT: &str = "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)";
 const VPFF: &str = "VolumePreservingFeedForward(3, 6, 1, tanh)";
@@ -666,8 +666,8 @@ fn rolls_out_as_the_library(path: &str, spec: &str, window: &[f64], states: usiz
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let (header, rows) = csv(&stdout(&out));
-    let arch: geomattn_spec::Arch = spec.parse().unwrap();
-    let net = geomattn_spec::open_file(path, &arch, geomattn_spec::Precision::F64).unwrap();
+    let arch: geomattn_networks::Arch = spec.parse().unwrap();
+    let net = geomattn_networks::open_file(path, &arch, geomattn_networks::Precision::F64).unwrap();
     let expected = net.rollout(window, states - 1, &mut |_| {}).unwrap();
     assert_eq!(header.len() - 1, expected.len() / states, "{header:?}");
     let found: Vec<f64> = rows.iter().flat_map(|row| row[1..].to_vec()).collect();
@@ -678,10 +678,10 @@ fn rolls_out_as_the_library(path: &str, spec: &str, window: &[f64], states: usiz
 fn a_network_no_compiled_type_has_rolls_out_on_the_run_time_engine() {
     // GML's sizes outside the grid: dim 5, seq 6, n_linear 2, sigmoid (a seeded network).
     let spec = "vpt(dim=5, seq=6, n_blocks=1, n_linear=2, L=1, activation=sigmoid, skew_sym=false)";
-    let arch: geomattn_spec::Arch = spec.parse().unwrap();
+    let arch: geomattn_networks::Arch = spec.parse().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("vpt5.h5");
-    let layers = geomattn_spec::layout::layers(&arch);
+    let layers = geomattn_networks::layout::layers(&arch);
     std::fs::write(&path, geomattn_testkit::gml_chain::bytes_of(&layers, 3)).unwrap();
     let window: Vec<f64> = (0..30).map(|k| (f64::from(k) * 0.37).sin() / 2.0).collect();
     rolls_out_as_the_library(&path.display().to_string(), spec, &window, 20);
@@ -701,10 +701,10 @@ fn a_symplectic_transformer_no_compiled_type_has_rolls_out_and_is_checked_on_the
     // transformer_dim ≠ dim (PSDLayers up and down), n_sympnet 3, sigmoid: a seeded network.
     let spec = "SymplecticTransformer(4; seq = 5, transformer_dim = 8, n_sympnet = 3, L = 1, \
                 sympnet_activation = sigmoid, symmetric = false)";
-    let arch: geomattn_spec::Arch = spec.parse().unwrap();
+    let arch: geomattn_networks::Arch = spec.parse().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("sympt.h5");
-    let layers = geomattn_spec::layout::layers(&arch);
+    let layers = geomattn_networks::layout::layers(&arch);
     std::fs::write(&path, geomattn_testkit::gml_chain::bytes_of(&layers, 5)).unwrap();
     let path = path.display().to_string();
     let window: Vec<f64> = (0..20).map(|k| (f64::from(k) * 0.29).cos() / 2.0).collect();

@@ -9,7 +9,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use geomattn_spec::{Arch, Error, Precision, open_file};
+use geomattn_networks::{Arch, Error, Precision, open_file};
 
 const VPFF: &str = "vpff(dim=3, n_blocks=6, n_linear=1, activation=tanh)";
 const Z0: &str = "0,0.8912073600614354,0.4535961214255773";

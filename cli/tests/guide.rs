@@ -1,5 +1,5 @@
 //! The README and the guide (`docs/src`) against what they describe: the README's length and its
-//! Rust example (the guide's, which `geomattn-spec` compiles as a doctest), the `[dependencies]`
+//! Rust example (the guide's, which `geomattn-networks` compiles as a doctest), the `[dependencies]`
 //! lines against the crates they name, the copies of GML's defaults and of the main job's output
 //! against the program, and every `geomattn` command line of a `sh` block run as written.
 
@@ -136,7 +136,7 @@ fn dependency_lines_name_the_crates_and_their_features() {
 #[test]
 fn the_guides_table_of_gml_defaults_is_the_librarys_and_the_helps() {
     let copy = marked_block(&read("docs/src/gml.md"), "gml-defaults");
-    assert_eq!(copy, format!("{}\n", geomattn_spec::gml_defaults()));
+    assert_eq!(copy, format!("{}\n", geomattn_networks::gml_defaults()));
     let help = geomattn_in(&root(), &["--help"]);
     assert!(
         String::from_utf8(help.stdout)

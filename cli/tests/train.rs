@@ -10,7 +10,7 @@ use std::path::Path;
 
 use geomattn::gml::{GmlFile, load_file};
 use geomattn::{Tanh, VolumePreservingTransformer};
-use geomattn_spec::train::{Data, Options, train};
+use geomattn_networks::train::{Data, Options, train};
 
 const VPT: &str = "vpt(dim=3, seq=3, n_blocks=1, n_linear=1, L=2, activation=tanh, skew_sym=false)";
 

@@ -24,7 +24,7 @@ fn both<N: Schema<Scalar = f64>>(file: &GmlFile) {
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(file) = GmlFile::from_bytes(data.to_vec()) {
-        let _ = geomattn_spec::inspect::inspect(&file);
+        let _ = geomattn_networks::inspect::inspect(&file);
         both::<Vpt>(&file);
         both::<Vpff>(&file);
         both::<St>(&file);

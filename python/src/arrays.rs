@@ -21,7 +21,7 @@
 //! call (the copy's and the output array's) took over 40% of it (perf, the performance guide). A
 //! conversion costs one more pass, into a temporary numpy array.
 
-use geomattn_spec::batch::Layout;
+use geomattn_networks::batch::Layout;
 use numpy::ndarray::{ArrayViewD, Axis};
 use numpy::{
     PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods,

@@ -10,7 +10,7 @@ use crate::arrays;
 use crate::parallel;
 use crate::spec_api::attention::{self, Kernel};
 use crate::spec_api::{self, Element};
-use geomattn_spec::batch::Arithmetic;
+use geomattn_networks::batch::Arithmetic;
 
 enum Layer {
     F32(Box<dyn Kernel<f32>>),

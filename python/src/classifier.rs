@@ -3,9 +3,9 @@
 
 use std::ops::Range;
 
-use geomattn_spec::Precision;
-use geomattn_spec::batch::Layout;
-use geomattn_spec::classify::{CHUNK, Classifier};
+use geomattn_networks::Precision;
+use geomattn_networks::batch::Layout;
+use geomattn_networks::classify::{CHUNK, Classifier};
 use numpy::{
     PyArray1, PyArray2, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
     PyUntypedArrayMethods,
@@ -181,7 +181,7 @@ impl PyClassifier {
         &self,
         py: Python<'_>,
         count: usize,
-        block: impl Fn(Range<usize>) -> Result<Vec<Vec<f64>>, geomattn_spec::Error> + Sync,
+        block: impl Fn(Range<usize>) -> Result<Vec<Vec<f64>>, geomattn_networks::Error> + Sync,
     ) -> PyResult<Array2<f64>> {
         let mut chunks = Vec::new();
         let mut pacer = Pacer::new(CHUNK * parallel::threads());
@@ -287,7 +287,7 @@ impl PyClassifier {
             .into_iter()
             .map(|row| {
                 let row = row.to_vec();
-                i64::try_from(geomattn_spec::classify::predicted(&row)).expect("a class index")
+                i64::try_from(geomattn_networks::classify::predicted(&row)).expect("a class index")
             })
             .collect();
         let labels = PyArray1::from_vec(py, labels);
@@ -451,7 +451,7 @@ pub(crate) fn load_classifier(
     let path = path.display().to_string();
     let (net, classes) = py.detach(|| spec_api::load_classifier(&path, arch, precision))?;
     let (dim, seq) = match net.arch() {
-        geomattn_spec::Arch::Ct(ct) => (ct.dim, ct.seq),
+        geomattn_networks::Arch::Ct(ct) => (ct.dim, ct.seq),
         _ => unreachable!("classify::open_file loads classifiers only"),
     };
     Ok(PyClassifier {

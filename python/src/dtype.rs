@@ -2,7 +2,7 @@
 //! (`numpy.dtype("float64")`), a scalar type (`numpy.float32`, Python's `float`) or a name
 //! (`"float32"`, `"f4"`, `"<f8"`, `"double"`), as long as it names `float32` or `float64`.
 
-use geomattn_spec::Precision;
+use geomattn_networks::Precision;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 

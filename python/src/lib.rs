@@ -18,7 +18,7 @@
 //!
 //! Dependencies: `pyo3` (the bindings, stable ABI `abi3-py39`: one wheel for CPython ≥ 3.9),
 //! `numpy` (zero-copy access to numpy arrays), `rayon` (the batches over all cores, in a pool
-//! of settable size), `geomattn-spec` (the spec → monomorphised network dispatch and its batch
+//! of settable size), `geomattn-networks` (the spec → monomorphised network dispatch and its batch
 //! kernels). Everything that touches the spec crate is in `spec_api`.
 
 mod arrays;
@@ -126,7 +126,7 @@ fn _geomattn(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(grid, m)?)?;
     m.add_function(wrap_pyfunction!(inspect::inspect, m)?)?;
     m.add("ATTENTION_SIZES", spec_api::attention::SIZES.to_vec())?;
-    m.add("LANES", geomattn_spec::batch::lanes())?;
+    m.add("LANES", geomattn_networks::batch::lanes())?;
     // The crate's version (the workspace's, which is also the wheel's): one source of truth.
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -13,7 +13,7 @@ use crate::dtype::DType;
 use crate::parallel;
 use crate::rollout::Rollout;
 use crate::spec_api::{self, Element, Loaded};
-use geomattn_spec::batch::Arithmetic;
+use geomattn_networks::batch::Arithmetic;
 
 /// A network trained in GeometricMachineLearning.jl, loaded for one architecture spec by
 /// :func:`load`.
@@ -42,7 +42,7 @@ use geomattn_spec::batch::Arithmetic;
 pub(crate) struct PyNetwork {
     loaded: Loaded,
     path: String,
-    precision: geomattn_spec::Precision,
+    precision: geomattn_networks::Precision,
     /// The parameters as read-only numpy arrays, created at load.
     parameters: Py<PyDict>,
 }
@@ -159,8 +159,8 @@ impl PyNetwork {
     ) -> PyResult<Bound<'py, PyAny>> {
         let arithmetic = spec_api::arithmetic(exact);
         match self.precision {
-            geomattn_spec::Precision::F32 => self.forward_as::<f32>(py, z, checked, arithmetic),
-            geomattn_spec::Precision::F64 => self.forward_as::<f64>(py, z, checked, arithmetic),
+            geomattn_networks::Precision::F32 => self.forward_as::<f32>(py, z, checked, arithmetic),
+            geomattn_networks::Precision::F64 => self.forward_as::<f64>(py, z, checked, arithmetic),
         }
     }
 
@@ -219,10 +219,10 @@ impl PyNetwork {
         let arithmetic = spec_api::arithmetic(exact);
         let steps = crate::non_negative("steps", steps)?;
         match self.precision {
-            geomattn_spec::Precision::F32 => {
+            geomattn_networks::Precision::F32 => {
                 self.rollout_as::<f32>(py, z0, steps, checked, arithmetic)
             }
-            geomattn_spec::Precision::F64 => {
+            geomattn_networks::Precision::F64 => {
                 self.rollout_as::<f64>(py, z0, steps, checked, arithmetic)
             }
         }

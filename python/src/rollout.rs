@@ -9,8 +9,8 @@
 //! partial group of windows with copies of its first, so a window's states do not depend on its
 //! neighbours in a block either.)
 
-use geomattn_spec::Network;
-use geomattn_spec::batch::{Arithmetic, Layout};
+use geomattn_networks::Network;
+use geomattn_networks::batch::{Arithmetic, Layout};
 use pyo3::prelude::*;
 
 use crate::arrays;

@@ -1,11 +1,11 @@
-//! The one module that talks to `geomattn-spec`: parsing a spec, loading and checking a file,
+//! The one module that talks to `geomattn-networks`: parsing a spec, loading and checking a file,
 //! reading its parameters, the batch kernels, and the translation of the spec's errors into
 //! Python exceptions. When the spec crate's API changes, this file is the one to adapt.
 
 use geomattn::gml::{GmlFile, LoadError, Node, Object};
-use geomattn_spec::batch::{self, Arithmetic, Layout};
-use geomattn_spec::classify::{self, Classifier};
-use geomattn_spec::{Arch, Error, Network, Precision, Scalar};
+use geomattn_networks::batch::{self, Arithmetic, Layout};
+use geomattn_networks::classify::{self, Classifier};
+use geomattn_networks::{Arch, Error, Network, Precision, Scalar};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::{PyErr, PyErrArguments};
@@ -186,9 +186,9 @@ fn parse(arch: &str) -> Result<Arch, PyErr> {
 }
 
 /// What the GML file at `path` holds.
-pub(crate) fn inspect(path: &str) -> Result<geomattn_spec::inspect::Inspection, PyErr> {
+pub(crate) fn inspect(path: &str) -> Result<geomattn_networks::inspect::Inspection, PyErr> {
     let file = open_gml(path).map_err(|e| exception(&e))?;
-    geomattn_spec::inspect::inspect(&file).map_err(|e| exception(&Error::from(e)))
+    geomattn_networks::inspect::inspect(&file).map_err(|e| exception(&Error::from(e)))
 }
 
 /// The GML file at `path`, opened.
@@ -203,7 +203,7 @@ fn open_gml(path: &str) -> Result<GmlFile, Error> {
 pub(crate) fn load(path: &str, arch: &str, precision: Precision) -> Result<Loaded, PyErr> {
     let arch = parse(arch)?;
     let file = open_gml(path).map_err(|e| exception(&e))?;
-    let net = geomattn_spec::open(&file, &arch, precision).map_err(|e| exception(&e))?;
+    let net = geomattn_networks::open(&file, &arch, precision).map_err(|e| exception(&e))?;
     let parameters = parameters(&file).map_err(|source| {
         exception(&Error::Unreadable {
             file: path.into(),
@@ -316,7 +316,7 @@ pub(crate) fn check(
     let arch: Arch = arch.parse()?;
     let file = open_gml(path)?;
     Ok(
-        geomattn_spec::check_until(&file, &arch, samples, seed, stop)?
+        geomattn_networks::check_until(&file, &arch, samples, seed, stop)?
             .into_iter()
             .map(|m| Measurement {
                 passes: m.passes(),
@@ -331,7 +331,7 @@ pub(crate) fn check(
 
 /// The compiled sizes, one line per architecture.
 pub(crate) fn grid() -> String {
-    geomattn_spec::grid::describe()
+    geomattn_networks::grid::describe()
 }
 
 /// The skew-weighted volume-preserving attention layer alone (`skew_sym = true`), for the

@@ -6,13 +6,13 @@
 //! three rigid-body networks, both precisions, both layouts, and batch sizes around the lane
 //! counts and the staging chunk.
 //!
-//! It tests `geomattn-spec` but is a test of this package: `.ci/run` builds it as maturin builds
+//! It tests `geomattn-networks` but is a test of this package: `.ci/run` builds it as maturin builds
 //! the wheel (this package, its features, target and profile), so that it reuses the wheel's
-//! build of `geomattn-spec` instead of compiling the lane path a second time.
+//! build of `geomattn-networks` instead of compiling the lane path a second time.
 
 use geomattn::Isa;
-use geomattn_spec::batch::{Arithmetic, Layout, STAGED, lanes};
-use geomattn_spec::{Arch, Network, Precision, open_file};
+use geomattn_networks::batch::{Arithmetic, Layout, STAGED, lanes};
+use geomattn_networks::{Arch, Network, Precision, open_file};
 
 const NETWORKS: [(&str, &str); 3] = [
     (

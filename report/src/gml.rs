@@ -11,7 +11,7 @@ use geomattn::{
     StandardTransformerIntegrator, VolumePreservingFeedForward, VolumePreservingTransformer,
     iterate,
 };
-use geomattn_spec::rigid_body;
+use geomattn_networks::rigid_body;
 use geomattn_testkit::fixture;
 use std::hint::black_box;
 

@@ -5,9 +5,9 @@
 use std::path::Path;
 use std::time::Instant;
 
-use geomattn_spec::Arch;
-use geomattn_spec::Precision;
-use geomattn_spec::classify::{self, Images, read_labels};
+use geomattn_networks::Arch;
+use geomattn_networks::Precision;
+use geomattn_networks::classify::{self, Images, read_labels};
 use geomattn_testkit::fixture;
 
 use super::Table;

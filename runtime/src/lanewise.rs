@@ -223,7 +223,7 @@ impl<L, F: Functions> Lanewise<L, F> {
     /// [`forward_flat`](Self::forward_flat) with the batch loop compiled only for the instruction
     /// sets that [`Isa::is_compact`]: on x86-64 AVX-512 and AVX2, not the portable vectors, two
     /// thirds of the machine code per layer type, for a program that compiles the lane path for
-    /// many of them (`geomattn-spec`'s grid of sizes). `None`, with nothing written, if `self`
+    /// many of them (`geomattn-networks`'s grid of sizes). `None`, with nothing written, if `self`
     /// runs on another instruction set (a processor without AVX2 on x86-64).
     ///
     /// ```

@@ -1,11 +1,11 @@
 //! Files of any architecture's chain as GML's `save` writes them (one group `L1`, `L2`, … per
 //! layer, Julia matrices with their dimensions reversed, special matrices as groups with
 //! `gml_type`, `S` and `n`, a Stiefel point as a group holding `A`), from the chain as data
-//! ([`geomattn_spec::layout`]) and seeded values: a network of every architecture at every size,
+//! ([`geomattn_networks::layout`]) and seeded values: a network of every architecture at every size,
 //! for the loader, `inspect` and the run-time engine.
 //!
 //! ```
-//! use geomattn_spec::{Arch, layout};
+//! use geomattn_networks::{Arch, layout};
 //! use geomattn_testkit::gml_chain::file_of;
 //! let spec = "vpt(dim=5, seq=6, n_blocks=1, n_linear=2, L=1, activation=sigmoid, skew_sym=false)";
 //! let arch: Arch = spec.parse()?;
@@ -15,7 +15,7 @@
 //! ```
 
 use geomattn::gml::GmlFile;
-use geomattn_spec::layout::{self, Values};
+use geomattn_networks::layout::{self, Values};
 use hdf5_pure::{AttrValue, FileBuilder, GroupBuilder};
 
 /// SplitMix64: the file's values, seeded.

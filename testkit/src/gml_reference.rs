@@ -21,8 +21,8 @@
 //! ```
 
 use geomattn::nalgebra::DMatrix;
-use geomattn_spec::layout::{self, Op, Side};
-use geomattn_spec::{Activation, AttentionActivation, Kick};
+use geomattn_networks::layout::{self, Op, Side};
+use geomattn_networks::{Activation, AttentionActivation, Kick};
 
 use crate::gml_layout::Layer;
 

@@ -37,7 +37,7 @@ pub mod gml_layout;
 pub mod gml_reference;
 pub mod hdf5_mutation;
 pub mod lanes;
-pub use geomattn_spec::rigid_body;
+pub use geomattn_networks::rigid_body;
 pub mod seeded;
 pub mod sweep;
 pub mod symplectic;

@@ -3,10 +3,10 @@
 //! Each file is a [`mutation`] of one of the shipped networks: the three rigid-body networks as
 //! GML saved them (Float32) and as geomattn writes them in Float64, and the four MNIST
 //! classifiers. Each is read by what every subcommand reads it with, under `catch_unwind`:
-//! - `inspect`: [`geomattn_spec::inspect::inspect`];
-//! - `rollout`, `check`, `export` and `train --init`: [`geomattn_spec::open`] as the network's
+//! - `inspect`: [`geomattn_networks::inspect::inspect`];
+//! - `rollout`, `check`, `export` and `train --init`: [`geomattn_networks::open`] as the network's
 //!   architecture, in f64 and f32 (the file's readers are the same for all four);
-//! - `classify`: [`geomattn_spec::classify::open`], in f64 and f32.
+//! - `classify`: [`geomattn_networks::classify::open`], in f64 and f32.
 //!
 //! Every outcome must be `Ok` or an error: no panic, no abort, no hang (a watchdog ends the run
 //! if no file finishes for 60 s, naming the last one started), no fault (which would end the
@@ -28,7 +28,7 @@ use geomattn::{
     MultiHeadAttention, NoConnection, StandardTransformerIntegrator, Tanh,
     VolumePreservingFeedForward, VolumePreservingTransformer,
 };
-use geomattn_spec::{Arch, Precision};
+use geomattn_networks::{Arch, Precision};
 use geomattn_testkit::fixture;
 use geomattn_testkit::hdf5_mutation::{Block, blocks, mutation, panic_message};
 use geomattn_testkit::seeded::XorShift;
@@ -135,12 +135,12 @@ fn read_everywhere(subject: &Subject, bytes: Vec<u8>) -> Result<(), String> {
         let Ok(file) = GmlFile::from_bytes(bytes) else {
             return;
         };
-        let _ = geomattn_spec::inspect::inspect(&file);
+        let _ = geomattn_networks::inspect::inspect(&file);
         for precision in [Precision::F64, Precision::F32] {
             if subject.classifier {
-                let _ = geomattn_spec::classify::open(&file, &subject.arch, precision);
+                let _ = geomattn_networks::classify::open(&file, &subject.arch, precision);
             } else {
-                let _ = geomattn_spec::open(&file, &subject.arch, precision);
+                let _ = geomattn_networks::open(&file, &subject.arch, precision);
             }
         }
     }))
@@ -243,15 +243,15 @@ fn the_campaigns_subjects_load_and_its_files_are_reproducible() {
     for subject in &subjects {
         let file = GmlFile::from_bytes(subject.bytes.clone()).unwrap();
         assert!(
-            !geomattn_spec::inspect::inspect(&file)
+            !geomattn_networks::inspect::inspect(&file)
                 .unwrap()
                 .matches
                 .is_empty()
         );
         if subject.classifier {
-            geomattn_spec::classify::open(&file, &subject.arch, Precision::F64).unwrap();
+            geomattn_networks::classify::open(&file, &subject.arch, Precision::F64).unwrap();
         } else {
-            geomattn_spec::open(&file, &subject.arch, Precision::F64).unwrap();
+            geomattn_networks::open(&file, &subject.arch, Precision::F64).unwrap();
         }
     }
     for k in [0, 7, 123_456] {

@@ -1,4 +1,4 @@
-//! The run-time engine (`geomattn_spec::engine`, on `geomattn::engine`): on the grid's sizes it
+//! The run-time engine (`geomattn_networks::engine`, on `geomattn::engine`): on the grid's sizes it
 //! is the compiled network bit for bit (forward passes, rollouts, batches, in `f32` and `f64`);
 //! off the grid (any dimension, sequence length, `n_linear`, activation, `init_upper`, both
 //! weightings, the Cayley transform's closed forms, its kernels and nalgebra's LU beyond 16) it
@@ -7,9 +7,9 @@
 
 use geomattn::gml::GmlFile;
 use geomattn::nalgebra::DMatrix;
-use geomattn_spec::batch::{Arithmetic, Layout};
-use geomattn_spec::layout::{self, Op};
-use geomattn_spec::{Activation, Arch, Error, Network, Precision, engine, open};
+use geomattn_networks::batch::{Arithmetic, Layout};
+use geomattn_networks::layout::{self, Op};
+use geomattn_networks::{Activation, Arch, Error, Network, Precision, engine, open};
 use geomattn_testkit::gml_chain::Values64;
 use geomattn_testkit::gml_layout::{Layer, to_bytes};
 use geomattn_testkit::gml_reference::{activation, volume_preserving_chain};
@@ -112,7 +112,7 @@ fn volume_preserving_chain_of(
     volume_preserving_chain(reference, z)
 }
 
-/// The specs of the grid's volume-preserving networks (each point of `geomattn_spec::grid`),
+/// The specs of the grid's volume-preserving networks (each point of `geomattn_networks::grid`),
 /// with both weightings and two `L`.
 fn on_the_grid() -> Vec<Arch> {
     let mut specs = Vec::new();
@@ -322,7 +322,7 @@ fn the_structure_check_runs_on_the_engine_as_on_the_compiled_networks() {
     ] {
         let arch: Arch = spec.parse().unwrap();
         let file = file(&chain(&arch, 11));
-        let compiled = geomattn_spec::check(&file, &arch, 5, 1).unwrap();
+        let compiled = geomattn_networks::check(&file, &arch, 5, 1).unwrap();
         let run_time = engine::check(&file, &arch, 5, 1).unwrap();
         assert_eq!(compiled.len(), run_time.len(), "{spec}");
         for (c, r) in compiled.iter().zip(&run_time) {
@@ -339,7 +339,7 @@ fn the_structure_check_runs_on_the_engine_as_on_the_compiled_networks() {
     let (deep, measurable) = OFF_THE_GRID.split_last().unwrap();
     for spec in measurable {
         let arch: Arch = spec.parse().unwrap();
-        let measured = geomattn_spec::check(&file(&chain(&arch, 21)), &arch, 3, 2).unwrap();
+        let measured = geomattn_networks::check(&file(&chain(&arch, 21)), &arch, 3, 2).unwrap();
         assert!(!measured.is_empty(), "{spec}");
         for m in &measured {
             assert!(m.passes(), "{spec}: {m:?}");
@@ -350,7 +350,7 @@ fn the_structure_check_runs_on_the_engine_as_on_the_compiled_networks() {
     // in f64 from such a Jacobian, is 1 only to that many digits less (3.7·10⁴ off here). The
     // check reports what it measured: a failed promise, never a silent pass.
     let arch: Arch = deep.parse().unwrap();
-    let measured = geomattn_spec::check(&file(&chain(&arch, 21)), &arch, 3, 2).unwrap();
+    let measured = geomattn_networks::check(&file(&chain(&arch, 21)), &arch, 3, 2).unwrap();
     assert!(
         !measured[0].passes() && measured[0].worst > 1.0,
         "{measured:?}"

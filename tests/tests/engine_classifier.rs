@@ -7,9 +7,9 @@
 
 use geomattn::gml::GmlFile;
 use geomattn::nalgebra::DMatrix;
-use geomattn_spec::classify;
-use geomattn_spec::layout;
-use geomattn_spec::{Arch, Error, Precision};
+use geomattn_networks::classify;
+use geomattn_networks::layout;
+use geomattn_networks::{Arch, Error, Precision};
 use geomattn_testkit::gml_reference::standard_chain;
 
 mod twins;

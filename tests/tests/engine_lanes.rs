@@ -7,8 +7,8 @@
 
 mod twins;
 
-use geomattn_spec::batch::{Arithmetic, Layout};
-use geomattn_spec::{Arch, Network, Precision, engine};
+use geomattn_networks::batch::{Arithmetic, Layout};
+use geomattn_networks::{Arch, Network, Precision, engine};
 use twins::{network, windows};
 
 /// A network of every architecture the engine runs, at sizes no compiled type has; among them

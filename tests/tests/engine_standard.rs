@@ -8,9 +8,9 @@
 
 use geomattn::gml::GmlFile;
 use geomattn::nalgebra::DMatrix;
-use geomattn_spec::batch::{Arithmetic, Layout};
-use geomattn_spec::layout;
-use geomattn_spec::{Arch, Error, Precision, check, open};
+use geomattn_networks::batch::{Arithmetic, Layout};
+use geomattn_networks::layout;
+use geomattn_networks::{Arch, Error, Precision, check, open};
 use geomattn_testkit::gml_reference::standard_chain;
 
 mod twins;

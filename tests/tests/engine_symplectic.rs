@@ -9,9 +9,9 @@
 
 use geomattn::STIEFEL_TOLERANCE;
 use geomattn::nalgebra::DMatrix;
-use geomattn_spec::layout;
-use geomattn_spec::structure::SYMPLECTICITY_TOLERANCE;
-use geomattn_spec::{Arch, AttentionActivation, Error, Kick, Precision, check, open};
+use geomattn_networks::layout;
+use geomattn_networks::structure::SYMPLECTICITY_TOLERANCE;
+use geomattn_networks::{Arch, AttentionActivation, Error, Kick, Precision, check, open};
 use geomattn_testkit::gml_reference::symplectic_chain;
 
 mod twins;
@@ -178,7 +178,7 @@ fn on_the_grid_the_engines_check_agrees_with_the_compiled_one() {
     for (k, arch) in on_the_grid().iter().enumerate().step_by(3) {
         let (file, _) = network(arch, k as u64 + 1);
         let compiled = check(&file, arch, 3, 5).unwrap();
-        let run_time = geomattn_spec::engine::check(&file, arch, 3, 5).unwrap();
+        let run_time = geomattn_networks::engine::check(&file, arch, 3, 5).unwrap();
         assert_eq!(compiled.len(), run_time.len(), "{arch}");
         for (a, b) in compiled.iter().zip(&run_time) {
             assert_eq!(
@@ -237,10 +237,10 @@ fn non_finite_windows_are_refused_naming_the_layer() {
     let mut out = vec![0.0; huge.len()];
     let error = net.forward_f64(
         &huge,
-        geomattn_spec::batch::Layout::Columns,
+        geomattn_networks::batch::Layout::Columns,
         &mut out,
         true,
-        geomattn_spec::batch::Arithmetic::Exact,
+        geomattn_networks::batch::Arithmetic::Exact,
     );
     let Err(geomattn::Error::NonFinite(at)) = error else {
         panic!("{error:?}")

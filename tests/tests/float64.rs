@@ -19,7 +19,7 @@ use geomattn::{
 };
 use geomattn::{MultiHeadAttention, StandardTransformerIntegrator};
 use geomattn::{VolumePreservingFeedForward, VolumePreservingTransformer};
-use geomattn_spec::inspect::inspect;
+use geomattn_networks::inspect::inspect;
 use geomattn_testkit::fixture;
 use geomattn_testkit::gml_layout::{Layer, Stored, chain, to_bytes, uniform64, widened};
 use geomattn_testkit::gml_reference::{self, Softmax};

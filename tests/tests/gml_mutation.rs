@@ -83,7 +83,7 @@ fn try_load(name: &str, bytes: Vec<u8>, boxed: bool) -> Result<bool, String> {
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         // `inspect` reads every file, whatever its architecture.
         if let Ok(file) = GmlFile::from_bytes(bytes.clone()) {
-            let _ = geomattn_spec::inspect::inspect(&file);
+            let _ = geomattn_networks::inspect::inspect(&file);
         }
         match name.trim_end_matches(FLOAT64) {
             "transformer_rigid_body_nn_st.h5" => load::<St>(bytes, boxed),
@@ -162,7 +162,7 @@ fn the_intact_fixtures_load() {
 fn the_classifier_under_bit_flips_and_overwrites() {
     let spec = "classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, \
                 Stiefel=true, add_connection=false)";
-    let arch: geomattn_spec::Arch = spec.parse().unwrap();
+    let arch: geomattn_networks::Arch = spec.parse().unwrap();
     let bytes = std::fs::read(fixture("mnist_nn2.h5")).unwrap();
     let blocks = blocks(&bytes);
     let mut rng = XorShift(0x243f_6a88_85a3_08d3);
@@ -181,8 +181,9 @@ fn the_classifier_under_bit_flips_and_overwrites() {
             let Ok(file) = GmlFile::from_bytes(mutated) else {
                 return;
             };
-            let _ = geomattn_spec::inspect::inspect(&file);
-            let _ = geomattn_spec::classify::open(&file, &arch, geomattn_spec::Precision::F32);
+            let _ = geomattn_networks::inspect::inspect(&file);
+            let _ =
+                geomattn_networks::classify::open(&file, &arch, geomattn_networks::Precision::F32);
         }));
         if let Err(payload) = outcome {
             panics.push(format!("{what}: {}", panic_message(payload.as_ref())));
@@ -427,8 +428,8 @@ fn empty_stiefel(d0: u64) -> Vec<u8> {
 
 fn inspect_error(bytes: Vec<u8>) -> LoadError {
     let file = GmlFile::from_bytes(bytes).unwrap();
-    match geomattn_spec::Error::from(geomattn_spec::inspect::inspect(&file).unwrap_err()) {
-        geomattn_spec::Error::Unreadable { source, .. } => *source,
+    match geomattn_networks::Error::from(geomattn_networks::inspect::inspect(&file).unwrap_err()) {
+        geomattn_networks::Error::Unreadable { source, .. } => *source,
         other => panic!("not a load error: {other}"),
     }
 }

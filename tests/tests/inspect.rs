@@ -4,10 +4,10 @@
 //! architecture, with seeded values; GML's own files are in `fixtures/gml/`.
 
 use geomattn::gml::GmlFile;
-use geomattn_spec::inspect::{self, Mismatch, inspect};
-use geomattn_spec::layout::{self, Packed};
-use geomattn_spec::{Activation, Arch, AttentionActivation, Ct, Kick, LinSympt, St, Sympt};
-use geomattn_spec::{Vpff, Vpt};
+use geomattn_networks::inspect::{self, Mismatch, inspect};
+use geomattn_networks::layout::{self, Packed};
+use geomattn_networks::{Activation, Arch, AttentionActivation, Ct, Kick, LinSympt, St, Sympt};
+use geomattn_networks::{Vpff, Vpt};
 use geomattn_testkit::gml_chain::file_of;
 use proptest::prelude::*;
 

@@ -1,4 +1,4 @@
-//! The symplectic transformers through `geomattn_spec`: a spec loads a file written in GML's
+//! The symplectic transformers through `geomattn_networks`: a spec loads a file written in GML's
 //! layout as the runtime type it names (same outputs, forward and rollout, as the type loaded
 //! directly), and `check` measures `‖Jᵀ𝕁J − 𝕁‖_max`: every variant passes except GML's own
 //! `symmetric = true` kick with `VectorSoftmax`, which fails its promise by orders of magnitude.
@@ -9,8 +9,8 @@ use geomattn::{
     DenseA, GmlCompatible, LinearSymplecticTransformer, SequenceLayer, SymmetricA,
     SymplecticTransformer, Tanh, UpdateP, VectorSoftmax, iterate,
 };
-use geomattn_spec::structure::SYMPLECTICITY_TOLERANCE;
-use geomattn_spec::{Arch, Error, Precision, check, open};
+use geomattn_networks::structure::SYMPLECTICITY_TOLERANCE;
+use geomattn_networks::{Arch, Error, Precision, check, open};
 use geomattn_testkit::gml_layout::{self, Layer, to_bytes, uniform};
 use geomattn_testkit::random_matrix;
 use rand::SeedableRng;
@@ -219,7 +219,7 @@ fn inspect_finds_the_symplectic_transformers_a_file_can_be() {
         ),
     ];
     for (file, expected) in cases {
-        let found = geomattn_spec::inspect::inspect(&file).unwrap();
+        let found = geomattn_networks::inspect::inspect(&file).unwrap();
         let specs: Vec<&str> = found.matches.iter().map(|m| m.spec.as_str()).collect();
         assert_eq!(specs, expected);
         for m in &found.matches {

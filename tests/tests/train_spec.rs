@@ -1,4 +1,4 @@
-//! Training from a spec (`geomattn_spec::train`, what `geomattn train` runs): the network it
+//! Training from a spec (`geomattn_networks::train`, what `geomattn train` runs): the network it
 //! writes has GML's own layout (the same objects as GML's rigid-body fixture), it is the network
 //! the runtime's training of the same const-generic type reaches from the same seed (the spec
 //! engine runs the lane path, `Lanewise::backward_flat`, the runtime's `train_epoch` the scalar
@@ -9,8 +9,8 @@ use geomattn::gml::{GmlFile, Storage, load};
 use geomattn::init::glorot_network;
 use geomattn::train::{AdamOptimizer, Trajectories, train_epoch};
 use geomattn::{Schema, Tanh, VolumePreservingTransformer, to_flat};
-use geomattn_spec::Error;
-use geomattn_spec::train::{Data, Optimizer, Options, train};
+use geomattn_networks::Error;
+use geomattn_networks::train::{Data, Optimizer, Options, train};
 use geomattn_testkit::fixture;
 use geomattn_testkit::gml_layout::{layout, objects, split_recorded_types};
 use rand::SeedableRng;

@@ -17,8 +17,8 @@ use geomattn::{
     SymplecticTransformer, Tanh, UpdateP, UpdateQ, VectorSoftmax, VolumePreservingFeedForward,
     VolumePreservingTransformer, to_flat,
 };
-use geomattn_spec::train::{Data, Options, train};
-use geomattn_spec::{Arch, check};
+use geomattn_networks::train::{Data, Options, train};
+use geomattn_networks::{Arch, check};
 use geomattn_testkit::fixture;
 use geomattn_testkit::gml_layout::layout;
 use rand::SeedableRng;
@@ -277,7 +277,7 @@ fn standard_transformers_off_the_grid_train_on_the_engine() {
     let trained = train(&arch, &data, &options, &mut |e| losses.push(e.loss)).unwrap();
     assert!(losses[3] < losses[0], "{losses:?}");
     let file = GmlFile::from_bytes(trained.file).unwrap();
-    geomattn_spec::open(&file, &arch, geomattn_spec::Precision::F64).unwrap();
+    geomattn_networks::open(&file, &arch, geomattn_networks::Precision::F64).unwrap();
 }
 
 const SYMPT_EXACT: &str = "SymplecticTransformer(6; seq = 5, n_sympnet = 3, \

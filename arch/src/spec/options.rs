@@ -303,7 +303,7 @@ impl<'a> Options<'a> {
     /// grammar tables, which the tests of every architecture would find).
     fn unread(&self, name: &str) -> Error {
         self.malformed(format!(
-            "option `{name}` was not read (a bug in geomattn-spec)"
+            "option `{name}` was not read (a bug in geomattn-networks)"
         ))
     }
 

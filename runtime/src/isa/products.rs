@@ -1,5 +1,5 @@
 //! Many small matrix products at once, one per SIMD lane, over flat buffers: the attention heads
-//! of `geomattn-spec`'s batched classifier, whose inputs lie side by side in memory (the inputs
+//! of `geomattn-networks`'s batched classifier, whose inputs lie side by side in memory (the inputs
 //! innermost), so that a run of `lanes` values holds one entry for `lanes` inputs.
 //!
 //! ```

@@ -1,6 +1,6 @@
 //! The polynomial `exp` and `tanh` of [`crate::VectorFunctions`] over whole slices, for code that
 //! keeps its numbers in flat buffers rather than in lane matrices (the batched classifier of
-//! `geomattn-spec`, whose products run on a GEMM library).
+//! `geomattn-networks`, whose products run on a GEMM library).
 //!
 //! ```
 //! use geomattn::Isa;

@@ -7,8 +7,8 @@
 
 use geomattn::gml::GmlFile;
 use geomattn::nalgebra::DMatrix;
-use geomattn_spec::batch::{Arithmetic, Layout};
-use geomattn_spec::{Arch, Network, Precision, engine, layout, open};
+use geomattn_networks::batch::{Arithmetic, Layout};
+use geomattn_networks::{Arch, Network, Precision, engine, layout, open};
 use geomattn_testkit::gml_chain::{Values64, file_of, values_of};
 
 /// `arch`'s file written by the test kit from `seed`, and its values widened to `f64`

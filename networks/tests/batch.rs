@@ -1,8 +1,8 @@
 //! The batch kernels (exact arithmetic) agree with the one-window methods of `Network`, in both
 //! layouts and both buffer scalars, and refuse what does not fit with the library's errors.
 
-use geomattn_spec::batch::{Arithmetic, Layout};
-use geomattn_spec::{Arch, Network, Precision, open_file};
+use geomattn_networks::batch::{Arithmetic, Layout};
+use geomattn_networks::{Arch, Network, Precision, open_file};
 
 const VPT: &str = "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)";
 const VPFF: &str = "vpff(dim=3, n_blocks=6, n_linear=1, activation=tanh)";
@@ -79,9 +79,9 @@ fn f32_buffers_on_an_f32_network_round_once() {
 #[cfg(not(feature = "lanes"))]
 #[test]
 fn without_the_lane_path_fast_is_exact_bit_for_bit() {
-    assert!(!geomattn_spec::batch::lanes());
+    assert!(!geomattn_networks::batch::lanes());
     let net = vpt(Precision::F32);
-    let input: Vec<f32> = windows(2 * geomattn_spec::batch::STAGED + 17)
+    let input: Vec<f32> = windows(2 * geomattn_networks::batch::STAGED + 17)
         .iter()
         .map(|&x| x as f32)
         .collect();

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 
 use geomattn::gml::load_file_boxed;
 use geomattn::{ClassificationTransformer, NoConnection, Stiefel, Tanh, mnist_patches};
-use geomattn_spec::classify::{self, Classifier, Evaluation, Images};
-use geomattn_spec::{Arch, Error, Precision};
+use geomattn_networks::classify::{self, Classifier, Evaluation, Images};
+use geomattn_networks::{Arch, Error, Precision};
 
 /// GML's test-set accuracies of nn1 … nn4, from its MNIST tutorial.
 const GML_ACCURACY: [f64; 4] = [0.0974, 0.8613, 0.5518, 0.6351];

@@ -7,7 +7,7 @@
 //! difference.
 //!
 //! ```
-//! use geomattn_spec::{Arch, Precision, engine};
+//! use geomattn_networks::{Arch, Precision, engine};
 //! use geomattn::gml::GmlFile;
 //! let arch: Arch = "vpff(dim=3, n_blocks=6, n_linear=1, activation=tanh)".parse()?;
 //! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/gml/transformer_rigid_body_nn_vpff.h5");

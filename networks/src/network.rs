@@ -54,7 +54,7 @@ pub trait Network: Batched + Send + Sync {
     /// handed out as computed: the reader decides where the trajectory ends.
     ///
     /// ```
-    /// use geomattn_spec::{Arch, Precision, open_file};
+    /// use geomattn_networks::{Arch, Precision, open_file};
     /// let arch: Arch = "vpff(dim=3, n_blocks=6, n_linear=1, activation=tanh)".parse()?;
     /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/gml/transformer_rigid_body_nn_vpff.h5");
     /// let net = open_file(path, &arch, Precision::F64)?;
@@ -62,7 +62,7 @@ pub trait Network: Batched + Send + Sync {
     /// let states: Vec<Vec<f64>> = net.states(&z0)?.take(1_000).collect();
     /// assert_eq!(states[0], z0);
     /// assert_eq!(states.len(), 1_000);
-    /// # Ok::<(), geomattn_spec::Error>(())
+    /// # Ok::<(), geomattn_networks::Error>(())
     /// ```
     ///
     /// # Errors

@@ -12,7 +12,7 @@
 //! program: the blob of its built-in type, and the text of that type.
 //!
 //! ```
-//! use geomattn_spec::{Arch, Precision, open_file, rigid_body};
+//! use geomattn_networks::{Arch, Precision, open_file, rigid_body};
 //! use geomattn::nalgebra::Vector3;
 //! let arch: Arch = "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)"
 //!     .parse()?;
@@ -26,7 +26,7 @@
 //! assert_eq!(states.len(), 10 * 3);
 //! let last = Vector3::from_column_slice(&states[27..]);
 //! assert!((last - truth[9]).amax() < 3e-2);
-//! # Ok::<(), geomattn_spec::Error>(())
+//! # Ok::<(), geomattn_networks::Error>(())
 //! ```
 //!
 //! Dependencies: `geomattn` (the layers, their backward passes and its GML loader),

@@ -2,7 +2,7 @@
 //! format of the MNIST files, and the evaluation (accuracy, per class, confusion matrix).
 //!
 //! ```
-//! use geomattn_spec::{Arch, Precision, classify};
+//! use geomattn_networks::{Arch, Precision, classify};
 //! let arch: Arch = "classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, \
 //!                   Stiefel=true, add_connection=false)".parse()?;
 //! # let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -12,7 +12,7 @@
 //! let labels = classify::read_labels(format!("{root}/fixtures/mnist/mnist-train-300-labels.idx1-ubyte"))?;
 //! let evaluation = classify::evaluate(net.as_ref(), &images.take(20), &labels[..20])?;
 //! assert_eq!(evaluation.total(), 20);
-//! # Ok::<(), geomattn_spec::Error>(())
+//! # Ok::<(), geomattn_networks::Error>(())
 //! ```
 
 use std::num::NonZeroUsize;

@@ -19,7 +19,7 @@ pub enum Error {
          Other sizes: name the network's type in your own program \
          (`geomattn::gml::load_file::<VolumePreservingTransformer<f64, D, T, …>>`, \
          `geomattn::embed_gml!`, `geomattn::to_blob`), or add the size to the grid in \
-         spec/src/grid.rs and rebuild"
+         networks/src/grid.rs and rebuild"
     )]
     OffGrid {
         /// The architecture asked for.

@@ -15,7 +15,7 @@
 //! rule conserves them exactly too, up to the solver's rounding.
 //!
 //! ```
-//! use geomattn_spec::rigid_body::{H, initial_state, step};
+//! use geomattn_networks::rigid_body::{H, initial_state, step};
 //! let z0 = initial_state(1.1);
 //! let z1 = step(&z0, H);
 //! assert!((z1.norm() - z0.norm()).abs() < 1e-15);

@@ -6,8 +6,8 @@
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
-use geomattn_spec::classify::{self, CHUNK, Classifier, Images};
-use geomattn_spec::{Arch, Error, Precision};
+use geomattn_networks::classify::{self, CHUNK, Classifier, Images};
+use geomattn_networks::{Arch, Error, Precision};
 
 fn repository(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)

@@ -1,10 +1,10 @@
-//! The grid the dispatch compiles is the grid `geomattn_spec::grid` declares: every declared
+//! The grid the dispatch compiles is the grid `geomattn_networks::grid` declares: every declared
 //! point reaches a network type (the bundled file then loads or is refused as not matching), and
 //! every point beside it is refused as off the grid.
 
 use geomattn::gml::GmlFile;
-use geomattn_spec::grid::{self, Grid};
-use geomattn_spec::{
+use geomattn_networks::grid::{self, Grid};
+use geomattn_networks::{
     Activation, Arch, AttentionActivation, Error, Kick, LinSympt, Precision, St, Sympt, Vpff, Vpt,
     open,
 };
@@ -228,7 +228,7 @@ fn every_declared_size_is_compiled_and_no_other() {
     // reads the file as its chain (it is not: a named mismatch); the classifier is refused.
     for arch in added_options().iter().chain(&outside) {
         let error = open(&file, arch, Precision::F64).err().unwrap();
-        if geomattn_spec::engine::runs(arch) {
+        if geomattn_networks::engine::runs(arch) {
             assert!(matches!(error, Error::Mismatch { .. }), "{arch}: {error}");
         } else {
             assert!(matches!(error, Error::OffGrid { .. }), "{arch}: {error}");
@@ -327,11 +327,11 @@ fn a_check_measures_from_one_to_a_million_inputs() {
                       skew_sym=false)"
         .parse()
         .unwrap();
-    for samples in [0, geomattn_spec::structure::MAX_SAMPLES + 1] {
-        let error = geomattn_spec::check(&file(), &arch, samples, 0).unwrap_err();
+    for samples in [0, geomattn_networks::structure::MAX_SAMPLES + 1] {
+        let error = geomattn_networks::check(&file(), &arch, samples, 0).unwrap_err();
         assert!(matches!(error, Error::Samples { .. }), "{samples}: {error}");
         assert!(error.to_string().contains("from 1 to 1000000"), "{error}");
     }
-    let measured = geomattn_spec::check(&file(), &arch, 1, 0).unwrap();
-    assert!(measured.iter().all(geomattn_spec::Measurement::passes));
+    let measured = geomattn_networks::check(&file(), &arch, 1, 0).unwrap();
+    assert!(measured.iter().all(geomattn_networks::Measurement::passes));
 }

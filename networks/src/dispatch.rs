@@ -59,7 +59,7 @@ macro_rules! on_grid {
             Arch::Ct(_) => Err(Error::Unsupported {
                 arch: arch.to_string(),
                 reason: "is a classifier, not an integrator: use `geomattn classify` \
-                         (`geomattn_spec::classify`)".into(),
+                         (`geomattn_networks::classify`)".into(),
             }),
         },
         }

@@ -13,7 +13,7 @@
 //!
 //! ```
 //! use geomattn::{Tanh, VolumePreservingTransformer, read_blob};
-//! use geomattn_spec::{Arch, Precision, export};
+//! use geomattn_networks::{Arch, Precision, export};
 //! let arch: Arch = "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=3, activation=tanh, skew_sym=false)"
 //!     .parse()?;
 //! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/gml/transformer_rigid_body_nn_vpt.h5");

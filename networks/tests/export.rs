@@ -9,7 +9,7 @@ use geomattn::{
     SkewWeight, StandardTransformerIntegrator, Tanh, VolumePreservingFeedForward,
     VolumePreservingTransformer, read_blob, to_blob,
 };
-use geomattn_spec::{Arch, Error, Precision, export};
+use geomattn_networks::{Arch, Error, Precision, export};
 
 type Vpt<S> = VolumePreservingTransformer<S, 3, 3, 2, 1, 3, Tanh>;
 type Vpff<S> = VolumePreservingFeedForward<S, 3, 6, 1, Tanh>;

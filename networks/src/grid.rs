@@ -9,8 +9,8 @@
 //! `dispatch.rs` (a test checks that the two agree).
 //!
 //! ```
-//! assert!(geomattn_spec::grid::VPT.dims.contains(&3));
-//! println!("{}", geomattn_spec::grid::describe());
+//! assert!(geomattn_networks::grid::VPT.dims.contains(&3));
+//! println!("{}", geomattn_networks::grid::describe());
 //! ```
 
 use crate::Activation;

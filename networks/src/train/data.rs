@@ -62,11 +62,11 @@ impl Data {
     /// (`step, z1 … zd`, and perhaps the reference) is a one-trajectory file.
     ///
     /// ```
-    /// use geomattn_spec::train::Data;
+    /// use geomattn_networks::train::Data;
     /// let csv = "trajectory,z1,z2\n0,1,0\n0,0.9,0.1\n1,0,1\n1,0.1,0.9\n";
     /// let data = Data::from_csv(csv, "data.csv")?;
     /// assert_eq!((data.count(), data.length(), data.dim()), (2, 2, 2));
-    /// # Ok::<(), geomattn_spec::Error>(())
+    /// # Ok::<(), geomattn_networks::Error>(())
     /// ```
     ///
     /// # Errors

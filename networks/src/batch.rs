@@ -24,7 +24,7 @@
 //!
 //! ```
 //! use geomattn::{SequenceLayer, SkewSymmetric, SkewVpa, nalgebra::Matrix2x3};
-//! use geomattn_spec::batch::{Arithmetic, Layout, forward};
+//! use geomattn_networks::batch::{Arithmetic, Layout, forward};
 //! let layer = SkewVpa::<f64, 2, 3>::skew_sym(SkewSymmetric::from_packed(&[0.5])?);
 //! let z = Matrix2x3::new(1.0, 0.0, 1.0,
 //!                        0.0, 1.0, 1.0);
@@ -57,7 +57,7 @@ use staging::{Fixed, Staged};
 ///
 /// ```
 /// use geomattn::{SkewSymmetric, SkewVpa};
-/// use geomattn_spec::batch::{Arithmetic, Layout, forward, lanes};
+/// use geomattn_networks::batch::{Arithmetic, Layout, forward, lanes};
 /// let layer = SkewVpa::<f32, 3, 3>::skew_sym(SkewSymmetric::from_packed(&[0.5, -1.0, 0.25])?);
 /// let z: Vec<f32> = (0..9 * 40).map(|i| (i as f32 * 0.37).sin()).collect();
 /// let (mut fast, mut exact) = (vec![0.0; z.len()], vec![0.0; z.len()]);

@@ -32,7 +32,7 @@
 //! (GML's default, rounded once) or [`Storage::Float64`].
 //!
 //! ```
-//! use geomattn_spec::train::{Data, Optimizer, Options, train};
+//! use geomattn_networks::train::{Data, Optimizer, Options, train};
 //! let arch = "vpt(dim=3, seq=3, n_blocks=1, n_linear=1, L=1, activation=tanh, skew_sym=false)";
 //! let data = Data::rigid_body(2, 21); // two trajectories of 21 states
 //! let options = Options { epochs: 3, batch: 8, ..Options::default() };
