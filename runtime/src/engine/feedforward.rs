@@ -121,7 +121,7 @@ impl<S: Element> VolumePreservingLayer<S> {
 }
 
 /// `x̄ = ȳ + Wᵀ δ`, `δ = ȳ ⊙ σ'(W x + b)`; `∂L/∂W = δ xᵀ` at the packed positions, then `∂L/∂b`.
-/// Keeps its input and `σ(W x + b)` ([`residual_keeping`]).
+/// Keeps its input and `σ(W x + b)` from the forward pass.
 impl<S: Element> Backward<S> for VolumePreservingLayer<S> {
     fn parameter_count(&self) -> usize {
         let dim = self.weight.nrows();

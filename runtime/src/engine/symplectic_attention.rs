@@ -279,8 +279,8 @@ impl<S: Element> Forward<S> for SymplecticAttention<S> {
 }
 
 /// The kick `K(x)` of the driving half added to the updated one: with `G` the updated half of
-/// `Ō`, `Z̄ = Ō` plus, in the driving half, the kick's pullback of `G`
-/// ([`kick_backward`](SymplecticAttention::kick_backward)). The gradient is `A`'s: dense
+/// `Ō`, `Z̄ = Ō` plus, in the driving half, the kick's pullback of `G` (the formulas of the
+/// compile-time `SymplecticWeightBackward`, for each kick). The gradient is `A`'s: dense
 /// column-major, or GML's packed symmetric entries.
 impl<S: Element> Backward<S> for SymplecticAttention<S> {
     fn parameter_count(&self) -> usize {
