@@ -2,7 +2,7 @@
 
 use nalgebra::DMatrix;
 
-use super::backward::column_major;
+use super::backward::{column_major, dot_rows};
 use super::transformer::Upscaling;
 use super::{Backward, Element, Forward, Scratch, half, matrix, mul, tr_mul};
 use crate::{Error, Field, MapScalar};
@@ -109,15 +109,11 @@ impl<S: Element> Backward<S> for PsdLayer<S> {
             let (x, o_bar) = (z.rows(half * n_in, n_in), bar.rows(half * n_out, n_out));
             let (rows, cols) = self.phi.shape();
             for ((i, j), g) in column_major(rows, cols).zip(gradient.iter_mut()) {
-                let (r, c) = if self.up {
-                    (o_bar.row(i), x.row(j))
+                *g += if self.up {
+                    dot_rows(o_bar, i, x, j)
                 } else {
-                    (x.row(i), o_bar.row(j))
+                    dot_rows(x, i, o_bar, j)
                 };
-                *g += r
-                    .iter()
-                    .zip(c.iter())
-                    .fold(S::zero(), |sum, (a, b)| sum + *a * *b);
             }
             let x_bar = if self.up {
                 tr_mul(&self.phi, o_bar, scratch)

@@ -46,8 +46,9 @@ impl<S: Field> Scratch<S> {
         DMatrix::from_vec(rows, cols, values)
     }
 
-    /// An unfilled `rows×cols` matrix for a result that writes every entry (a product, a transpose): on a
-    /// spare buffer, whose old values it keeps (zeros past them), so nothing is filled twice.
+    /// An unfilled `rows×cols` matrix for a result that writes every entry (a product, a
+    /// transpose): on a spare buffer, whose old values it keeps (zeros past them), so nothing is
+    /// filled twice.
     pub(crate) fn unfilled(&mut self, rows: usize, cols: usize) -> DMatrix<S> {
         let len = rows * cols;
         let mut values = self.take(len);
