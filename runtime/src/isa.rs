@@ -179,6 +179,29 @@ pub(crate) mod sealed {
             self.for_each_lane(|k, x| out[k] = x);
         }
 
+        /// The vector of the `LANES` values of `values` from `at`, without a bounds check: for
+        /// kernels that checked their whole buffers once.
+        ///
+        /// # Safety
+        /// `at + LANES ≤ values.len()`.
+        #[inline(always)]
+        unsafe fn load_at(values: &[Self::Scalar], at: usize) -> Self {
+            debug_assert!(at + Self::LANES <= values.len());
+            // SAFETY: every index is below `at + LANES`, in bounds by the caller's promise.
+            Self::from_fn(|k| unsafe { *values.get_unchecked(at + k) })
+        }
+
+        /// The lanes into the `LANES` places of `out` from `at`, without a bounds check.
+        ///
+        /// # Safety
+        /// `at + LANES ≤ out.len()`.
+        #[inline(always)]
+        unsafe fn store_at(self, out: &mut [Self::Scalar], at: usize) {
+            debug_assert!(at + Self::LANES <= out.len());
+            // SAFETY: as in `load_at`.
+            self.for_each_lane(|k, x| unsafe { *out.get_unchecked_mut(at + k) = x });
+        }
+
         /// `block`, `LANES` vectors, transposed as a `LANES × LANES` matrix: lane `j` of vector
         /// `i` moves to lane `i` of vector `j`. This version moves lane by lane; the AVX vectors
         /// shuffle whole registers.

@@ -279,6 +279,18 @@ impl<V: LaneVector> LaneVector for Polynomial<V> {
     }
 
     #[inline(always)]
+    unsafe fn load_at(values: &[V::Scalar], at: usize) -> Self {
+        // SAFETY: the caller's promise, passed on.
+        Self(unsafe { V::load_at(values, at) })
+    }
+
+    #[inline(always)]
+    unsafe fn store_at(self, out: &mut [V::Scalar], at: usize) {
+        // SAFETY: the caller's promise, passed on.
+        unsafe { self.0.store_at(out, at) }
+    }
+
+    #[inline(always)]
     fn mul_add(self, b: Self, c: Self) -> Self {
         Self(self.0.mul_add(b.0, c.0))
     }

@@ -58,6 +58,7 @@ impl Isa {
     /// If the sizes do not chain (`A` of `m × n`, `B` of `n × p`, `C` of `m × p`), if `lanes` is
     /// not a multiple of this instruction set's lanes ([`Isa::lanes`]), if a matrix does not fit
     /// its buffer, or if this processor does not have the instruction set.
+    #[inline]
     pub fn lane_products<S: BatchScalar>(
         self,
         lanes: usize,
@@ -131,9 +132,13 @@ fn products_avx2<S: BatchScalar>(products: Products<'_, S>, c: (&mut [S], LaneMa
 #[inline(always)]
 fn products_in<V: LaneVector>(p: Products<'_, V::Scalar>, c: (&mut [V::Scalar], LaneMatrix)) {
     let (out, cm) = c;
-    for lane in (0..p.lanes).step_by(V::LANES) {
-        for r in (0..cm.rows).step_by(2) {
-            for k in (0..cm.columns).step_by(4) {
+    if small::<V>(p, out, cm) {
+        return;
+    }
+    // Counted loops (a `step_by` cost more than the sums of a 3 × 3 product).
+    for lane in (0..p.lanes / V::LANES).map(|v| v * V::LANES) {
+        for r in (0..cm.rows.div_ceil(2)).map(|t| 2 * t) {
+            for k in (0..cm.columns.div_ceil(4)).map(|t| 4 * t) {
                 let at = (lane, r, k);
                 match (cm.rows - r, cm.columns - k) {
                     (1, 1) => tile::<V, 1, 1>(p, out, cm, at),
@@ -150,7 +155,84 @@ fn products_in<V: LaneVector>(p: Products<'_, V::Scalar>, c: (&mut [V::Scalar], 
     }
 }
 
-/// The `R × C` entries of `C` from `(r, k)`, in the vector of lanes from `lane`.
+/// The largest size of every side of a product with its own kernel ([`unrolled`]).
+const MAX_UNROLLED: usize = 4;
+
+/// The product by the kernel of its sizes if none is larger than [`MAX_UNROLLED`] (a jump on
+/// the sizes, then every loop unrolled): whether it was.
+#[inline(always)]
+fn small<V: LaneVector>(p: Products<'_, V::Scalar>, out: &mut [V::Scalar], cm: LaneMatrix) -> bool {
+    /// `$body` with the constant `$name` equal to `$size`, if that is 1 to 4.
+    macro_rules! by_size {
+        ($size:expr, $name:ident => $body:expr) => {
+            match $size {
+                1 => {
+                    const $name: usize = 1;
+                    $body
+                }
+                2 => {
+                    const $name: usize = 2;
+                    $body
+                }
+                3 => {
+                    const $name: usize = 3;
+                    $body
+                }
+                4 => {
+                    const $name: usize = 4;
+                    $body
+                }
+                _ => false,
+            }
+        };
+    }
+    const { assert!(MAX_UNROLLED == 4) };
+    by_size!(cm.rows, M => by_size!(p.a.1.columns, N => by_size!(cm.columns, P => {
+        unrolled::<V, M, N, P>(p, out, cm);
+        true
+    })))
+}
+
+/// `C = A·B` (plus `C`) for `A` of `M × N` and `B` of `N × P`, one vector of lanes at a time,
+/// every loop of known length.
+#[inline(always)]
+fn unrolled<V: LaneVector, const M: usize, const N: usize, const P: usize>(
+    p: Products<'_, V::Scalar>,
+    out: &mut [V::Scalar],
+    cm: LaneMatrix,
+) {
+    let ((a, am), (b, bm)) = (p.a, p.b);
+    for lane in (0..p.lanes / V::LANES).map(|v| v * V::LANES) {
+        // SAFETY: every entry of A, B and C, whose runs fit their buffers.
+        let left: [[V; N]; M] = core::array::from_fn(|i| {
+            core::array::from_fn(|j| unsafe { V::load_at(a, am.at(i, j) + lane) })
+        });
+        let right: [[V; P]; N] = core::array::from_fn(|j| {
+            core::array::from_fn(|k| unsafe { V::load_at(b, bm.at(j, k) + lane) })
+        });
+        for (i, left) in left.iter().enumerate() {
+            for k in 0..P {
+                let at = cm.at(i, k) + lane;
+                let mut sum = if p.accumulate {
+                    // SAFETY: as above.
+                    unsafe { V::load_at(out, at) }
+                } else {
+                    V::zero()
+                };
+                for (x, right) in left.iter().zip(&right) {
+                    sum = x.mul_add(right[k], sum);
+                }
+                // SAFETY: as above.
+                unsafe { sum.store_at(out, at) };
+            }
+        }
+    }
+}
+
+/// The `R × C` entries of `C` from `(r, k)`, in the vector of lanes from `lane`: every run it
+/// reads and writes lies in its buffer, as [`Isa::lane_products`] checked ([`LaneMatrix::fits`]
+/// with `lane + V::LANES ≤ lanes`), so its loads and stores are unchecked (their checks were
+/// most of a small product's instructions).
 #[inline(always)]
 fn tile<V: LaneVector, const R: usize, const C: usize>(
     p: Products<'_, V::Scalar>,
@@ -163,13 +245,17 @@ fn tile<V: LaneVector, const R: usize, const C: usize>(
     if p.accumulate {
         for (i, sums) in sums.iter_mut().enumerate() {
             for (j, sum) in sums.iter_mut().enumerate() {
-                *sum = V::load(&out[cm.at(r + i, k + j) + lane..]);
+                // SAFETY: (r + i, k + j) is an entry of C, whose runs fit `out`.
+                *sum = unsafe { V::load_at(out, cm.at(r + i, k + j) + lane) };
             }
         }
     }
     for j in 0..am.columns {
-        let left: [V; R] = core::array::from_fn(|i| V::load(&a[am.at(r + i, j) + lane..]));
-        let right: [V; C] = core::array::from_fn(|i| V::load(&b[bm.at(j, k + i) + lane..]));
+        // SAFETY: (r + i, j) is an entry of A, (j, k + i) one of B, whose runs fit their buffers.
+        let left: [V; R] =
+            core::array::from_fn(|i| unsafe { V::load_at(a, am.at(r + i, j) + lane) });
+        let right: [V; C] =
+            core::array::from_fn(|i| unsafe { V::load_at(b, bm.at(j, k + i) + lane) });
         for (sums, x) in sums.iter_mut().zip(left) {
             for (sum, y) in sums.iter_mut().zip(right) {
                 *sum = x.mul_add(y, *sum);
@@ -178,7 +264,8 @@ fn tile<V: LaneVector, const R: usize, const C: usize>(
     }
     for (i, sums) in sums.iter().enumerate() {
         for (j, sum) in sums.iter().enumerate() {
-            sum.store(&mut out[cm.at(r + i, k + j) + lane..]);
+            // SAFETY: as for the loads of C above.
+            unsafe { sum.store_at(out, cm.at(r + i, k + j) + lane) };
         }
     }
 }
@@ -187,13 +274,22 @@ fn tile<V: LaneVector, const R: usize, const C: usize>(
 mod tests {
     use super::*;
 
-    /// Products of every small size on every instruction set of the machine, against the sums
-    /// of the definition (in f64, exact for these small integers), accumulated or not.
+    /// Products of every size up to one past the unrolled kernels' ([`MAX_UNROLLED`]), and a
+    /// few larger ones, on every instruction set of the machine, against the sums of the
+    /// definition (in f64, exact for these small integers), accumulated or not.
     #[test]
     fn every_small_size_on_every_isa_is_the_definition() {
         let lanes = 16;
+        let up_to = 1..=MAX_UNROLLED + 1;
+        let small = up_to.clone().flat_map(|m| {
+            let up_to = up_to.clone();
+            up_to
+                .clone()
+                .flat_map(move |n| up_to.clone().map(move |p| (m, n, p)))
+        });
+        let sizes: std::vec::Vec<_> = small.chain([(5, 7, 3), (7, 16, 16), (2, 9, 6)]).collect();
         for isa in Isa::ALL.into_iter().filter(|isa| isa.is_available()) {
-            for (m, n, p) in [(1, 1, 1), (2, 3, 2), (3, 1, 5), (5, 7, 3), (7, 16, 16)] {
+            for &(m, n, p) in &sizes {
                 // A row-major, B column-major, C with a gap after each row: every stride used.
                 let am = LaneMatrix {
                     rows: m,

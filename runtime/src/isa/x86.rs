@@ -96,6 +96,26 @@ macro_rules! vector {
             }
 
             #[inline(always)]
+            unsafe fn load_at(values: &[$scalar], at: usize) -> Self {
+                debug_assert!(at + $lanes <= values.len());
+                // SAFETY: `$lanes` values from `at` lie in `values` (the caller's promise);
+                // unaligned, as a slice of scalars may be.
+                Self::new(unsafe { values.as_ptr().add(at).cast::<[$scalar; $lanes]>().read_unaligned() })
+            }
+
+            #[inline(always)]
+            unsafe fn store_at(self, out: &mut [$scalar], at: usize) {
+                debug_assert!(at + $lanes <= out.len());
+                // SAFETY: as in `load_at`.
+                unsafe {
+                    out.as_mut_ptr()
+                        .add(at)
+                        .cast::<[$scalar; $lanes]>()
+                        .write_unaligned(self.to_array());
+                }
+            }
+
+            #[inline(always)]
             fn transpose(block: &mut [Self]) {
                 let block: &mut [Self; $lanes] = block.try_into().expect("LANES vectors");
                 // SAFETY: `Self` is a transparent wrapper of the register type, so arrays of the
