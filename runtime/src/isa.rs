@@ -32,6 +32,7 @@ use crate::{Lanes, Real};
 
 pub(crate) mod polynomial;
 mod products;
+mod residual;
 mod slices;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;

@@ -1,7 +1,7 @@
 //! The scalars the engine's forward passes run over: plain scalars (`f32`, `f64`, dual numbers),
 //! and [`Lanes`] of `f32` and `f64`, which run a batch's windows one per SIMD lane.
 
-use nalgebra::{DMatrix, DMatrixView, RealField};
+use nalgebra::{DMatrix, DMatrixView, DVector, RealField};
 
 use crate::activation::Function;
 use crate::{Field, LaneScalar, Lanes, Real, product};
@@ -64,6 +64,21 @@ pub trait Element: Real {
     #[inline(always)]
     fn tr_mul_to(a: &DMatrixView<'_, Self>, b: &DMatrixView<'_, Self>, out: &mut DMatrix<Self>) {
         tr_mul_generic(a, b, out);
+    }
+
+    /// `x ← x + σ(W x + b)` for every column `x` of `z`, in one pass, if the scalar has a kernel
+    /// for it ([`FastLanes`](super::FastLanes)): whether it did (`z` untouched if not). Each
+    /// value is that of the steps one after the other (the product [`mul_to`](Self::mul_to),
+    /// `+ b`, [`activate_all`](Self::activate_all), `+ x`).
+    #[inline(always)]
+    fn residual_in_place(
+        w: &DMatrix<Self>,
+        b: Option<&DVector<Self>>,
+        activation: Function,
+        z: &mut DMatrix<Self>,
+    ) -> bool {
+        let _ = (w, b, activation, z);
+        false
     }
 
     /// `Z·Cay(C)` for a skew `C` (its strict upper triangle) by LU with partial pivoting: the

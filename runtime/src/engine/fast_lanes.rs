@@ -3,7 +3,7 @@
 
 use std::sync::OnceLock;
 
-use nalgebra::{DMatrix, DMatrixView, RealField};
+use nalgebra::{DMatrix, DMatrixView, DVector, RealField};
 
 use super::element::tr_mul_generic;
 use super::{Element, LanesOf};
@@ -164,6 +164,22 @@ where
         }
     }
 
+    /// On AVX2 or AVX-512 ([`Isa::residual_in_place`] on vectors of `N` lanes), for dimensions
+    /// up to 8 and the identity, `tanh` and the sigmoid.
+    fn residual_in_place(
+        w: &DMatrix<Self>,
+        b: Option<&DVector<Self>>,
+        activation: Function,
+        z: &mut DMatrix<Self>,
+    ) -> bool {
+        let Some(isa) = fused::<S, N>() else {
+            return false;
+        };
+        let b = b.map(|b| lane_values(b.as_slice()));
+        let w = lane_values(w.as_slice());
+        isa.residual_in_place(N, z.nrows(), w, b, activation, flat(z.as_mut_slice()))
+    }
+
     fn cayley_by_lu(z: &DMatrix<Self>, c: &DMatrix<Self>) -> DMatrix<Self> {
         Lanes::cayley_by_lu(&z.map(Self::exact), &c.map(Self::exact)).map(Self)
     }
@@ -268,6 +284,12 @@ fn flat<S: LaneScalar<N>, const N: usize>(values: &mut [FastLanes<S, N>]) -> &mu
     // no padding (the size asserted above) and aligned for `S` (asserted above). The slice
     // borrows `values` mutably for its whole life, and every bit pattern is a valid `S`.
     unsafe { core::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<S>(), values.len() * N) }
+}
+
+/// The lanes of `values` one after the other, shared ([`flat`]).
+fn lane_values<S: LaneScalar<N>, const N: usize>(values: &[FastLanes<S, N>]) -> &[S] {
+    // SAFETY: as in `flat`, borrowed shared as `values` is.
+    unsafe { core::slice::from_raw_parts(values.as_ptr().cast::<S>(), values.len() * N) }
 }
 
 /// The lanes of the entries of the view `m`, one after the other from its first ([`flat`]):

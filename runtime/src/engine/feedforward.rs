@@ -248,6 +248,9 @@ pub(super) fn residual<S: Element>(
     activation: Function,
     scratch: &mut Scratch<S>,
 ) {
+    if S::residual_in_place(w, b, activation, x) {
+        return;
+    }
     let mut y = activated(w, x, b, activation, scratch);
     y += &*x;
     scratch.replace(x, y);

@@ -1,0 +1,317 @@
+//! The residual update `x ← x + σ(W x + b)` of many small networks at once, one per SIMD lane, in
+//! one pass: the volume-preserving and ResNet layers of the engine's throughput batches
+//! ([`crate::engine::FastLanes`]), whose product, bias, activation and sum otherwise each take a
+//! pass over a buffer of their own.
+//!
+//! ```
+//! use geomattn::Isa;
+//! use geomattn::activation::Function;
+//! let isa = Isa::best();
+//! let lanes = isa.lanes::<f64>();
+//! // One lane's W = [[0, 0], [2, 0]] (column-major), b = [0, 1], x = [1, 3]: every lane the same.
+//! let runs = |values: &[f64]| -> Vec<f64> { values.iter().flat_map(|&v| vec![v; lanes]).collect() };
+//! let (w, b, mut x) = (runs(&[0.0, 2.0, 0.0, 0.0]), runs(&[0.0, 1.0]), runs(&[1.0, 3.0]));
+//! assert!(isa.residual_in_place(lanes, 2, &w, Some(&b), Function::Identity, &mut x));
+//! // x + (W x + b) = [1 + 0, 3 + (2 + 1)].
+//! assert_eq!(x, runs(&[1.0, 6.0]));
+//! ```
+
+use num_traits::Zero;
+
+use super::sealed::LaneVector;
+use super::{BatchScalar, Isa, polynomial};
+use crate::activation::Function;
+
+/// The largest dimension with a fused kernel.
+const MAX_DIM: usize = 8;
+
+impl Isa {
+    /// `x ← x + σ(W x + b)` for every column `x` of `X` in every lane `l < lanes`, written over
+    /// `X`, if `dim ≤ 8` and `σ` is the identity, `tanh` or the sigmoid; `false` (and `X`
+    /// untouched) otherwise. Every matrix is column-major, each entry a run of `lanes` values:
+    /// `W` (`dim × dim`) in `w`, `b` (`dim`) in `b`, `X` (`dim × n`) in `x`.
+    ///
+    /// The sums are those of [`Isa::lane_products`] (fused multiply-adds over `j` in order, from
+    /// zero), then `+ b`, then `σ` (the polynomial `tanh` of [`Isa::tanh_in_place`]; the
+    /// sigmoid `1/(1 + t)` for `x ≥ 0`, `t/(1 + t)` otherwise, `t` the polynomial `e^{−|x|}`),
+    /// then `+ x`: each lane's value that of those steps taken one after the other.
+    ///
+    /// # Panics
+    /// If `lanes` is not a multiple of this instruction set's lanes ([`Isa::lanes`]), if the
+    /// buffers' lengths do not fit `dim` (`x` a whole number of columns), or if this processor
+    /// does not have the instruction set.
+    pub fn residual_in_place<S: BatchScalar>(
+        self,
+        lanes: usize,
+        dim: usize,
+        w: &[S],
+        b: Option<&[S]>,
+        activation: Function,
+        x: &mut [S],
+    ) -> bool {
+        assert!(
+            lanes.is_multiple_of(self.lanes::<S>()),
+            "{lanes} lanes are not whole vectors of {self:?}"
+        );
+        let column = dim * lanes;
+        assert!(
+            w.len() == dim * column
+                && b.is_none_or(|b| b.len() == column)
+                && column > 0
+                && x.len().is_multiple_of(column),
+            "W of {}, b of {:?} and X of {} values are not those of dimension {dim} in {lanes} lanes",
+            w.len(),
+            b.map(<[S]>::len),
+            x.len()
+        );
+        assert!(
+            self.is_available(),
+            "{self:?} is not available on this processor"
+        );
+        if dim > MAX_DIM || matches!(activation, Function::Relu | Function::Softplus) {
+            return false;
+        }
+        let layer = Layer {
+            lanes,
+            dim,
+            w,
+            b,
+            activation,
+        };
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the processor has AVX-512 (F, VL, DQ), AVX2 and FMA: checked above.
+            Isa::Avx512 => unsafe { residual_avx512(layer, x) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the processor has AVX2 and FMA: checked above.
+            Isa::Avx2 => unsafe { residual_avx2(layer, x) },
+            _ => by_dim::<S::Portable>(layer, x),
+        }
+    }
+}
+
+/// The arguments of [`Isa::residual_in_place`] but `X`, checked.
+#[derive(Clone, Copy)]
+struct Layer<'a, S> {
+    lanes: usize,
+    dim: usize,
+    w: &'a [S],
+    b: Option<&'a [S]>,
+    activation: Function,
+}
+
+/// [`by_dim`] over AVX-512 vectors, compiled for AVX-512.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,avx,fma")]
+fn residual_avx512<S: BatchScalar>(layer: Layer<'_, S>, x: &mut [S]) -> bool {
+    by_dim::<S::Avx512>(layer, x)
+}
+
+/// [`by_dim`] over AVX2 vectors, compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx,fma")]
+fn residual_avx2<S: BatchScalar>(layer: Layer<'_, S>, x: &mut [S]) -> bool {
+    by_dim::<S::Avx2>(layer, x)
+}
+
+/// The kernel of the layer's dimension (a jump on it, then every loop over it unrolled) and
+/// activation.
+#[inline(always)]
+fn by_dim<V: LaneVector>(layer: Layer<'_, V::Scalar>, x: &mut [V::Scalar]) -> bool {
+    macro_rules! by {
+        ($($d:literal)*) => {
+            match (layer.dim, layer.activation) {
+                $(
+                    ($d, Function::Identity) => fused::<V, Identity, $d>(layer, x),
+                    ($d, Function::Tanh) => fused::<V, Tanh, $d>(layer, x),
+                    ($d, Function::Sigmoid) => fused::<V, Sigmoid, $d>(layer, x),
+                )*
+                _ => return false,
+            }
+        };
+    }
+    by!(1 2 3 4 5 6 7 8);
+    true
+}
+
+/// An activation of the fused kernels: a type, so that its code is inlined into the kernel
+/// compiled for the instruction set (a closure's call was not, and cost 5× the whole update).
+trait Sigma {
+    /// The activation in every lane.
+    fn apply<V: LaneVector>(x: V) -> V;
+}
+
+/// The identity.
+struct Identity;
+
+impl Sigma for Identity {
+    #[inline(always)]
+    fn apply<V: LaneVector>(x: V) -> V {
+        x
+    }
+}
+
+/// The polynomial `tanh`.
+struct Tanh;
+
+impl Sigma for Tanh {
+    #[inline(always)]
+    fn apply<V: LaneVector>(x: V) -> V {
+        polynomial::tanh(x)
+    }
+}
+
+/// The sigmoid as [`crate::engine::FastLanes`] computes it, lane by lane: `t = e^{−|x|}` (the
+/// polynomial), then `1/(1 + t)` where `x ≥ 0` and `t/(1 + t)` elsewhere.
+struct Sigmoid;
+
+impl Sigma for Sigmoid {
+    #[inline(always)]
+    fn apply<V: LaneVector>(x: V) -> V {
+        let t = polynomial::exp(-x.abs());
+        let one = V::one();
+        x.below(V::Scalar::zero(), t / (one + t), one / (one + t))
+    }
+}
+
+/// `x ← x + σ(W x + b)` for `W` of `D × D`, one vector of lanes and one column at a time: the
+/// column's `D` vectors held while its `D` sums are formed.
+#[inline(always)]
+fn fused<V: LaneVector, A: Sigma, const D: usize>(
+    layer: Layer<'_, V::Scalar>,
+    x: &mut [V::Scalar],
+) {
+    let lanes = layer.lanes;
+    let column = D * lanes;
+    assert!(layer.w.len() == D * column && layer.b.is_none_or(|b| b.len() == column));
+    for lane in (0..lanes / V::LANES).map(|v| v * V::LANES) {
+        for z in x.chunks_exact_mut(column) {
+            // SAFETY: entry i of a column of D runs of `lanes` starts at i·lanes, and
+            // lane + LANES ≤ lanes; W has D columns of D runs, b one (asserted above).
+            let old: [V; D] = core::array::from_fn(|i| unsafe { V::load_at(z, i * lanes + lane) });
+            for i in 0..D {
+                let mut sum = V::zero();
+                for (j, x) in old.iter().enumerate() {
+                    // SAFETY: as above, W's entry (i, j) is run j·D + i.
+                    let w = unsafe { V::load_at(layer.w, (j * D + i) * lanes + lane) };
+                    sum = w.mul_add(*x, sum);
+                }
+                if let Some(b) = layer.b {
+                    // SAFETY: as above.
+                    sum += unsafe { V::load_at(b, i * lanes + lane) };
+                }
+                // SAFETY: as above.
+                unsafe { (old[i] + A::apply(sum)).store_at(z, i * lanes + lane) };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::vec::Vec;
+
+    use super::*;
+
+    /// One value of order one for each index, different in every lane.
+    #[allow(clippy::cast_precision_loss)]
+    fn values(len: usize, seed: usize) -> Vec<f32> {
+        (0..len)
+            .map(|i| (((i * 7 + seed * 13) % 23) as f32 - 11.0) / 7.0)
+            .collect()
+    }
+
+    /// Every dimension up to one past the largest kernel, every activation, with and without a
+    /// bias, on every instruction set of the machine: bit for bit the steps taken one after the
+    /// other (the product's fused sums, `+ b`, the polynomial, `+ x`), or `false` and `X`
+    /// untouched.
+    #[test]
+    fn the_fused_update_is_its_steps_one_after_the_other() {
+        let lanes = 16;
+        for isa in Isa::ALL.into_iter().filter(|isa| isa.is_available()) {
+            for dim in 1..=MAX_DIM + 1 {
+                for activation in Function::ALL {
+                    for bias in [false, true] {
+                        let (w, b) = (values(dim * dim * lanes, 1), values(dim * lanes, 2));
+                        let b = bias.then_some(&b[..]);
+                        let before = values(dim * 3 * lanes, 3);
+                        let mut x = before.clone();
+                        let fused = isa.residual_in_place(lanes, dim, &w, b, activation, &mut x);
+                        let supported = dim <= MAX_DIM
+                            && matches!(
+                                activation,
+                                Function::Identity | Function::Tanh | Function::Sigmoid
+                            );
+                        assert_eq!(fused, supported, "{isa:?} dim {dim} {activation:?}");
+                        if !fused {
+                            assert_eq!(x, before);
+                            continue;
+                        }
+                        let expected = steps(isa, lanes, dim, (&w, b), activation, &before);
+                        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                        assert_eq!(
+                            bits(&x),
+                            bits(&expected),
+                            "{isa:?} dim {dim} {activation:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// The update's steps, each over the whole buffer: the product by `Isa::lane_products`,
+    /// the bias, the polynomial of `Isa::map_in_place` (or the sigmoid from its `exp`), the sum.
+    fn steps(
+        isa: Isa,
+        lanes: usize,
+        dim: usize,
+        (w, b): (&[f32], Option<&[f32]>),
+        activation: Function,
+        x: &[f32],
+    ) -> Vec<f32> {
+        let n = x.len() / (dim * lanes);
+        let at = |rows, columns| super::super::LaneMatrix {
+            rows,
+            columns,
+            row: lanes,
+            column: rows * lanes,
+        };
+        let mut y = std::vec![0.0; x.len()];
+        isa.lane_products(
+            lanes,
+            (w, at(dim, dim)),
+            (x, at(dim, n)),
+            (&mut y, at(dim, n)),
+            false,
+        );
+        if let Some(b) = b {
+            for (k, y) in y.iter_mut().enumerate() {
+                *y += b[k % (dim * lanes)];
+            }
+        }
+        match activation {
+            Function::Tanh => isa.tanh_in_place(&mut y),
+            Function::Sigmoid => {
+                let mut t: Vec<f32> = y.iter().map(|y| -y.abs()).collect();
+                isa.exp_in_place(&mut t);
+                for (y, t) in y.iter_mut().zip(t) {
+                    *y = if *y >= 0.0 {
+                        1.0 / (1.0 + t)
+                    } else {
+                        t / (1.0 + t)
+                    };
+                }
+            }
+            _ => {}
+        }
+        y.iter().zip(x).map(|(y, x)| x + y).collect()
+    }
+
+    #[test]
+    #[should_panic(expected = "are not those of dimension")]
+    fn a_weight_of_another_dimension_panics() {
+        let (w, mut x) = ([0.0_f64; 16], [0.0_f64; 8]);
+        Isa::Portable.residual_in_place(2, 2, &w[..12], None, Function::Tanh, &mut x);
+    }
+}
