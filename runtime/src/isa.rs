@@ -30,6 +30,7 @@ pub use products::LaneMatrix;
 
 use crate::{Lanes, Real};
 
+mod cayley_product;
 pub(crate) mod polynomial;
 mod products;
 mod residual;

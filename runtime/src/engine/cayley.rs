@@ -13,6 +13,9 @@ pub const MAX_SPECIALISED_SEQ: usize = 16;
 /// `Z·Cay(C)` for `Z` of `T` columns and the skew `T×T` matrix `C` (its strict upper triangle),
 /// written over `z`, by the kernel of `T` (a jump on `T`, taken once per call).
 pub(crate) fn product<S: Element>(z: &mut DMatrix<S>, c: &DMatrix<S>, scratch: &mut Scratch<S>) {
+    if S::cayley_product_in_place(z, c) {
+        return;
+    }
     macro_rules! table {
         ($($t:literal)*) => {
             match c.nrows() {

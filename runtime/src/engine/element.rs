@@ -81,6 +81,16 @@ pub trait Element: Real {
         false
     }
 
+    /// `z ← z·Cay(C)` for a skew `C` (its strict upper triangle) in one pass, if the scalar has a
+    /// kernel for it ([`FastLanes`](super::FastLanes)): whether it did (`z` untouched if not).
+    /// Each value is that of [`super::cayley`]'s steps (the compile-time kernel of `C`'s length,
+    /// then [`mul_to`](Self::mul_to)).
+    #[inline(always)]
+    fn cayley_product_in_place(z: &mut DMatrix<Self>, c: &DMatrix<Self>) -> bool {
+        let _ = (z, c);
+        false
+    }
+
     /// `Z·Cay(C)` for a skew `C` (its strict upper triangle) by LU with partial pivoting: the
     /// Cayley transform of sequences longer than [`super::MAX_SPECIALISED_SEQ`].
     fn cayley_by_lu(z: &DMatrix<Self>, c: &DMatrix<Self>) -> DMatrix<Self>;

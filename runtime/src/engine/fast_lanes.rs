@@ -180,6 +180,16 @@ where
         isa.residual_in_place(N, z.nrows(), w, b, activation, flat(z.as_mut_slice()))
     }
 
+    /// On AVX2 or AVX-512 ([`Isa::cayley_product_in_place`] on vectors of `N` lanes), for
+    /// sequences up to 4.
+    fn cayley_product_in_place(z: &mut DMatrix<Self>, c: &DMatrix<Self>) -> bool {
+        let Some(isa) = fused::<S, N>() else {
+            return false;
+        };
+        let c = lane_values(c.as_slice());
+        isa.cayley_product_in_place(N, z.ncols(), c, flat(z.as_mut_slice()))
+    }
+
     fn cayley_by_lu(z: &DMatrix<Self>, c: &DMatrix<Self>) -> DMatrix<Self> {
         Lanes::cayley_by_lu(&z.map(Self::exact), &c.map(Self::exact)).map(Self)
     }

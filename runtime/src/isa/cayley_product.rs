@@ -1,0 +1,233 @@
+//! `Z ← Z·Cay(C)` for many small sequences at once, one per SIMD lane, on the processor's own
+//! vectors: the volume-preserving attention of the engine's throughput batches
+//! ([`crate::engine::FastLanes`]), whose Cayley transform otherwise runs on the build's baseline
+//! vectors (`wide`'s SSE2 on x86-64: four registers per vector of 16 `f32`).
+//!
+//! ```
+//! use geomattn::Isa;
+//! let isa = Isa::best();
+//! let lanes = isa.lanes::<f64>();
+//! let runs = |values: &[f64]| -> Vec<f64> { values.iter().flat_map(|&v| vec![v; lanes]).collect() };
+//! // C = [[0, 1/2], [−1/2, 0]] (column-major): Cay(C) = [[0.6, −0.8], [0.8, 0.6]].
+//! let c = runs(&[0.0, -0.5, 0.5, 0.0]);
+//! // Z = [1, 0] (one row, two columns).
+//! let mut z = runs(&[1.0, 0.0]);
+//! assert!(isa.cayley_product_in_place(lanes, 2, &c, &mut z));
+//! let row: Vec<f64> = z.chunks(lanes).map(|run| run[0]).collect();
+//! assert!((row[0] - 0.6).abs() < 1e-15 && (row[1] + 0.8).abs() < 1e-15);
+//! ```
+
+use nalgebra::SMatrix;
+
+use super::sealed::LaneVector;
+use super::{BatchScalar, Isa};
+use crate::{Generated, OrthogonalMap};
+
+/// The longest sequence with a kernel here: the closed forms of [`Generated`] (beyond, its
+/// kernels choose lane by lane by `‖C‖`, as only the lanes of `f32` themselves can).
+const MAX_SEQ: usize = 4;
+
+impl Isa {
+    /// `Z ← Z·Cay(C)` in every lane `l < lanes`, for the skew `C` (`seq × seq`, its strict upper
+    /// triangle read, as [`Generated`] reads it) and `Z` (`dim × seq`), if `seq ≤ 4`; `false`
+    /// (and `Z` untouched) otherwise. Both column-major, each entry a run of `lanes` values.
+    ///
+    /// `Cay(C)` is [`Generated`]'s closed form, operation for operation, and each entry of the
+    /// product the fused multiply-adds of [`Isa::lane_products`] (over the sequence in order,
+    /// from zero): each lane's values those of the two steps one after the other.
+    ///
+    /// # Panics
+    /// If `lanes` is not a multiple of this instruction set's lanes ([`Isa::lanes`]), if the
+    /// buffers' lengths do not fit `seq` (`z` a whole number of rows), or if this processor
+    /// does not have the instruction set.
+    pub fn cayley_product_in_place<S: BatchScalar>(
+        self,
+        lanes: usize,
+        seq: usize,
+        c: &[S],
+        z: &mut [S],
+    ) -> bool {
+        assert!(
+            lanes.is_multiple_of(self.lanes::<S>()),
+            "{lanes} lanes are not whole vectors of {self:?}"
+        );
+        assert!(
+            seq > 0 && c.len() == seq * seq * lanes && z.len().is_multiple_of(seq * lanes),
+            "C of {} and Z of {} values are not those of sequences of {seq} in {lanes} lanes",
+            c.len(),
+            z.len()
+        );
+        assert!(
+            self.is_available(),
+            "{self:?} is not available on this processor"
+        );
+        if seq > MAX_SEQ {
+            return false;
+        }
+        let product = Product { lanes, seq, c };
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the processor has AVX-512 (F, VL, DQ), AVX2 and FMA: checked above.
+            Isa::Avx512 => unsafe { cayley_avx512(product, z) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the processor has AVX2 and FMA: checked above.
+            Isa::Avx2 => unsafe { cayley_avx2(product, z) },
+            _ => by_seq::<S::Portable>(product, z),
+        }
+        true
+    }
+}
+
+/// The arguments of [`Isa::cayley_product_in_place`] but `Z`, checked.
+#[derive(Clone, Copy)]
+struct Product<'a, S> {
+    lanes: usize,
+    seq: usize,
+    c: &'a [S],
+}
+
+/// [`by_seq`] over AVX-512 vectors, compiled for AVX-512.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,avx,fma")]
+fn cayley_avx512<S: BatchScalar>(product: Product<'_, S>, z: &mut [S]) {
+    by_seq::<S::Avx512>(product, z);
+}
+
+/// [`by_seq`] over AVX2 vectors, compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx,fma")]
+fn cayley_avx2<S: BatchScalar>(product: Product<'_, S>, z: &mut [S]) {
+    by_seq::<S::Avx2>(product, z);
+}
+
+/// The kernel of the sequence's length (a jump on it, then every loop over it unrolled).
+#[inline(always)]
+fn by_seq<V: LaneVector>(product: Product<'_, V::Scalar>, z: &mut [V::Scalar]) {
+    match product.seq {
+        1 => cayley::<V, 1>(product, z),
+        2 => cayley::<V, 2>(product, z),
+        3 => cayley::<V, 3>(product, z),
+        _ => cayley::<V, 4>(product, z),
+    }
+}
+
+/// `Z ← Z·Cay(C)` for sequences of `T`, one vector of lanes at a time: `Cay(C)` held while
+/// each row of `Z` is multiplied by it.
+#[inline(always)]
+fn cayley<V: LaneVector, const T: usize>(product: Product<'_, V::Scalar>, z: &mut [V::Scalar]) {
+    const { assert!(T <= MAX_SEQ) };
+    let (lanes, c) = (product.lanes, product.c);
+    assert!(c.len() == T * T * lanes && z.len().is_multiple_of(T * lanes));
+    let dim = z.len() / (T * lanes);
+    for lane in (0..lanes / V::LANES).map(|v| v * V::LANES) {
+        // SAFETY: entry (i, j) of C is run j·T + i of T² runs of `lanes`, and
+        // lane + LANES ≤ lanes (asserted above).
+        let c = SMatrix::<V, T, T>::from_fn(|i, j| unsafe {
+            V::load_at(c, (j * T + i) * lanes + lane)
+        });
+        let q = <Generated as OrthogonalMap<V, T>>::map(&c);
+        for i in 0..dim {
+            // SAFETY: entry (i, k) of Z is run k·dim + i of its dim·T runs (asserted above).
+            let row: [V; T] =
+                core::array::from_fn(|k| unsafe { V::load_at(z, (k * dim + i) * lanes + lane) });
+            for k in 0..T {
+                let mut sum = V::zero();
+                for (j, x) in row.iter().enumerate() {
+                    sum = x.mul_add(q[(j, k)], sum);
+                }
+                // SAFETY: as for the loads of the row.
+                unsafe { sum.store_at(z, (k * dim + i) * lanes + lane) };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::vec::Vec;
+
+    use super::*;
+    use crate::LaneMatrix;
+
+    /// One value of order one for each index.
+    #[allow(clippy::cast_precision_loss)]
+    fn values(len: usize, seed: usize) -> Vec<f32> {
+        (0..len)
+            .map(|i| (((i * 5 + seed * 11) % 19) as f32 - 9.0) / 6.0)
+            .collect()
+    }
+
+    /// Every length up to one past the closed forms, several dimensions, on every instruction
+    /// set of the machine: bit for bit `Generated` on each lane's `C` (over `f32`, as the
+    /// engine's exact lanes compute it) and then the product of `Isa::lane_products`, or `false`
+    /// and `Z` untouched.
+    #[test]
+    fn the_fused_product_is_the_transform_then_the_product() {
+        let lanes = 16;
+        for isa in Isa::ALL.into_iter().filter(|isa| isa.is_available()) {
+            for seq in 1..=MAX_SEQ + 1 {
+                for dim in [1, 3, 5] {
+                    let c = values(seq * seq * lanes, seq);
+                    let before = values(dim * seq * lanes, dim);
+                    let mut z = before.clone();
+                    let fused = isa.cayley_product_in_place(lanes, seq, &c, &mut z);
+                    assert_eq!(fused, seq <= MAX_SEQ, "{isa:?} seq {seq}");
+                    if !fused {
+                        assert_eq!(z, before);
+                        continue;
+                    }
+                    // Each lane's Cay(C) in f32, its entries in runs of `lanes` as C's.
+                    let mut q = std::vec![0.0_f32; c.len()];
+                    for lane in 0..lanes {
+                        let c = nalgebra::DMatrix::from_fn(seq, seq, |i, j| {
+                            c[(j * seq + i) * lanes + lane]
+                        });
+                        let q_lane = by_length(&c);
+                        for (at, value) in q_lane.iter().enumerate() {
+                            q[at * lanes + lane] = *value;
+                        }
+                    }
+                    let at = |rows, columns| LaneMatrix {
+                        rows,
+                        columns,
+                        row: lanes,
+                        column: rows * lanes,
+                    };
+                    let mut expected = std::vec![0.0; before.len()];
+                    isa.lane_products(
+                        lanes,
+                        (&before, at(dim, seq)),
+                        (&q, at(seq, seq)),
+                        (&mut expected, at(dim, seq)),
+                        false,
+                    );
+                    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&z), bits(&expected), "{isa:?} seq {seq} dim {dim}");
+                }
+            }
+        }
+    }
+
+    /// `Generated`'s `Cay(C)` in f32 at `C`'s length, column-major.
+    fn by_length(c: &nalgebra::DMatrix<f32>) -> Vec<f32> {
+        fn at<const T: usize>(c: &nalgebra::DMatrix<f32>) -> Vec<f32> {
+            let c = SMatrix::<f32, T, T>::from_fn(|i, j| c[(i, j)]);
+            <Generated as OrthogonalMap<f32, T>>::map(&c)
+                .as_slice()
+                .to_vec()
+        }
+        match c.nrows() {
+            1 => at::<1>(c),
+            2 => at::<2>(c),
+            3 => at::<3>(c),
+            _ => at::<4>(c),
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "are not those of sequences")]
+    fn a_correlation_of_another_length_panics() {
+        let (c, mut z) = ([0.0_f64; 8], [0.0_f64; 4]);
+        Isa::Portable.cayley_product_in_place(2, 2, &c[..6], &mut z);
+    }
+}
