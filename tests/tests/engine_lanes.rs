@@ -12,8 +12,10 @@ use geomattn_networks::{Arch, Network, Precision, engine};
 use twins::{network, windows};
 
 /// A network of every architecture the engine runs, at sizes no compiled type has; among them
-/// sequences past the compiled Cayley kernels (LU, lane by lane) and every activation.
-const NETWORKS: [&str; 9] = [
+/// sequences past the compiled Cayley kernels (LU, lane by lane), every activation, and a
+/// transformer whose residual layers and Cayley products run fused in `Fast`
+/// (`Isa::residual_in_place`, `Isa::cayley_product_in_place`: dimension up to 8, seq up to 4).
+const NETWORKS: [&str; 10] = [
     "vpt(dim=5, seq=6, n_blocks=1, n_linear=2, L=1, activation=sigmoid, skew_sym=false)",
     "vpt(dim=4, seq=17, n_blocks=1, n_linear=1, L=1, activation=softplus, skew_sym=true)",
     "vpff(dim=6, n_blocks=3, n_linear=2, activation=relu, init_upper=true)",
@@ -26,6 +28,7 @@ const NETWORKS: [&str; 9] = [
     "SymplecticTransformer(4; seq = 10, n_sympnet = 6, L = 1)",
     "LinearSymplecticTransformer(4, 4; n_sympnet = 2, upscaling_dimension = 20, L = 1)",
     "LinearSymplecticTransformer(2, 10; n_sympnet = 3, L = 2, activation = identity)",
+    "vpt(dim=7, seq=4, n_blocks=2, n_linear=1, L=2, activation=tanh, skew_sym=true)",
 ];
 
 /// Windows per batch: whole groups of lanes and a partial one for every width (8 `f32` exact,

@@ -29,8 +29,9 @@ const MAX_SEQ: usize = 4;
 
 impl Isa {
     /// `Z ← Z·Cay(C)` in every lane `l < lanes`, for the skew `C` (`seq × seq`, its strict upper
-    /// triangle read, as [`Generated`] reads it) and `Z` (`dim × seq`), if `seq ≤ 4`; `false`
-    /// (and `Z` untouched) otherwise. Both column-major, each entry a run of `lanes` values.
+    /// triangle read, as [`Generated`] reads it) and `Z` (`dim × seq`), if `seq ≤ 4` and this
+    /// instruction set computes on whole vectors ([`Isa::is_compact`]); `false` (and `Z`
+    /// untouched) otherwise. Both column-major, each entry a run of `lanes` values.
     ///
     /// `Cay(C)` is [`Generated`]'s closed form, operation for operation, and each entry of the
     /// product the fused multiply-adds of [`Isa::lane_products`] (over the sequence in order,
@@ -61,7 +62,7 @@ impl Isa {
             self.is_available(),
             "{self:?} is not available on this processor"
         );
-        if seq > MAX_SEQ {
+        if !self.is_compact() || seq > MAX_SEQ {
             return false;
         }
         let product = Product { lanes, seq, c };
@@ -72,6 +73,10 @@ impl Isa {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: the processor has AVX2 and FMA: checked above.
             Isa::Avx2 => unsafe { cayley_avx2(product, z) },
+            // Not compact on x86-64 (`wide`'s SSE2 pairs): refused above, and not compiled.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Portable => return false,
+            #[cfg(not(target_arch = "x86_64"))]
             _ => by_seq::<S::Portable>(product, z),
         }
         true
@@ -171,7 +176,11 @@ mod tests {
                     let before = values(dim * seq * lanes, dim);
                     let mut z = before.clone();
                     let fused = isa.cayley_product_in_place(lanes, seq, &c, &mut z);
-                    assert_eq!(fused, seq <= MAX_SEQ, "{isa:?} seq {seq}");
+                    assert_eq!(
+                        fused,
+                        isa.is_compact() && seq <= MAX_SEQ,
+                        "{isa:?} seq {seq}"
+                    );
                     if !fused {
                         assert_eq!(z, before);
                         continue;

@@ -27,8 +27,8 @@ const MAX_DIM: usize = 8;
 
 impl Isa {
     /// `x ← x + σ(W x + b)` for every column `x` of `X` in every lane `l < lanes`, written over
-    /// `X`, if `dim ≤ 8` and `σ` is the identity, `tanh` or the sigmoid; `false` (and `X`
-    /// untouched) otherwise. Every matrix is column-major, each entry a run of `lanes` values:
+    /// `X`, if `dim ≤ 8`, `σ` is the identity, `tanh` or the sigmoid, and this instruction set
+    /// computes on whole vectors ([`Isa::is_compact`]); `false` (and `X` untouched) otherwise. Every matrix is column-major, each entry a run of `lanes` values:
     /// `W` (`dim × dim`) in `w`, `b` (`dim`) in `b`, `X` (`dim × n`) in `x`.
     ///
     /// The sums are those of [`Isa::lane_products`] (fused multiply-adds over `j` in order, from
@@ -68,7 +68,10 @@ impl Isa {
             self.is_available(),
             "{self:?} is not available on this processor"
         );
-        if dim > MAX_DIM || matches!(activation, Function::Relu | Function::Softplus) {
+        if !self.is_compact()
+            || dim > MAX_DIM
+            || matches!(activation, Function::Relu | Function::Softplus)
+        {
             return false;
         }
         let layer = Layer {
@@ -85,6 +88,10 @@ impl Isa {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: the processor has AVX2 and FMA: checked above.
             Isa::Avx2 => unsafe { residual_avx2(layer, x) },
+            // Not compact on x86-64 (`wide`'s SSE2 pairs): refused above, and not compiled.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Portable => false,
+            #[cfg(not(target_arch = "x86_64"))]
             _ => by_dim::<S::Portable>(layer, x),
         }
     }
@@ -237,7 +244,8 @@ mod tests {
                         let before = values(dim * 3 * lanes, 3);
                         let mut x = before.clone();
                         let fused = isa.residual_in_place(lanes, dim, &w, b, activation, &mut x);
-                        let supported = dim <= MAX_DIM
+                        let supported = isa.is_compact()
+                            && dim <= MAX_DIM
                             && matches!(
                                 activation,
                                 Function::Identity | Function::Tanh | Function::Sigmoid
