@@ -83,7 +83,7 @@ pub trait Element: Real {
 
     /// `z ← z·Cay(C)` for a skew `C` (its strict upper triangle) in one pass, if the scalar has a
     /// kernel for it ([`FastLanes`](super::FastLanes)): whether it did (`z` untouched if not).
-    /// Each value is that of [`super::cayley`]'s steps (the compile-time kernel of `C`'s length,
+    /// Each value is that of the engine's Cayley steps (the compile-time kernel of `C`'s length,
     /// then [`mul_to`](Self::mul_to)).
     #[inline(always)]
     fn cayley_product_in_place(z: &mut DMatrix<Self>, c: &DMatrix<Self>) -> bool {
