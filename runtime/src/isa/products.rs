@@ -165,23 +165,14 @@ fn small<V: LaneVector>(p: Products<'_, V::Scalar>, out: &mut [V::Scalar], cm: L
     /// `$body` with the constant `$name` equal to `$size`, if that is 1 to 4.
     macro_rules! by_size {
         ($size:expr, $name:ident => $body:expr) => {
+            by_size!(@ $size, $name => $body; 1 2 3 4)
+        };
+        (@ $size:expr, $name:ident => $body:expr; $($k:literal)*) => {
             match $size {
-                1 => {
-                    const $name: usize = 1;
+                $($k => {
+                    const $name: usize = $k;
                     $body
-                }
-                2 => {
-                    const $name: usize = 2;
-                    $body
-                }
-                3 => {
-                    const $name: usize = 3;
-                    $body
-                }
-                4 => {
-                    const $name: usize = 4;
-                    $body
-                }
+                })*
                 _ => false,
             }
         };
