@@ -7,9 +7,9 @@ Rows (ns per window, median of each run's timed calls, then the median over --ro
 - `python fast`, `python exact`: `Network.forward(z)` and `forward(z, exact=True)` on a numpy
   array (B, 3, 3), one thread, pinned to core 0 (`taskset`);
 - `python fast, N threads`: the same on every thread of geomattn's pool (not pinned);
-- `rust spec_fast`, `rust lanewise_vector`, …: `cargo bench --bench batch --features lanes`
-  pinned to core 0 (`geomattn_networks::batch` as Python calls it, and `Lanewise` on the network
-  type directly);
+- `rust spec_fast`, `rust compiled_fast`, `rust lanewise_vector`, …: `cargo bench --bench batch`
+  pinned to core 0 (`geomattn_networks::batch` as Python calls it, on the run-time engine; the
+  compile-time type through the same batch, and `Lanewise` on it directly);
 - `jax`, `jax-st`, `numpy`: `../shared/anchors/network_anchors.py vpt`, pinned to core 0.
 
 With `--ensemble`, also `python/examples/ensemble.py` (Dask and Ray against the direct call, on
@@ -78,7 +78,7 @@ def rust_round():
     """{row: ns per window} of the divan benchmark `batch` (forward rows only)."""
     out = subprocess.run(
         pinned(["cargo", "bench", "-q", "-p", "geomattn-benches", "--bench", "batch",
-                "--features", "lanes", "--", "--sample-count", "20"]),
+                "--", "--sample-count", "20"]),
         cwd=ROOT, check=True, capture_output=True, text=True).stdout
     rows = {}
     for line in out.splitlines():

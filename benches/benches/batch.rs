@@ -1,32 +1,29 @@
 //! The batch Python's `Network.forward` and `rollout` hand their arrays to
-//! (`geomattn_networks::batch`, through the object-safe `Network`), against the Rust lane path called
-//! directly (`Lanewise` on the network type), on GML's trained rigid-body volume-preserving
+//! (`geomattn_networks::batch`, through the object-safe `Network`, on the run-time engine),
+//! against the compile-time network's lane path, on GML's trained rigid-body volume-preserving
 //! transformer in f32, B = 10⁵ windows, one thread:
 //!
 //! - `spec_fast`, `spec_exact`: `Network::forward_f32` on numpy's layout (row-major windows),
-//!   `Arithmetic::Fast` (the default) and `Arithmetic::Exact`;
+//!   `Arithmetic::Fast` (the default) and `Arithmetic::Exact`: the engine's batches (windows in
+//!   lanes, `engine::forward_in_lanes`);
+//! - `compiled_fast`: the compile-time type through the same batch (`batch::forward`, `Fast`);
 //! - `lanewise_vector`, `lanewise_exact`: `Lanewise::forward_flat` on Julia's layout, with
 //!   `VectorFunctions` and without;
 //! - `spec_rollout_fast`: `Network::rollout_f32` of 10⁴ windows to 61 states (20 passes each);
-//! - `engine_vpt5`: a network no compiled type has, on the run-time engine (the issue's
-//!   `vpt(dim=5, seq=6, n_linear=2, sigmoid)`, `fixtures/synthetic`), `Network::forward_f32`
-//!   on 10⁴ windows (the engine's batches: windows in lanes, `engine::forward_in_lanes`), in `Fast`
-//!   (the polynomial `exp` and `tanh` on the processor's vectors) and `Exact`;
+//! - `engine_vpt5`: the issue's `vpt(dim=5, seq=6, n_linear=2, sigmoid)` (`fixtures/synthetic`),
+//!   `Network::forward_f32` on 10⁴ windows, in `Fast` (the polynomial `exp` and `tanh` on the
+//!   processor's vectors) and `Exact`;
 //! - `engine_sti`: GML's tutorial integrator `StandardTransformerIntegrator(2; transformer_dim =
 //!   20, n_heads = 5, n_blocks = 3, L = 3, upscaling_activation = tanh)`
-//!   (`fixtures/gml/integrator_parameters.h5`), windows of 4, on the engine, 10³ windows;
-//! - `engine_rigid_body`: the rigid-body transformer of `spec_fast` and `spec_exact` opened on the
-//!   run-time engine (`geomattn_networks::engine::open`) rather than as its compiled type: what the
-//!   engine costs where a compiled network exists, 10⁴ windows.
+//!   (`fixtures/gml/integrator_parameters.h5`), windows of 4, 10³ windows.
 //!
-//! `cargo bench -p geomattn-benches --bench batch --features lanes` (without the feature,
-//! `spec_fast` is the scalar path, as `spec_exact`); `benches/compare_network_peers.py` runs it
+//! `cargo bench -p geomattn-benches --bench batch`; `benches/compare_network_peers.py` runs it
 //! beside the Python call and JAX.
 
 use divan::Bencher;
 use divan::counter::ItemsCount;
 use geomattn::{Lanewise, Tanh, VolumePreservingTransformer};
-use geomattn_networks::batch::{Arithmetic, Layout};
+use geomattn_networks::batch::{self, Arithmetic, Layout};
 use geomattn_networks::{Arch, Network, Precision};
 
 fn main() {
@@ -78,6 +75,26 @@ type Vpt = VolumePreservingTransformer<f32, 3, 3, 2, 1, 3, Tanh>;
 
 fn vpt() -> Vpt {
     geomattn::gml::load_file(geomattn_testkit::fixture(FILE)).unwrap()
+}
+
+/// The compile-time network through the same batch (staging, layout) as `spec_fast`: what the
+/// Python call cost on the compiled grid before the run-time engine replaced it.
+#[divan::bench]
+fn compiled_fast(bencher: Bencher) {
+    let net = vpt();
+    let input = windows(B);
+    let mut output = input.clone();
+    bencher.counter(ItemsCount::new(B)).bench_local(|| {
+        batch::forward::<f32, f32, Vpt, 3, 3>(
+            &net,
+            &input,
+            Layout::Rows,
+            &mut output,
+            false,
+            Arithmetic::Fast,
+        )
+        .unwrap();
+    });
 }
 
 #[divan::bench]
@@ -159,12 +176,4 @@ fn engine_sti(bencher: Bencher, arithmetic: Arithmetic) {
     );
     let net = geomattn_networks::open_file(path, &spec.parse().unwrap(), Precision::F32).unwrap();
     engine_forward(bencher, net.as_ref(), (B / 100, 8), arithmetic);
-}
-
-#[divan::bench(args = ARITHMETICS)]
-fn engine_rigid_body(bencher: Bencher, arithmetic: Arithmetic) {
-    let arch: Arch = SPEC.parse().unwrap();
-    let file = geomattn::gml::GmlFile::open(geomattn_testkit::fixture(FILE)).unwrap();
-    let net = geomattn_networks::engine::open(&file, &arch, Precision::F32).unwrap();
-    engine_forward(bencher, net.as_ref(), (B / 10, 9), arithmetic);
 }

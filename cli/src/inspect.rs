@@ -60,10 +60,6 @@ pub fn run(path: &Path) -> Result<ExitCode, Failure> {
             let _ = writeln!(text, "  - give {unknown}");
         }
     }
-    text.push_str("\n## Sizes this build is compiled for\n\n");
-    for line in geomattn_networks::grid::describe().lines() {
-        let _ = writeln!(text, "- {line}");
-    }
     output::print(text)?;
     if inspection.matches.is_empty() {
         // The layers are listed above; no command of this build can run the file.

@@ -1,7 +1,7 @@
 //! `geomattn`: the command for people with a network trained in GeometricMachineLearning.jl.
 //! This library is the whole command, behind one function, [`main`], that the binary
 //! (`src/main.rs`) calls. Cargo's pipelining may start a library while `geomattn-networks`, which
-//! it builds on (spec parsing, the grid of compiled sizes, loading, rollout and structure check),
+//! it builds on (spec parsing, loading, rollout, structure check, training),
 //! is still in code generation; a binary waits for all of it. No gain has been measured: side by
 //! side on one core each, where nothing can overlap, the build took as long as before (the
 //! guide's Performance chapter). This file parses the arguments and dispatches; each subcommand
@@ -22,7 +22,7 @@
 //! - 0: done; also when the reader of standard output goes away (`geomattn rollout … | head`):
 //!   the command stops quietly at that write (see [`output`]).
 //! - 1: a structure check fails (`check`, the main job).
-//! - 2: bad input or usage (a malformed spec, a size outside the grid, a file that does not
+//! - 2: bad input or usage (a malformed spec, a size GML forbids, a file that does not
 //!   match, a bad initial state, a count out of range, an unknown option, an output that cannot
 //!   be written): one line on stderr, no output file.
 //! - 3: a rollout diverged (a state stopped being finite): the states before it are written, and
@@ -79,9 +79,10 @@ fn after_help() -> String {
          \"classification_transformer(dim=49, seq=16, classes=10, n_heads=7, L=16, Stiefel=true, \
          add_connection=false)\"\n\
          or as GML's constructor call pasted from Julia, e.g.\n  \
-         \"VolumePreservingTransformer(3, 3; n_blocks = 2, L = 3)\"\n{}\n\nCompiled sizes:\n{}\n\n{EXIT_CODES}",
+         \"VolumePreservingTransformer(3, 3; n_blocks = 2, L = 3)\"\n{}\n\nSizes: any that GML allows, \
+         read at run time (`geomattn inspect FILE` prints the constructor call that fits a \
+         file).\n\n{EXIT_CODES}",
         geomattn_networks::gml_defaults(),
-        geomattn_networks::grid::describe()
     )
 }
 

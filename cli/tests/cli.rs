@@ -72,7 +72,7 @@ fn library_rollout<S: geomattn::Field + Copy + Into<f64>, const T: usize>(
 }
 
 #[test]
-fn help_lists_the_subcommands_and_the_compiled_sizes() {
+fn help_lists_the_subcommands_and_gmls_defaults() {
     let out = geomattn(&["--help"]);
     assert_eq!(out.status.code(), Some(0));
     let help = stdout(&out);
@@ -80,7 +80,7 @@ fn help_lists_the_subcommands_and_the_compiled_sizes() {
         "inspect",
         "rollout",
         "check",
-        "vpt: dim ∈ {2, 3, 4}",
+        "Sizes: any that GML allows",
         // GML's defaults for its constructor calls.
         "VolumePreservingTransformer(sys_dim, seq_length; n_blocks = 1, n_linear = 1, L = 1,",
         "symmetric = true) + seq, kick = gml",

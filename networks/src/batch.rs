@@ -2,20 +2,22 @@
 //! flat buffers in the caller's scalar and memory layout, written into the caller's buffer
 //! (nothing allocated per window). What the Python bindings hand their numpy arrays to.
 //!
-//! With [`Arithmetic::Fast`] (the default) and the feature `lanes`, a network computing in `f32`
-//! runs on the lane path ([`geomattn::Lanewise`] with [`geomattn::VectorFunctions`]):
-//! [`Isa::lanes`](geomattn::Isa::lanes) windows at a time, one per SIMD lane, on the best
-//! instruction set of the processor among those the grid's lane path is compiled for
-//! ([`geomattn::Isa::is_compact`]: AVX-512 and AVX2 on x86-64; a processor without AVX2 takes the
-//! scalar path). [`Arithmetic::Exact`], networks computing in `f64` (see
-//! [`Scalar::vector_lanes`] for why), and every batch of a build
-//! without the feature take the scalar path, one window at a time: [`lanes`] says which. A
-//! network on the run-time engine ([`crate::engine`], the sizes no compiled type has) runs its
-//! batches 8 (`f32`) or 4 (`f64`) windows at a time in `wide`'s portable lanes, in any build
-//! ([`geomattn::engine::forward_in_lanes`]), in either arithmetic bit for bit its scalar pass
-//! window by window. Either way the windows are staged
-//! [`STAGED`] at a time into the network's scalar and Julia's column-major layout, which every
-//! path reads.
+//! Two kinds of network batch here, with the same staging, layouts and errors:
+//! - every [`Network`](crate::Network) ([`crate::open`], the run-time engine, any size) through
+//!   [`Batch`]: its windows several at a time in SIMD lanes
+//!   ([`geomattn::engine::forward_in_lanes`]). [`Arithmetic::Exact`] runs `wide`'s portable
+//!   lanes (8 in `f32`, 4 in `f64`), each window's output bit for bit its scalar pass;
+//!   [`Arithmetic::Fast`] in `f32` runs 16 lanes with the polynomial `exp` and `tanh` and fused
+//!   multiply-adds on a processor with AVX2 or AVX-512 ([`geomattn::engine::FastLanes`]; in
+//!   `f64` the exact lanes);
+//! - a network whose sizes are types ([`forward`], [`rollout`]: any `SequenceLayer` with a
+//!   `LaneTwin`) in `f32` with [`Arithmetic::Fast`] runs the compile-time lane path
+//!   ([`geomattn::Lanewise`] with [`geomattn::VectorFunctions`], [`Isa::lanes`](geomattn::Isa::lanes)
+//!   windows at a time on AVX-512 or AVX2, [`lanes`] says whether); in `f64`, in `Exact`, or
+//!   without AVX2, the scalar path one window at a time.
+//!
+//! Either way the windows are staged [`STAGED`] at a time into the network's scalar and Julia's
+//! column-major layout, which every path reads.
 //!
 //! A numpy array of shape `(B, D, T)` in C order holds each window **row-major** (state `t` of
 //! window `b` is the strided column `[b, :, t]`): [`Layout::Rows`]. Julia's `(D, T, B)` (the same
@@ -37,23 +39,20 @@
 
 use geomattn::{Error, FieldPath, LaneTwin, NonFinite, SequenceLayer};
 
-use crate::network::Loaded;
 use crate::{Arch, Scalar};
 
-#[cfg(feature = "lanes")]
 mod lanes;
 mod staging;
 
-#[cfg(feature = "lanes")]
 pub(crate) use lanes::vector_lanes;
 pub use staging::STAGED;
 pub(crate) use staging::Windows;
 use staging::{Fixed, Staged};
 
-/// Whether [`Arithmetic::Fast`] runs the lane path for networks computing in `f32` here: this
-/// build has the feature `lanes`, and this processor an instruction set it is compiled for
-/// ([`geomattn::Isa::is_compact`]). When it is `false`, `Fast` is the scalar path, bit for bit
-/// [`Arithmetic::Exact`].
+/// Whether [`Arithmetic::Fast`] runs the compile-time lane path for networks (of [`forward`],
+/// [`rollout`]) computing in `f32` here: this processor has an instruction set it is compiled
+/// for ([`geomattn::Isa::is_compact`]). When it is `false`, `Fast` is the scalar path, bit for
+/// bit [`Arithmetic::Exact`].
 ///
 /// ```
 /// use geomattn::{SkewSymmetric, SkewVpa};
@@ -69,7 +68,7 @@ use staging::{Fixed, Staged};
 /// # Ok::<(), geomattn::Error>(())
 /// ```
 pub fn lanes() -> bool {
-    cfg!(feature = "lanes") && geomattn::Isa::best().is_compact()
+    geomattn::Isa::best().is_compact()
 }
 
 /// How each window of a flat batch is laid out.
@@ -84,26 +83,24 @@ pub enum Layout {
 
 /// The arithmetic of a batch.
 ///
-/// - [`Fast`](Self::Fast), the default: for a network computing in `f32`, where [`lanes`] (the
-///   feature `lanes`, a processor with AVX2 or AVX-512), the lane path with
-///   `exp` (the softmaxes) and `tanh` (the activations) as polynomials on whole vectors, and the
-///   matrix products with fused multiply-adds on AVX2 and AVX-512
-///   ([`geomattn::VectorFunctions`]: `exp` within 1.25 ulp, `tanh` within 3.5 ulp). A network's
-///   output then differs from the scalar path's by these errors, propagated through the network
-///   like its own rounding: **each forward pass is no further from the exact result (the network
-///   computed in `f64`) than four times the scalar path's own rounding error, and at least
-///   `16 ε`** (`ε` the machine epsilon of the network's scalar, the distance in units of
-///   `ε·max(|y|, 1)`). The crate's tests measure it on GML's rigid-body networks
-///   (`python/tests/batch_lanes.rs`). A rollout's states then differ as any perturbation of the
-///   state propagates through the network's steps. For a network computing in `f64`, and
-///   wherever [`lanes`] is `false`, the scalar path (as `Exact`, bit for bit). A network of
-///   the run-time engine (a size no compiled type has) computing in `f32` runs its lanes with
-///   the same polynomial `exp` and `tanh` (and the sigmoid through that `exp`) on a processor
-///   with AVX2 or AVX-512, whatever the feature, and its products of matrices as fused
-///   multiply-adds (`geomattn::engine::FastLanes`, 16 lanes), within the same bound
-///   (`tests/tests/engine_lanes.rs`).
-/// - [`Exact`](Self::Exact): the scalar path, one window at a time: every output bit for bit
-///   that of [`SequenceLayer::forward`] (and of GML's `iterate` for a rollout).
+/// - [`Fast`](Self::Fast), the default: for a network computing in `f32`, on a processor with
+///   AVX2 or AVX-512, `exp` (the softmaxes), `tanh` and the sigmoid (the activations) as
+///   polynomials on whole vectors, and the matrix products with fused multiply-adds
+///   ([`geomattn::VectorFunctions`]: `exp` within 1.25 ulp, `tanh` within 3.5 ulp), on the
+///   run-time engine's lanes ([`geomattn::engine::FastLanes`], 16 windows at a time) or a
+///   compile-time network's ([`lanes`]). A network's output then differs from the scalar
+///   path's by these errors, propagated through the network like its own rounding: **each
+///   forward pass is no further from the exact result (the network computed in `f64`) than
+///   four times the scalar path's own rounding error, and at least `16 ε`** (`ε` the machine
+///   epsilon of the network's scalar, the distance in units of `ε·max(|y|, 1)`), measured by
+///   `tests/tests/engine_lanes.rs` (the engine) and `tests/tests/batch_lanes.rs` (compile-time
+///   networks). A rollout's states then differ as any perturbation of the state propagates
+///   through the network's steps. For a network computing in `f64`, and on a processor without
+///   AVX2, as `Exact`, bit for bit.
+/// - [`Exact`](Self::Exact): every output bit for bit that of the network's scalar pass
+///   ([`Network::forward`](crate::Network::forward), [`SequenceLayer::forward`]; GML's `iterate`
+///   for a rollout), several windows at a time in portable lanes on the engine, one at a time
+///   for a compile-time network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Arithmetic {
     /// The lane path with the vectorised functions and fused products (within the bound
@@ -176,31 +173,6 @@ pub(crate) fn network_name(arch: &Arch) -> &'static str {
         Arch::Ct(_) => "ClassificationTransformer",
         Arch::Sympt(_) => "SymplecticTransformer",
         Arch::LinSympt(_) => "LinearSymplecticTransformer",
-    }
-}
-
-macro_rules! batch_methods {
-    ($($forward:ident, $rollout:ident, $X:ty;)*) => {$(
-        fn $forward(&self, input: &[$X], layout: Layout, output: &mut [$X], checked: bool,
-                    arithmetic: Arithmetic) -> Result<(), Error> {
-            forward::<S, $X, Net, D, T>(&self.net, input, layout, output, checked, arithmetic)
-        }
-        fn $rollout(&self, initial: &[$X], layout: Layout, output: &mut [$X], checked: bool,
-                    arithmetic: Arithmetic) -> Result<(), Error> {
-            rollout::<S, $X, Net, D, T>(&self.net, network_name(&self.arch), initial, layout,
-                                         output, checked, arithmetic)
-        }
-    )*};
-}
-
-impl<S, Net, const D: usize, const T: usize> Batch for Loaded<S, Net, D, T>
-where
-    S: Scalar,
-    Net: SequenceLayer<S, D, T> + LaneTwin<D, T, Scalar = S>,
-{
-    batch_methods! {
-        forward_f32, rollout_f32, f32;
-        forward_f64, rollout_f64, f64;
     }
 }
 

@@ -19,22 +19,17 @@ use std::num::NonZeroUsize;
 use std::path::Path;
 use std::sync::Mutex;
 
-use geomattn::gml::{GmlFile, Layers, LoadError};
-use geomattn::nalgebra::SMatrix;
-use geomattn::{
-    AddConnection, ClassificationLayer, Euclidean, Isa, MultiHeadAttention, NoConnection,
-    ResNetLayer, Schema, SequenceLayer, Stiefel, Tanh, mnist_patches,
-};
+use geomattn::Isa;
+use geomattn::gml::GmlFile;
 
-use crate::dispatch::{load_error, read};
-use crate::network::{Scalar, Units};
-use crate::{Arch, Ct, Error, Precision};
+use crate::dispatch::read;
+use crate::{Arch, Error, Precision};
 
 mod batched;
 pub mod engine;
 
 pub use batched::CHUNK;
-use batched::{Body, Element, Unit};
+use batched::{Body, Element};
 
 /// A loaded classifier, behind one object-safe face.
 pub trait Classifier: Send + Sync {
@@ -74,117 +69,6 @@ pub trait Classifier: Send + Sync {
     /// # Errors
     /// [`Error::Unsupported`] if the network does not read 49×16 sequences.
     fn batch_image_probabilities(&self, images: &[[u8; 784]]) -> Result<Vec<f64>, Error>;
-}
-
-/// The `L` blocks and the classification layer, computing in `S`: as loaded (the
-/// image-by-image path) and laid out for the batched path.
-struct Loaded<S, Att, Ff, const D: usize, const T: usize, const CLASSES: usize> {
-    arch: Arch,
-    body: Units<Att, Ff>,
-    head: ClassificationLayer<S, D, CLASSES>,
-    batched: Body<S>,
-    /// The instruction set of the batched path's kernels: the best of this processor.
-    isa: Isa,
-}
-
-impl<S, Att, Ff, const D: usize, const T: usize, const CLASSES: usize>
-    Loaded<S, Att, Ff, D, T, CLASSES>
-where
-    S: Scalar,
-    Units<Att, Ff>: SequenceLayer<S, D, T>,
-{
-    fn run(&self, z: &SMatrix<S, D, T>) -> Vec<f64> {
-        let p = self.head.probabilities(&self.body.forward(z));
-        p.iter().map(|x| x.to_double()).collect()
-    }
-}
-
-impl<S, Att, Ff, const D: usize, const T: usize, const CLASSES: usize>
-    Loaded<S, Att, Ff, D, T, CLASSES>
-where
-    S: Element,
-{
-    /// The probabilities of `count` inputs through the batched path ([`run_batched`]);
-    /// `input(b)` is input `b` as a `D×T` matrix.
-    fn run_batched(&self, count: usize, input: impl Fn(usize) -> SMatrix<S, D, T>) -> Vec<f64> {
-        let input = |b| input(b).as_slice().to_vec();
-        run_batched(&self.batched, self.isa, count, input, |last| {
-            let p = self
-                .head
-                .probabilities(&SMatrix::<S, D, 1>::from_column_slice(last));
-            p.iter().map(|x| x.to_double()).collect()
-        })
-    }
-
-    /// [`Error::Unsupported`] unless the network reads MNIST images (`D = 49`, `T = 16`).
-    fn reads_images(&self) -> Result<(), Error> {
-        if D * T == 784 && D == 49 {
-            Ok(())
-        } else {
-            Err(Error::Unsupported {
-                arch: self.arch.to_string(),
-                reason: "does not read MNIST images (16 patches of 7×7: dim = 49, seq = 16)".into(),
-            })
-        }
-    }
-}
-
-impl<S, Att, Ff, const D: usize, const T: usize, const CLASSES: usize> Classifier
-    for Loaded<S, Att, Ff, D, T, CLASSES>
-where
-    S: Element,
-    Att: Send + Sync,
-    Ff: Send + Sync,
-    Units<Att, Ff>: SequenceLayer<S, D, T>,
-{
-    fn arch(&self) -> &Arch {
-        &self.arch
-    }
-
-    fn precision(&self) -> Precision {
-        S::PRECISION
-    }
-
-    fn probabilities(&self, sequence: &[f64]) -> Result<Vec<f64>, Error> {
-        if sequence.len() != D * T {
-            return Err(Error::Length {
-                what: "the input",
-                arch: self.arch.to_string(),
-                expected: (D * T).to_string(),
-                found: sequence.len(),
-            });
-        }
-        finite("the input", sequence)?;
-        let z = SMatrix::<S, D, T>::from_iterator(sequence.iter().map(|&x| S::from_double(x)));
-        Ok(self.run(&z))
-    }
-
-    fn image_probabilities(&self, image: &[u8; 784]) -> Result<Vec<f64>, Error> {
-        self.reads_images()?;
-        Ok(self.run(&patches(image)))
-    }
-
-    fn batch_probabilities(&self, sequences: &[f64]) -> Result<Vec<f64>, Error> {
-        if !sequences.len().is_multiple_of(D * T) {
-            return Err(Error::Length {
-                what: "the inputs",
-                arch: self.arch.to_string(),
-                expected: format!("a multiple of dim·seq = {}", D * T),
-                found: sequences.len(),
-            });
-        }
-        finite("the inputs", sequences)?;
-        let input = |b: usize| {
-            let values = &sequences[b * D * T..(b + 1) * D * T];
-            SMatrix::from_iterator(values.iter().map(|&x| S::from_double(x)))
-        };
-        Ok(self.run_batched(sequences.len() / (D * T), input))
-    }
-
-    fn batch_image_probabilities(&self, images: &[[u8; 784]]) -> Result<Vec<f64>, Error> {
-        self.reads_images()?;
-        Ok(self.run_batched(images.len(), |b| patches(&images[b])))
-    }
 }
 
 /// The probabilities of `count` inputs through the batched `body`, [`CHUNK`] at a time, with the
@@ -228,109 +112,23 @@ fn finite(what: &'static str, values: &[f64]) -> Result<(), Error> {
     }
 }
 
-/// The image's 16 patches of 7×7 as a `D×T` matrix (`D·T = 784`: checked by the caller;
-/// zeros otherwise).
-fn patches<S: Scalar, const D: usize, const T: usize>(image: &[u8; 784]) -> SMatrix<S, D, T> {
-    let patches = mnist_patches::<S>(image);
-    SMatrix::from_iterator(patches.iter().copied().chain(std::iter::repeat(S::zero())))
-}
-
-/// Reads `L` units of attention and ResNet layer, then the classification layer.
-fn load<S, Att, Ff, const D: usize, const T: usize, const CLASSES: usize>(
-    file: &GmlFile,
-    arch: &Arch,
-    l: usize,
-) -> Result<Box<dyn Classifier>, Error>
-where
-    S: Element,
-    (Att, Ff): Schema<Scalar = S> + Unit<S>,
-    Units<Att, Ff>: SequenceLayer<S, D, T>,
-    Att: Send + Sync + 'static,
-    Ff: Send + Sync + 'static,
-{
-    let read = || -> Result<_, LoadError> {
-        let mut layers = Layers::new(file)?;
-        let expected = l.saturating_mul(<(Att, Ff)>::LAYERS).saturating_add(1);
-        if layers.remaining() != expected {
-            return Err(LoadError::LayerCount {
-                expected,
-                found: layers.remaining(),
-            });
-        }
-        let units = (0..l)
-            .map(|_| layers.read::<(Att, Ff)>())
-            .collect::<Result<_, _>>()?;
-        let head = layers.read::<ClassificationLayer<S, D, CLASSES>>()?;
-        layers.finish()?;
-        Ok((Units(units), head))
-    };
-    let (body, head) = read().map_err(|source| load_error(file, arch, source))?;
-    Ok(Box::new(Loaded::<S, Att, Ff, D, T, CLASSES> {
-        arch: *arch,
-        batched: Body::new(D, T, &body.0),
-        body,
-        head,
-        isa: Isa::best(),
-    }))
-}
-
-/// The grid of classifiers: GML's MNIST sizes (`dim = 49`, `seq = 16`, `classes = 10`,
-/// `n_heads = 7`), any `L`, `Stiefel` and `add_connection` either.
-fn on_grid<S: Element>(file: &GmlFile, arch: &Arch, ct: &Ct) -> Result<Box<dyn Classifier>, Error> {
-    let off = |what: String| Error::OffGrid {
-        arch: arch.to_string(),
-        what,
-        grid: crate::grid::CT.line(),
-    };
-    if (ct.dim, ct.seq, ct.classes, ct.n_heads) != (49, 16, 10, 7) {
-        return Err(off(format!(
-            "dim = {}, seq = {}, classes = {}, n_heads = {}",
-            ct.dim, ct.seq, ct.classes, ct.n_heads
-        )));
-    }
-    type Att<S, C, P> = MultiHeadAttention<S, 49, 7, 7, C, P>;
-    type Ff<S> = ResNetLayer<S, 49, Tanh>;
-    match (ct.stiefel, ct.add_connection) {
-        (true, false) => {
-            load::<S, Att<S, NoConnection, Stiefel>, Ff<S>, 49, 16, 10>(file, arch, ct.l)
-        }
-        (false, false) => {
-            load::<S, Att<S, NoConnection, Euclidean>, Ff<S>, 49, 16, 10>(file, arch, ct.l)
-        }
-        (true, true) => {
-            load::<S, Att<S, AddConnection, Stiefel>, Ff<S>, 49, 16, 10>(file, arch, ct.l)
-        }
-        (false, true) => {
-            load::<S, Att<S, AddConnection, Euclidean>, Ff<S>, 49, 16, 10>(file, arch, ct.l)
-        }
-    }
-}
-
 /// Loads `file` as the classifier `arch`, computing in `precision`.
 ///
 /// # Errors
 /// [`Error::Unsupported`] if `arch` is not a classifier, [`Error::Load`] or [`Error::Mismatch`]
-/// if the file does not hold that architecture. GML's MNIST sizes load compiled (with the batched
-/// path), every other size on the run-time engine ([`engine`]).
+/// if the file does not hold that architecture. Any size, on the run-time engine ([`engine`]).
 pub fn open(
     file: &GmlFile,
     arch: &Arch,
     precision: Precision,
 ) -> Result<Box<dyn Classifier>, Error> {
-    let Arch::Ct(ct) = arch else {
+    let Arch::Ct(_) = arch else {
         return Err(Error::Unsupported {
             arch: arch.to_string(),
             reason: "is not a classifier (give `classification_transformer(…)`)".into(),
         });
     };
-    let compiled = match precision {
-        Precision::F32 => on_grid::<f32>(file, arch, ct),
-        Precision::F64 => on_grid::<f64>(file, arch, ct),
-    };
-    match compiled {
-        Err(Error::OffGrid { .. }) => engine::open(file, arch, precision),
-        loaded => loaded,
-    }
+    engine::open(file, arch, precision)
 }
 
 /// Opens the file at `path` and loads it as the classifier `arch` (see [`open`]).

@@ -40,15 +40,10 @@ use crate::structure::{
 };
 use crate::{Arch, Error, Kick, Measurement, Network, Scalar};
 
-/// Whether the run-time engine has `arch`'s architecture.
-pub fn runs(arch: &Arch) -> bool {
-    !matches!(arch, Arch::Ct(_))
-}
-
 /// Loads `file` as `arch` on the run-time engine, computing in `precision`.
 ///
 /// # Errors
-/// [`Error::Unsupported`] for an architecture the engine does not have yet ([`runs`]);
+/// [`Error::Unsupported`] for the classifier (see [`crate::classify`]);
 /// [`Error::Mismatch`] if the file's layers are not `arch`'s chain, [`Error::Load`] if a value
 /// cannot be read as it.
 pub fn open(file: &GmlFile, arch: &Arch, precision: Precision) -> Result<Box<dyn Network>, Error> {
@@ -63,10 +58,8 @@ pub(crate) struct Engine<S: Scalar> {
     arch: Arch,
     net: Box<dyn Forward<S> + Send + Sync>,
     /// `net` over lanes: its batches in [`crate::batch::Arithmetic::Exact`].
-    #[cfg(feature = "batch")]
     lanes: Box<dyn Forward<S::Lanes> + Send + Sync>,
     /// `net` over the lanes of [`crate::batch::Arithmetic::Fast`] (in `f64`, the same lanes).
-    #[cfg(feature = "batch")]
     fast: Box<dyn Forward<S::FastLanes> + Send + Sync>,
     /// `(dim, seq)` of a window (`seq = 1` for a feed-forward network).
     shape: (usize, usize),
@@ -115,7 +108,9 @@ fn built<S: Field + RealField>(file: &GmlFile, arch: &Arch) -> Result<Built<S>, 
         }
         Arch::Ct(_) => Err(Error::Unsupported {
             arch: arch.to_string(),
-            reason: "is a classifier (`classify`, Python's `load_classifier`)".into(),
+            reason: "is a classifier, not an integrator: use `geomattn classify` \
+                     (`geomattn_networks::classify`, Python's `load_classifier`)"
+                .into(),
         }),
     }
 }
@@ -225,9 +220,7 @@ impl<S: Scalar> Engine<S> {
     {
         Self {
             arch: *arch,
-            #[cfg(feature = "batch")]
             lanes: Box::new(net.map_scalar(<S::Lanes as geomattn::engine::LanesOf<S>>::broadcast)),
-            #[cfg(feature = "batch")]
             fast: Box::new(
                 net.map_scalar(<S::FastLanes as geomattn::engine::LanesOf<S>>::broadcast),
             ),
@@ -244,10 +237,10 @@ impl<S: Scalar> Engine<S> {
 }
 
 /// The structure `arch` promises, measured on the network in `file` on the engine, over `samples`
-/// random inputs from `seed`: the measurements of [`crate::check`], which takes the engine for
-/// sizes no compiled network has, on the same inputs. The Jacobians are exact, by forward-mode
-/// dual numbers (`num-dual`'s [`Dual64`]), one pass of the engine's layers per input (the engine
-/// has no backward passes yet).
+/// random inputs from `seed`: what [`crate::check`] measures. The Jacobians are exact, by
+/// forward-mode dual numbers (`num-dual`'s [`Dual64`]): the engine's layers over `Dual64`, one
+/// pass per input and per entry of it (the whole Jacobian of the map at once, with no separate
+/// code for any layer's derivative).
 ///
 /// # Errors
 /// As [`crate::check`].
@@ -448,7 +441,6 @@ fn read_layers<S: Field + RealField>(file: &GmlFile, arch: &Arch) -> Result<Vec<
 
 /// The values of every parameter of `file`, read as `arch`'s chain, one after the other in
 /// GML's order (and checked: each layer is built from them): where training starts from a file.
-#[cfg(feature = "train")]
 pub(crate) fn read_values(file: &GmlFile, arch: &Arch) -> Result<Vec<f64>, Error> {
     let layers = read_chain(file, arch, |layer, values: Vec<Vec<f64>>| {
         build(arch, layer, &values).map(|_| values)
@@ -696,7 +688,6 @@ impl<S: Scalar> Iterator for States<'_, S> {
     }
 }
 
-#[cfg(feature = "batch")]
 mod batched {
     use geomattn::nalgebra::DMatrix;
 

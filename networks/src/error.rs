@@ -13,22 +13,6 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
-    /// The architecture is valid but not among the compiled sizes.
-    #[error(
-        "{arch} is not in the sizes this build was compiled for ({what}); compiled: {grid}. \
-         Other sizes: name the network's type in your own program \
-         (`geomattn::gml::load_file::<VolumePreservingTransformer<f64, D, T, …>>`, \
-         `geomattn::embed_gml!`, `geomattn::to_blob`), or add the size to the grid in \
-         networks/src/grid.rs and rebuild"
-    )]
-    OffGrid {
-        /// The architecture asked for.
-        arch: String,
-        /// Which option is outside the grid.
-        what: String,
-        /// The grid of that architecture.
-        grid: String,
-    },
     /// The file cannot be read, or does not hold the architecture.
     #[error("`{file}` does not load as {arch}: {source}")]
     Load {

@@ -1,15 +1,15 @@
-//! From a runtime architecture spec to a monomorphised geomattn network, behind one object-safe
-//! trait: what the `geomattn` command (and, later, the Python bindings) build on.
+//! From a runtime architecture spec to a geomattn network of any size GML allows, behind
+//! object-safe traits: what the `geomattn` command and the Python bindings build on.
 //!
-//! geomattn's layers are const-generic: a `VolumePreservingTransformer<f64, 3, 3, 2, 1, 3, Tanh>`
-//! is a type fixed at compile time. A tool that reads the architecture at run time (`vpt(dim=3,
-//! seq=3, …)`) can only pick one of the types it was compiled with: this crate declares that grid
-//! ([`grid`]), takes the spec ([`Arch`], parsed by `geomattn-arch`), loads a GML file into the matching type
-//! ([`open`], [`open_file`]) and hands it back as a [`Network`] (forward, rollout in `f32` or
-//! `f64`), or measures the structure it promises ([`check`], exact Jacobians from the backward passes).
-//! The number of transformer units `L` is read at run time (units are loaded one by one), so any
-//! `L` works; the other sizes are those of the grid. [`export`] writes a network for another
-//! program: the blob of its built-in type, and the text of that type.
+//! geomattn's layers come in two kinds of size: const generics (a
+//! `VolumePreservingTransformer<f64, 3, 3, 2, 1, 3, Tanh>`, for typed Rust, `embed_gml!` and
+//! `no_std`) and run-time sizes (`geomattn::engine`, the same maths, the sizes read from the
+//! file). A tool that reads the architecture at run time (`vpt(dim=3, seq=3, …)`) takes the
+//! second: this crate takes the spec ([`Arch`], parsed by `geomattn-arch`), loads a GML file on
+//! the engine ([`open`], [`open_file`]; [`classify::open`] for the classifier) and hands it back
+//! as a [`Network`] (forward, rollout and batches in `f32` or `f64`), measures the structure it
+//! promises ([`check`], exact Jacobians), trains it ([`train`]), and [`export`]s it for another
+//! program: the blob of its compile-time type, and the text of that type.
 //!
 //! ```
 //! use geomattn_networks::{Arch, Precision, open_file, rigid_body};
@@ -34,14 +34,12 @@
 //! `matrixmultiply` (the batched classifier's products), `rand` (seeded sample inputs of the
 //! structure check), `thiserror` (the [`Error`]).
 
-#[cfg(feature = "batch")]
 pub mod batch;
 pub mod classify;
 mod dispatch;
 pub mod engine;
 mod error;
 pub mod export;
-pub mod grid;
 
 mod network;
 
@@ -56,7 +54,6 @@ mod guide {
 }
 pub mod rigid_body;
 pub mod structure;
-#[cfg(feature = "train")]
 pub mod train;
 
 pub use dispatch::{check, check_file, check_until, open, open_file};

@@ -1,8 +1,6 @@
-//! The structure an architecture promises, measured on a loaded network with exact Jacobians:
-//! row by row from the network's backward passes ([`geomattn::Backward`], the exact
-//! vector-Jacobian products training uses), so no finite-difference step to tune and no scalar
-//! type but `f64` (forward-mode dual numbers, used before, were a third; the release build took
-//! as long either way: the guide's Performance chapter).
+//! The structure an architecture promises, measured on a loaded network with exact Jacobians
+//! (forward-mode dual numbers through the engine's layers, [`crate::engine::check`]), so no
+//! finite-difference step to tune.
 //!
 //! - Volume-preserving feed-forward network: `|det J − 1|` of the map of one state.
 //! - Volume-preserving transformer: the attention's `Λ = Cay(C(Z))` is orthogonal
@@ -21,16 +19,11 @@
 //! - Standard transformer integrator: promises nothing.
 
 use core::cell::Cell;
-use geomattn::nalgebra::{DMatrix, SMatrix};
-use geomattn::{
-    Backward, DefaultCayley, OrthogonalMap, SequenceLayer, SkewCorrelation,
-    VolumePreservingAttention,
-};
+use geomattn::nalgebra::DMatrix;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::Error;
-use crate::network::Units;
 
 /// Bound on `|det J − 1|`: the Jacobians are exact, so only the rounding of a few dozen layers in
 /// `f64` is left.
@@ -39,12 +32,12 @@ pub const DETERMINANT_TOLERANCE: f64 = 1e-10;
 pub const ORTHOGONALITY_TOLERANCE: f64 = 1e-12;
 
 /// Bound on `‖Jᵀ𝕁J − 𝕁‖_max` of a symplectic transformer (`f64`, exact Jacobians, entries of
-/// `J` of order one to ten for the small grid networks).
+/// `J` of order one to ten for GML's tutorial networks).
 pub const SYMPLECTICITY_TOLERANCE: f64 = 1e-9;
 
-/// The most random inputs a check measures: each is an exact Jacobian (`dim·seq` backward
-/// passes), so a million take minutes on the grid's networks, while 100 already find the worst
-/// case to the digit a table shows.
+/// The most random inputs a check measures: each is an exact Jacobian (`dim·seq` passes over
+/// dual numbers), so a million take minutes on GML's tutorial networks, while 100 already find
+/// the worst case to the digit a table shows.
 pub const MAX_SAMPLES: usize = 1_000_000;
 
 /// The worse of two measured values: NaN (a measurement that failed, a non-finite output) is
@@ -84,66 +77,6 @@ impl Measurement {
     }
 }
 
-/// The Jacobian of a map of `R^{R×C}` with inputs and outputs flattened column-major (Julia's and
-/// nalgebra's order), from its vector-Jacobian product `vjp` (`ȳ ↦ ȳᵀJ` at a fixed input): row
-/// `k` is `vjp` of the `k`-th unit vector.
-fn jacobian_by_rows<const R: usize, const C: usize>(
-    mut vjp: impl FnMut(&SMatrix<f64, R, C>) -> SMatrix<f64, R, C>,
-) -> DMatrix<f64> {
-    let mut jac = DMatrix::zeros(R * C, R * C);
-    for output in 0..R * C {
-        let mut unit = SMatrix::<f64, R, C>::zeros();
-        unit[output] = 1.0;
-        for (input, value) in vjp(&unit).iter().enumerate() {
-            jac[(output, input)] = *value;
-        }
-    }
-    jac
-}
-
-/// The Jacobian of `layer` at `z` ([`jacobian_by_rows`] of its backward pass).
-fn jacobian<L: Backward<f64, R, C>, const R: usize, const C: usize>(
-    layer: &L,
-    z: &SMatrix<f64, R, C>,
-) -> DMatrix<f64> {
-    let mut gradient = layer.zero_gradient();
-    jacobian_by_rows(|out_bar| layer.backward(z, out_bar, &mut gradient))
-}
-
-/// The Jacobian of the units, one after the other, at `z`: the forward pass once, keeping each
-/// unit's input and attention output, then one backward pass through every unit per output.
-fn units_jacobian<Att, Ff, const D: usize, const T: usize>(
-    units: &Units<Att, Ff>,
-    z: &SMatrix<f64, D, T>,
-) -> DMatrix<f64>
-where
-    Att: Backward<f64, D, T>,
-    Ff: Backward<f64, D, T>,
-{
-    let mut kept = Vec::with_capacity(units.0.len());
-    let mut x = *z;
-    for (attention, feedforward) in &units.0 {
-        let attended = attention.forward(&x);
-        let next = feedforward.forward(&attended);
-        kept.push((x, attended));
-        x = next;
-    }
-    let mut gradients: Vec<_> = units
-        .0
-        .iter()
-        .map(|(attention, feedforward)| (attention.zero_gradient(), feedforward.zero_gradient()))
-        .collect();
-    jacobian_by_rows(|out_bar| {
-        let mut bar = *out_bar;
-        let parts = units.0.iter().zip(&kept).zip(&mut gradients).rev();
-        for (((attention, feedforward), (input, attended)), (g_a, g_f)) in parts {
-            bar = feedforward.backward(attended, &bar, g_f);
-            bar = attention.backward(input, &bar, g_a);
-        }
-        bar
-    })
-}
-
 /// The random inputs a check measures: how many, from which seed, and a question asked before
 /// each (`stop`: a caller's Ctrl-C) that ends the check early.
 pub(crate) struct Sampling<'a> {
@@ -176,14 +109,8 @@ impl<'a> Sampling<'a> {
         self.stopped.get()
     }
 
-    /// The inputs: matrices with entries uniform in `(−1, 1)`, drawn one by one as they are
-    /// measured (memory does not grow with their number), until `stop` says so.
-    fn inputs<const R: usize, const C: usize>(&self) -> impl Iterator<Item = SMatrix<f64, R, C>> {
-        self.inputs_of(R, C)
-            .map(|z| SMatrix::from_column_slice(z.as_slice()))
-    }
-
-    /// [`inputs`](Self::inputs) of `rows × cols`, a size known at run time: the same values.
+    /// The inputs, `rows × cols` matrices with entries uniform in `(−1, 1)`, drawn one by one as
+    /// they are measured (memory does not grow with their number), until `stop` says so.
     pub(crate) fn inputs_of(&self, rows: usize, cols: usize) -> impl Iterator<Item = DMatrix<f64>> {
         let mut rng = SmallRng::seed_from_u64(self.seed);
         let mut unit = move || {
@@ -201,24 +128,6 @@ impl<'a> Sampling<'a> {
     }
 }
 
-/// The measurements of a volume-preserving feed-forward network (one state in, one out).
-pub(crate) fn feed_forward<const D: usize, Net>(net: &Net, sampling: &Sampling) -> Vec<Measurement>
-where
-    Net: Backward<f64, D, 1>,
-{
-    let worst = sampling
-        .inputs::<D, 1>()
-        .map(|z| {
-            let finite = SequenceLayer::<f64, D, 1>::forward(net, &z)
-                .iter()
-                .all(|v| v.is_finite());
-            let error = (jacobian(net, &z).determinant() - 1.0).abs();
-            if finite { error } else { f64::NAN }
-        })
-        .fold(0.0, worse);
-    feed_forward_measurements(worst)
-}
-
 /// What a volume-preserving feed-forward network promises, with its worst measured value.
 pub(crate) fn feed_forward_measurements(worst: f64) -> Vec<Measurement> {
     vec![Measurement {
@@ -227,52 +136,6 @@ pub(crate) fn feed_forward_measurements(worst: f64) -> Vec<Measurement> {
         tolerance: DETERMINANT_TOLERANCE,
         promised: true,
     }]
-}
-
-/// The measurements of a volume-preserving transformer, unit by unit.
-pub(crate) fn transformer<const D: usize, const T: usize, Corr, Ff>(
-    units: &Units<VolumePreservingAttention<f64, D, T, Corr>, Ff>,
-    skew_sym: bool,
-    sampling: &Sampling,
-) -> Vec<Measurement>
-where
-    Corr: SkewCorrelation<f64, D>,
-    DefaultCayley: OrthogonalMap<f64, T>,
-    VolumePreservingAttention<f64, D, T, Corr>: Backward<f64, D, T>,
-    Ff: Backward<f64, D, T> + Backward<f64, D, 1>,
-{
-    let (mut orthogonality, mut feed_forward, mut whole) = (0.0_f64, 0.0_f64, 0.0_f64);
-    for z in sampling.inputs::<D, T>() {
-        let mut x = z;
-        for (attention, ff) in &units.0 {
-            let lambda = DefaultCayley::map(&attention.correlation(&x));
-            let error = largest(
-                (lambda.transpose() * lambda - SMatrix::<f64, T, T>::identity())
-                    .iter()
-                    .copied(),
-            );
-            orthogonality = worse(orthogonality, error);
-            let y = attention.forward(&x);
-            for column in y.column_iter() {
-                let jac = jacobian::<Ff, D, 1>(ff, &column.into_owned());
-                feed_forward = worse(feed_forward, (jac.determinant() - 1.0).abs());
-            }
-            x = SequenceLayer::<f64, D, T>::forward(ff, &y);
-        }
-        // A network whose output is not finite fails every promise (its Jacobian may not show
-        // it: a saturated activation's derivative is 0).
-        let output_nan = if x.iter().all(|v| v.is_finite()) {
-            0.0
-        } else {
-            f64::NAN
-        };
-        whole = worse(
-            worse(whole, output_nan),
-            (units_jacobian(units, &z).determinant() - 1.0).abs(),
-        );
-        orthogonality = worse(orthogonality, output_nan);
-    }
-    transformer_measurements((D, T), skew_sym, orthogonality, feed_forward, whole)
 }
 
 /// What a volume-preserving transformer of windows `(dim, seq)` promises, with the worst measured
@@ -354,35 +217,9 @@ pub(crate) fn symplectic_measurement(
     }
 }
 
-/// The measurement of a symplectic transformer: `‖Jᵀ𝕁J − 𝕁‖_max` of the whole map.
-pub(crate) fn symplectic<const D: usize, const T: usize, Att, Ff>(
-    units: &Units<Att, Ff>,
-    sampling: &Sampling,
-) -> Vec<Measurement>
-where
-    Att: Backward<f64, D, T>,
-    Ff: Backward<f64, D, T>,
-{
-    let worst = sampling
-        .inputs::<D, T>()
-        .map(|z| {
-            let jac = units_jacobian(units, &z);
-            let finite = SequenceLayer::<f64, D, T>::forward(units, &z)
-                .iter()
-                .all(|v| v.is_finite());
-            symplecticity(&jac, (D, T), finite)
-        })
-        .fold(0.0, worse);
-    vec![symplectic_measurement("the whole map", (D, T), worst, true)]
-}
-
 #[cfg(test)]
 mod tests {
-    use geomattn::nalgebra::{DMatrix, SMatrix};
-    use geomattn::{Identity, VolumePreservingLowerLayer, VolumePreservingUpperLayer};
-
-    use super::{Measurement, jacobian, largest, units_jacobian, worse};
-    use crate::network::Units;
+    use super::{Measurement, largest, worse};
 
     /// NaN, a value that could not be measured, is the worst value and fails its promise:
     /// `f64::max` (and nalgebra's `amax`) dropped it, and `check` passed a network whose output
@@ -406,42 +243,5 @@ mod tests {
         };
         assert!(!measured(f64::NAN).passes() && !measured(f64::INFINITY).passes());
         assert!(measured(0.0).passes());
-    }
-
-    type Lower = VolumePreservingLowerLayer<f64, 2, Identity>;
-    type Upper = VolumePreservingUpperLayer<f64, 2, Identity>;
-
-    /// CONVENTIONS' `VolumePreservingLowerLayer(2, identity, no bias)` with `LowerTriangular([1],
-    /// 2)`: `x ↦ x + W x`, so `J = I + W`, a row per output (not its transpose).
-    #[test]
-    fn a_layers_jacobian_has_a_row_per_output() {
-        let lower = Lower::from_slices(&[1.0], None).unwrap();
-        let jac = jacobian(&lower, &SMatrix::<f64, 2, 1>::new(1.0, 1.0));
-        assert_eq!(jac, DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 1.0, 1.0]));
-    }
-
-    /// Units run attention then feed-forward part, unit after unit, so the Jacobian is the product
-    /// in the reverse order: `(I + U)(I + L)` per unit (the other order is `[1 1; 1 2]`), on each
-    /// of two states.
-    #[test]
-    fn the_units_jacobian_is_the_product_in_the_order_they_run() {
-        let (lower, upper) = (
-            Lower::from_slices(&[1.0], None).unwrap(),
-            Upper::from_slices(&[1.0], None).unwrap(),
-        );
-        let unit = (lower, upper);
-        let z = SMatrix::<f64, 2, 2>::new(0.5, -1.0, 2.0, 0.25);
-        let per_state = DMatrix::from_row_slice(2, 2, &[2.0, 1.0, 1.0, 1.0]);
-        let block = |m: &DMatrix<f64>| {
-            let mut out = DMatrix::zeros(4, 4);
-            out.view_mut((0, 0), (2, 2)).copy_from(m);
-            out.view_mut((2, 2), (2, 2)).copy_from(m);
-            out
-        };
-        assert_eq!(units_jacobian(&Units(vec![unit]), &z), block(&per_state));
-        assert_eq!(
-            units_jacobian(&Units(vec![unit, unit]), &z),
-            block(&(&per_state * &per_state))
-        );
     }
 }

@@ -1,18 +1,14 @@
 //! Training a network named by its spec as GML 0.4.8 trains it (`geomattn train`), written in
 //! GML's own HDF5 layout so that GML's `load` reads it.
 //!
-//! What is trained: every integrator, every size and any `L`, with exact gradients. Where:
-//! - on the run-time engine, the volume-preserving networks (`vpt` off the grid, `vpff`), the
-//!   standard transformer (`st`) and the symplectic ones (`sympt` with `transformer_dim = dim`,
-//!   `lsympt`) of any size and option (`init_upper`, heads, `transformer_dim` with its Dense
-//!   maps, `attention_activation`, `symmetric`, `n_sympnet`, `upscaling_dimension`): GML's chain
-//!   of the engine's layers, each with its backward pass ([`geomattn::engine::Backward`]), the
-//!   parameters one flat vector in GML's order stepped by [`geomattn::train::FlatOptimizer`],
-//!   eight windows at a time in `f64` lanes with the vectorised functions and fused products;
-//! - the grid's `vpt` on its compiled lane path ([`geomattn::Lanewise`]), 2.6× the engine's speed
-//!   on GML's rigid-body tutorial;
-//! - not yet: a symplectic transformer with `transformer_dim ≠ dim`, whose PSD layers GML trains
-//!   on the Stiefel manifold with its manifold optimisers.
+//! What is trained: every integrator of any size and option (`init_upper`, heads,
+//! `transformer_dim` with its Dense maps, `attention_activation`, `symmetric`, `n_sympnet`,
+//! `upscaling_dimension`, any `L`), with exact gradients, on the run-time engine: GML's chain of
+//! the engine's layers, each with its backward pass ([`geomattn::engine::Backward`]), the
+//! parameters one flat vector in GML's order stepped by [`geomattn::train::FlatOptimizer`],
+//! eight windows at a time in `f64` lanes with the vectorised functions and fused products.
+//! Not yet: a symplectic transformer with `transformer_dim ≠ dim` and a multi-head attention on
+//! the Stiefel manifold, whose weights GML trains with its manifold optimisers.
 //!
 //! `vpff` trains on windows of one state and the next, as GML's `Batch(batch_size)` draws them
 //! for it.
@@ -44,27 +40,15 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use core::marker::PhantomData;
 use std::num::NonZeroU64;
 use std::path::PathBuf;
 
-use geomattn::gml::{GmlWriter, SaveError, Storage};
-use geomattn::init::glorot_network;
-use geomattn::nalgebra::SMatrix;
-use geomattn::train::{
-    AdamOptimizer, AdamOptimizerWithDecay, GradientOptimizer, MomentumOptimizer, Optimizer as Step,
-    loss_gradient, window_order,
-};
-use geomattn::{
-    ArbitraryWeight, Backward, LaneBackward, LaneTwin, Lanewise, Schema, SkewWeight, Tanh,
-    VolumePreservingAttention, VolumePreservingFeedForward, from_flat, to_flat,
-};
+use geomattn::gml::Storage;
+use geomattn::train::window_order;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use crate::dispatch::{off_grid, on_grid, read, units};
-use crate::grid;
-use crate::{Activation, Arch, Error};
+use crate::{Arch, Error};
 
 mod chain;
 mod data;
@@ -169,30 +153,22 @@ pub fn train(
     options: &Options,
     on_epoch: &mut dyn FnMut(Epoch<'_>),
 ) -> Result<Trained, Error> {
-    // Every network whose layers all have run-time backward passes on the engine, except the
-    // grid's `vpt`, whose compiled lane path is faster (2.6× on GML's tutorial, measured).
-    let engine_first = !matches!(arch, Arch::Vpt(_)) && chain::trains(arch);
-    let start = if engine_first {
-        None
-    } else {
-        match on_grid!(arch, f64, train_on_grid, ()) {
-            Ok(start) => Some(start),
-            Err(Error::OffGrid { .. } | Error::Unsupported { .. }) if chain::trains(arch) => None,
-            Err(Error::OffGrid { .. } | Error::Unsupported { .. })
-                if !matches!(arch, Arch::Ct(_)) =>
-            {
-                return Err(chain::untrainable(arch));
-            }
-            Err(error) => return Err(error),
-        }
-    };
+    if !chain::trains(arch) {
+        return Err(match arch {
+            Arch::Ct(_) => Error::Unsupported {
+                arch: arch.to_string(),
+                reason:
+                    "is a classifier, not an integrator: `geomattn train` trains the integrators"
+                        .into(),
+            },
+            _ => chain::untrainable(arch),
+        });
+    }
     let plan = Plan::new(arch, data, options)?;
     let mut rng = SmallRng::seed_from_u64(options.seed);
     let minibatch = options.batch.min(plan.starts.saturating_mul(data.count()));
-    let mut trainee = match start {
-        Some(start) => start(arch, options, plan.decay_epochs, minibatch, &mut rng)?,
-        None => chain::ChainTraining::start(arch, options, plan.decay_epochs, minibatch, &mut rng)?,
-    };
+    let mut trainee =
+        chain::ChainTraining::start(arch, options, plan.decay_epochs, minibatch, &mut rng)?;
     let mut windows = Windows::default();
     let mut losses = Vec::new();
     for epoch in 1..=options.epochs {
@@ -325,9 +301,8 @@ impl Windows {
     }
 }
 
-/// A network in training, its weights and optimisers: all that depends on the network's type,
-/// behind one object-safe face, so that the epoch loop of [`train`] is compiled once rather than
-/// once per network type of the grid.
+/// A network in training, its weights and optimiser, behind the face the epoch loop of [`train`]
+/// steps.
 trait Trainee {
     /// One minibatch (flat `(D, T, B)` inputs and targets): its loss before the step, then one
     /// step of every part's optimiser.
@@ -335,356 +310,4 @@ trait Trainee {
 
     /// The network as a GML file, each weight stored as `storage`.
     fn file(&self, storage: Storage) -> Result<Vec<u8>, Error>;
-}
-
-/// Starts the training of one network type: its initial weights (Glorot-uniform from `rng`, or
-/// [`Options::initial`]) and its optimisers.
-/// The `usize` is the number of windows a minibatch holds.
-type Start =
-    fn(&Arch, &Options, NonZeroU64, usize, &mut SmallRng) -> Result<Box<dyn Trainee>, Error>;
-
-/// The callback of `on_grid!`: the [`Start`] of the units' parts' types of the grid's
-/// volume-preserving transformer, which trains in lanes ([`InLanes`]).
-macro_rules! train_on_grid {
-    (vpt $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {
-        train_on_grid!(@units InLanes, $d, $t, $att, $ff)
-    };
-    // The other networks train on the engine, at every size: their compiled types are not
-    // instantiated for training.
-    (vpff $a:ident, $S:ty, $d:literal, $net:ty, $ctx:expr) => {
-        Err(on_the_engine($a))
-    };
-    ($kind:ident $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {
-        Err(on_the_engine($a))
-    };
-    (@units $passes:ty, $d:literal, $t:literal, $att:ty, $ff:ty) => {
-        Ok(Training::<
-            $passes,
-            $att,
-            $ff,
-            $d,
-            $t,
-            { <$att as Schema>::SCALARS },
-            { <$ff as Schema>::SCALARS },
-        >::start as Start)
-    };
-}
-use train_on_grid;
-
-/// What the grid's training answers for a network that trains on the engine (never asked: see
-/// [`train`]).
-fn on_the_engine(arch: &Arch) -> Error {
-    Error::Unsupported {
-        arch: arch.to_string(),
-        reason: "trains on the run-time engine".into(),
-    }
-}
-
-/// One of GML's optimisers over `P` parameters.
-enum AnyOptimizer<const P: usize> {
-    Adam(AdamOptimizer<f64, P>),
-    AdamWithDecay(AdamOptimizerWithDecay<f64, P>),
-    Momentum(MomentumOptimizer<f64, P>),
-    Gradient(GradientOptimizer<f64>),
-}
-
-impl<const P: usize> AnyOptimizer<P> {
-    fn new(options: &Options, epochs: NonZeroU64) -> Self {
-        match (options.optimizer, options.learning_rate) {
-            (Optimizer::Adam, None) => Self::Adam(AdamOptimizer::default()),
-            (Optimizer::Adam, Some(eta)) => Self::Adam(AdamOptimizer::with_learning_rate(eta)),
-            (Optimizer::AdamWithDecay, None) => {
-                Self::AdamWithDecay(AdamOptimizerWithDecay::with_defaults(epochs))
-            }
-            (Optimizer::AdamWithDecay, Some(eta)) => {
-                Self::AdamWithDecay(AdamOptimizerWithDecay::with_initial_rate(epochs, eta))
-            }
-            (Optimizer::Momentum, None) => Self::Momentum(MomentumOptimizer::default()),
-            (Optimizer::Momentum, Some(eta)) => {
-                Self::Momentum(MomentumOptimizer::with_learning_rate(eta))
-            }
-            (Optimizer::Gradient, None) => Self::Gradient(GradientOptimizer::default()),
-            (Optimizer::Gradient, Some(eta)) => Self::Gradient(GradientOptimizer::new(eta)),
-        }
-    }
-
-    /// `Optimizer::step_network`, with the network flattened once for whichever optimiser this
-    /// is (`step_network` of each of the four would be compiled for every part type of the grid).
-    fn step<N: Schema<Scalar = f64>, G: Schema<Scalar = f64>>(
-        &mut self,
-        net: &mut N,
-        gradient: &G,
-    ) -> Result<(), geomattn::Error> {
-        let mut parameters = [0.0; P];
-        let mut flat_gradient = [0.0; P];
-        to_flat(net, &mut parameters)?;
-        to_flat(gradient, &mut flat_gradient)?;
-        match self {
-            Self::Adam(o) => o.step(&mut parameters, &flat_gradient),
-            Self::AdamWithDecay(o) => o.step(&mut parameters, &flat_gradient),
-            Self::Momentum(o) => o.step(&mut parameters, &flat_gradient),
-            Self::Gradient(o) => Step::<f64, P>::step(o, &mut parameters, &flat_gradient),
-        }
-        *net = from_flat(&parameters)?;
-        Ok(())
-    }
-}
-
-/// The units `(Att, Ff)` of a transformer on windows of `T` states in `R^D` in training, their
-/// passes run by `P`; `PA` and `PF` are the parts' parameter counts.
-struct Training<P, Att, Ff, const D: usize, const T: usize, const PA: usize, const PF: usize> {
-    units: Vec<(Att, Ff)>,
-    optimizers: Vec<(AnyOptimizer<PA>, AnyOptimizer<PF>)>,
-    work: Workspace<D, T>,
-    passes: PhantomData<P>,
-}
-
-impl<P, Att, Ff, const D: usize, const T: usize, const PA: usize, const PF: usize>
-    Training<P, Att, Ff, D, T, PA, PF>
-where
-    P: Passes<Att, D, T> + Passes<Ff, D, T> + 'static,
-    Att: Unit<D, T> + 'static,
-    Ff: Unit<D, T> + 'static,
-{
-    fn start(
-        arch: &Arch,
-        options: &Options,
-        decay_epochs: NonZeroU64,
-        minibatch: usize,
-        rng: &mut SmallRng,
-    ) -> Result<Box<dyn Trainee>, Error> {
-        Self::fits(arch.units(), minibatch)?;
-        let glorot = |rng: &mut SmallRng| -> Result<(Att, Ff), Error> {
-            let attention = glorot_network(rng).map_err(|e| train_error(e.to_string()))?;
-            let feedforward = glorot_network(rng).map_err(|e| train_error(e.to_string()))?;
-            Ok((attention, feedforward))
-        };
-        let units: Vec<(Att, Ff)> = match &options.initial {
-            Some(path) => units::<Att, Ff>(&read(path)?, arch)?.0,
-            None => (0..arch.units())
-                .map(|_| glorot(rng))
-                .collect::<Result<_, _>>()?,
-        };
-        let optimizers = units
-            .iter()
-            .map(|_| {
-                (
-                    AnyOptimizer::new(options, decay_epochs),
-                    AnyOptimizer::new(options, decay_epochs),
-                )
-            })
-            .collect();
-        Ok(Box::new(Self {
-            units,
-            optimizers,
-            work: Workspace::default(),
-            passes: PhantomData,
-        }))
-    }
-}
-
-impl<P, Att, Ff, const D: usize, const T: usize, const PA: usize, const PF: usize>
-    Training<P, Att, Ff, D, T, PA, PF>
-{
-    /// Refuses `units` units that cannot be allocated, before anything is: per unit its weights,
-    /// their gradient, its optimisers, and the activations a minibatch of `minibatch` windows
-    /// keeps for the backward pass (two `D×T` windows each). The allocator is asked for the sum
-    /// (and gives it back at once): under a memory limit, or past what the system can map, the
-    /// answer is no, where the same allocation in pieces would abort the process.
-    fn fits(units: usize, minibatch: usize) -> Result<(), Error> {
-        let per_unit = (2 * size_of::<(Att, Ff)>()
-            + size_of::<(AnyOptimizer<PA>, AnyOptimizer<PF>)>())
-        .checked_add(minibatch.saturating_mul(2 * D * T * size_of::<f64>()));
-        let bytes = per_unit.and_then(|b| b.checked_mul(units));
-        let allocates = bytes.is_some_and(|b| Vec::<u8>::new().try_reserve_exact(b).is_ok());
-        if allocates {
-            return Ok(());
-        }
-        #[allow(clippy::cast_precision_loss)]
-        let gigabytes = bytes.map_or(f64::INFINITY, |b| b as f64 / 1e9);
-        Err(train_error(format!(
-            "L = {units} units need {gigabytes:.3e} GB to train on minibatches of {minibatch} \
-             windows (weights, optimiser state, activations), more than can be allocated"
-        )))
-    }
-}
-
-impl<P, Att, Ff, const D: usize, const T: usize, const PA: usize, const PF: usize> Trainee
-    for Training<P, Att, Ff, D, T, PA, PF>
-where
-    P: Passes<Att, D, T> + Passes<Ff, D, T>,
-    Att: Unit<D, T>,
-    Ff: Unit<D, T>,
-{
-    fn step(&mut self, inputs: &[f64], targets: &[f64]) -> Result<f64, geomattn::Error> {
-        let targets: Vec<SMatrix<f64, D, T>> = targets
-            .chunks_exact(D * T)
-            .map(SMatrix::from_column_slice)
-            .collect();
-        let (loss, gradients) =
-            minibatch_gradient::<P, _, _, D, T>(&self.units, inputs, &targets, &mut self.work)?;
-        let parts = self.units.iter_mut().zip(&mut self.optimizers);
-        for (((attention, feedforward), (opt_a, opt_f)), (g_a, g_f)) in parts.zip(&gradients) {
-            opt_a.step(attention, g_a)?;
-            opt_f.step(feedforward, g_f)?;
-        }
-        Ok(loss)
-    }
-
-    fn file(&self, storage: Storage) -> Result<Vec<u8>, Error> {
-        gml_file(&self.units, storage)
-    }
-}
-
-/// The units as a GML file, each weight stored as `storage`.
-fn gml_file<Att, Ff>(units: &[(Att, Ff)], storage: Storage) -> Result<Vec<u8>, Error>
-where
-    Att: Schema<Scalar = f64>,
-    Ff: Schema<Scalar = f64>,
-{
-    let train_error = |e: SaveError| Error::Train {
-        reason: e.to_string(),
-    };
-    let mut writer = GmlWriter::new(storage);
-    for (attention, feedforward) in units {
-        writer.write(attention).map_err(train_error)?;
-        writer.write(feedforward).map_err(train_error)?;
-    }
-    writer.finish().map_err(train_error)
-}
-
-/// The buffers of one minibatch's passes, kept from minibatch to minibatch: allocated per
-/// minibatch, these ~1 MB buffers (at the tutorial's batch of 16 384 windows) cost 13 % of an
-/// epoch in page faults.
-#[derive(Default)]
-struct Workspace<const D: usize, const T: usize> {
-    /// Each unit's attention output and unit output, flat.
-    kept: Vec<(Vec<f64>, Vec<f64>)>,
-    /// The network's outputs and the loss's cotangents, window by window.
-    outputs: Vec<SMatrix<f64, D, T>>,
-    out_bar: Vec<SMatrix<f64, D, T>>,
-    /// The cotangents of a unit's output and of its attention output, flat.
-    bar: Vec<f64>,
-    attended_bar: Vec<f64>,
-}
-
-/// The loss of the units on one minibatch, and each unit's gradient: one forward pass per window
-/// by `P`, keeping each unit's attention output and output; then the loss's gradient, and the
-/// backward passes through the units in reverse (the gradient summed over the minibatch).
-#[allow(clippy::type_complexity)]
-fn minibatch_gradient<P, Att, Ff, const D: usize, const T: usize>(
-    units: &[(Att, Ff)],
-    inputs: &[f64],
-    targets: &[SMatrix<f64, D, T>],
-    work: &mut Workspace<D, T>,
-) -> Result<(f64, Vec<(Att::Gradient, Ff::Gradient)>), geomattn::Error>
-where
-    P: Passes<Att, D, T> + Passes<Ff, D, T>,
-    Att: Unit<D, T>,
-    Ff: Unit<D, T>,
-{
-    let n = inputs.len();
-    work.kept.resize_with(units.len(), Default::default);
-    for (i, &(attention, feedforward)) in units.iter().enumerate() {
-        let (before, after) = work.kept.split_at_mut(i);
-        let z = before
-            .last()
-            .map_or(inputs, |(_, output)| output.as_slice());
-        let (attended, output) = &mut after[0];
-        attended.resize(n, 0.0);
-        output.resize(n, 0.0);
-        <P as Passes<Att, D, T>>::forward(attention, z, attended)?;
-        <P as Passes<Ff, D, T>>::forward(feedforward, attended, output)?;
-    }
-    let output = work
-        .kept
-        .last()
-        .map_or(inputs, |(_, output)| output.as_slice());
-    work.outputs.clear();
-    work.outputs
-        .extend(output.chunks_exact(D * T).map(SMatrix::from_column_slice));
-    work.out_bar.resize(targets.len(), SMatrix::zeros());
-    let loss = loss_gradient(&work.outputs, targets, &mut work.out_bar)?;
-    work.bar.clear();
-    work.bar
-        .extend(work.out_bar.iter().flat_map(|m| m.iter().copied()));
-    work.attended_bar.resize(n, 0.0);
-    let mut gradients = Vec::with_capacity(units.len());
-    for (i, &(attention, feedforward)) in units.iter().enumerate().rev() {
-        let z = i
-            .checked_sub(1)
-            .map_or(inputs, |before| work.kept[before].1.as_slice());
-        let attended = &work.kept[i].0;
-        let (mut g_a, mut g_f) = (attention.zero_gradient(), feedforward.zero_gradient());
-        <P as Passes<Ff, D, T>>::backward(
-            feedforward,
-            attended,
-            &work.bar,
-            &mut work.attended_bar,
-            &mut g_f,
-        )?;
-        <P as Passes<Att, D, T>>::backward(
-            attention,
-            z,
-            &work.attended_bar,
-            &mut work.bar,
-            &mut g_a,
-        )?;
-        gradients.push((g_a, g_f));
-    }
-    gradients.reverse();
-    Ok((loss, gradients))
-}
-
-/// A part of a transformer unit that trains: its backward pass, and GML's layout of its weights
-/// and gradient.
-trait Unit<const D: usize, const T: usize>:
-    Backward<f64, D, T, Gradient: Schema<Scalar = f64>> + Schema<Scalar = f64> + Copy
-{
-}
-
-impl<L, const D: usize, const T: usize> Unit<D, T> for L where
-    L: Backward<f64, D, T, Gradient: Schema<Scalar = f64>> + Schema<Scalar = f64> + Copy
-{
-}
-
-/// How a part's forward and backward passes run over a minibatch's flat `(D, T, B)` buffers:
-/// the backward pass writes `∂L/∂Z` into `z_bar` and adds the minibatch's `∂L/∂θ` to
-/// `gradient`.
-trait Passes<U: Unit<D, T>, const D: usize, const T: usize> {
-    fn forward(part: U, z: &[f64], out: &mut [f64]) -> Result<(), geomattn::Error>;
-    fn backward(
-        part: U,
-        z: &[f64],
-        out_bar: &[f64],
-        z_bar: &mut [f64],
-        gradient: &mut U::Gradient,
-    ) -> Result<(), geomattn::Error>;
-}
-
-/// In lanes ([`Lanewise`] with the vectorised `tanh` and fused products): the
-/// volume-preserving transformer, whose training is what GML's tutorial runs.
-struct InLanes;
-
-impl<U, const D: usize, const T: usize> Passes<U, D, T> for InLanes
-where
-    U: Unit<D, T> + LaneTwin<D, T, Scalar = f64> + LaneBackward<f64, D, T>,
-{
-    fn forward(part: U, z: &[f64], out: &mut [f64]) -> Result<(), geomattn::Error> {
-        Lanewise::new(part)
-            .vector_functions()
-            .forward_flat::<D, T>(z, out)
-    }
-
-    fn backward(
-        part: U,
-        z: &[f64],
-        out_bar: &[f64],
-        z_bar: &mut [f64],
-        gradient: &mut U::Gradient,
-    ) -> Result<(), geomattn::Error> {
-        Lanewise::new(part)
-            .vector_functions()
-            .backward_flat::<f64, D, T>(z, out_bar, z_bar, gradient)
-    }
 }

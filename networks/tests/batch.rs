@@ -73,36 +73,6 @@ fn f32_buffers_on_an_f32_network_round_once() {
     assert_eq!(out, expected);
 }
 
-/// Without the feature `lanes`, the default arithmetic is the scalar path: `Fast` gives `Exact`'s
-/// bits in `f32` (where the lane path's would differ: python/tests/batch_lanes.rs), forward and
-/// rollout, over more than one staging chunk.
-#[cfg(not(feature = "lanes"))]
-#[test]
-fn without_the_lane_path_fast_is_exact_bit_for_bit() {
-    assert!(!geomattn_networks::batch::lanes());
-    let net = vpt(Precision::F32);
-    let input: Vec<f32> = windows(2 * geomattn_networks::batch::STAGED + 17)
-        .iter()
-        .map(|&x| x as f32)
-        .collect();
-    let bits = |values: &[f32]| values.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    let [fast, exact] = [Arithmetic::Fast, Arithmetic::Exact].map(|arithmetic| {
-        let mut out = vec![0.0_f32; input.len()];
-        net.forward_f32(&input, Layout::Rows, &mut out, false, arithmetic)
-            .unwrap();
-        out
-    });
-    assert_eq!(bits(&fast), bits(&exact));
-    let [fast, exact] = [Arithmetic::Fast, Arithmetic::Exact].map(|arithmetic| {
-        // 3 states per window, 10 per trajectory.
-        let mut out = vec![0.0_f32; input.len() / 9 * 30];
-        net.rollout_f32(&input, Layout::Rows, &mut out, false, arithmetic)
-            .unwrap();
-        out
-    });
-    assert_eq!(bits(&fast), bits(&exact));
-}
-
 #[test]
 fn rollout_equals_the_one_window_rollout() {
     for (spec, file, seq) in [

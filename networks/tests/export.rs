@@ -1,5 +1,5 @@
 //! The blob export of every bundled network (in `f32` and `f64`) and of every architecture at sizes
-//! outside the compiled grid is the blob of the network the
+//! beyond GML's tutorials is the blob of the network the
 //! loader reads as the built-in type (the same weights bit for bit), reads back into it, and into
 //! no other type: the refusal names the difference.
 
@@ -111,7 +111,7 @@ fn the_blob_names_its_type_so_another_type_refuses_it_naming_the_difference() {
 #[test]
 fn every_length_exports_and_a_length_the_file_does_not_hold_is_refused_by_the_loader() {
     // The file holds L = 3 units (33 layer groups): every other L reaches the loader, which
-    // refuses it, and no L is off the grid.
+    // refuses it.
     for l in 1..=6 {
         let arch: Arch = VPT.replace("L=3", &format!("L={l}")).parse().unwrap();
         match (l, export::blob_file(path(VPT_FILE), &arch, Precision::F32)) {
@@ -171,11 +171,11 @@ fn the_symplectic_transformers_export_as_the_blobs_of_the_runtimes_aliases() {
     );
 }
 
-/// Sizes and options outside the compiled grid (dims 4 to 6, sequences up to 6, several heads,
+/// Sizes and options beyond the bundled networks' (dims 4 to 6, sequences up to 6, several heads,
 /// blocks, linear layers and gradient layers, the classifier at a small size) export as the blobs
 /// of their compile-time types, built from GML files with seeded weights.
 #[test]
-fn every_architecture_exports_at_sizes_outside_the_grid() {
+fn every_architecture_exports_at_other_sizes() {
     use geomattn::{
         ClassificationTransformer, DenseA, GradientExact, LinearSymplecticTransformer,
         MatrixSoftmax, SymmetricA, SymplecticTransformer, UpdateQ,

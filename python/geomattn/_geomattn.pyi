@@ -23,7 +23,6 @@ __all__ = [
     "SkewAttention",
     "__version__",
     "get_num_threads",
-    "grid",
     "inspect",
     "load",
     "load_classifier",
@@ -37,9 +36,9 @@ ATTENTION_SIZES: list[int]
 """The sizes ``d = T`` compiled for :class:`SkewAttention`."""
 
 LANES: bool
-"""Whether ``exact=False`` runs float32 networks on the lane path here: the module is built with
-it (every wheel is) and the processor has AVX2 or AVX-512. When ``False``, ``exact=False`` gives
-the same bits as ``exact=True``."""
+"""Whether ``exact=False`` runs float32 networks with the vectorised functions and fused products
+here: the processor has AVX2 or AVX-512. When ``False``, ``exact=False`` gives the same bits as
+``exact=True``."""
 
 @final
 class Measurement:
@@ -122,7 +121,7 @@ class Network:
             Raise at the first non-finite value of an input or of a layer's output (the checked
             pass); unchecked, NaN and inf propagate.
         exact : bool, default False
-            Where :data:`LANES` (every wheel, on a processor with AVX2 or AVX-512), a float32
+            Where :data:`LANES` (a processor with AVX2 or AVX-512), a float32
             network runs several windows at a time, one per SIMD lane, with vectorised
             ``exp``/``tanh`` and fused products: no further from the exact result than four
             times the scalar path's own rounding (and 16 ε). ``True``, any float64 network,
@@ -370,7 +369,7 @@ def load(
     OSError
         The file is not a readable HDF5 file.
     ValueError
-        A malformed spec, a file that does not hold ``arch`` (any size loads: see :func:`grid`),
+        A malformed spec, a file that does not hold ``arch`` (any size GML allows loads),
         or a ``dtype`` other than float32 and float64.
     TypeError
         ``dtype`` is not a dtype.
@@ -640,20 +639,3 @@ def inspect(path: Union[str, PathLike[str]]) -> dict[str, Any]:
     'StandardTransformerIntegrator(2; transformer_dim = 20, n_heads = 5, n_blocks = 3, L = 3, upscaling_activation = ?, resnet_activation = ?, attention_activation = ?, add_connection = ?)'
     """
 
-def grid() -> str:
-    """The sizes this build is compiled for, one line per architecture.
-
-    :func:`load` and :func:`load_classifier` take any size: those not listed load on the run-time
-    engine (its batches several windows at a time in SIMD lanes: with ``exact=True`` each window's
-    output bit for bit its own forward pass; by default, in float32 where :data:`LANES`, with the
-    vectorised ``exp``/``tanh``, within the bound :meth:`Network.forward` states).
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> "vpt" in geomattn.grid()
-    True
-    """

@@ -92,26 +92,6 @@ fn get_num_threads() -> usize {
     parallel::threads()
 }
 
-/// The sizes this build is compiled for, one line per architecture.
-///
-/// :func:`load` and :func:`load_classifier` take any size: those not listed load on the run-time
-/// engine (its batches several windows at a time in SIMD lanes: with ``exact=True`` each window's
-/// output bit for bit its own forward pass; by default, in float32 where :data:`LANES`, with the
-/// vectorised ``exp``/``tanh``, within the bound :meth:`Network.forward` states).
-///
-/// Returns
-/// -------
-/// str
-///
-/// Examples
-/// --------
-/// >>> "vpt" in geomattn.grid()
-/// True
-#[pyfunction]
-fn grid() -> String {
-    spec_api::grid()
-}
-
 /// The native module of geomattn (the Rust crate ``geomattn-python``): import ``geomattn``.
 #[pymodule]
 fn _geomattn(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -123,7 +103,6 @@ fn _geomattn(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(network::load, m)?)?;
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
-    m.add_function(wrap_pyfunction!(grid, m)?)?;
     m.add_function(wrap_pyfunction!(inspect::inspect, m)?)?;
     m.add("ATTENTION_SIZES", spec_api::attention::SIZES.to_vec())?;
     m.add("LANES", geomattn_networks::batch::lanes())?;

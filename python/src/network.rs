@@ -120,7 +120,7 @@ impl PyNetwork {
     ///     Raise at the first non-finite value of an input or of a layer's output (the checked
     ///     pass); unchecked, NaN and inf propagate.
     /// exact : bool, default False
-    ///     Where :data:`LANES` (every wheel, on a processor with AVX2 or AVX-512), a float32
+    ///     Where :data:`LANES` (a processor with AVX2 or AVX-512), a float32
     ///     network runs several windows at a time, one per SIMD lane, with vectorised
     ///     ``exp``/``tanh`` and fused products: no further from the exact result than four
     ///     times the scalar path's own rounding (and 16 ε). ``True``, any float64 network,
@@ -451,7 +451,7 @@ impl Measurement {
 /// OSError
 ///     The file is not a readable HDF5 file.
 /// ValueError
-///     A malformed spec, a file that does not hold ``arch`` (any size loads: see :func:`grid`),
+///     A malformed spec, a file that does not hold ``arch`` (any size GML allows loads),
 ///     or a ``dtype`` other than float32 and float64.
 /// TypeError
 ///     ``dtype`` is not a dtype.

@@ -329,11 +329,6 @@ pub(crate) fn check(
     )
 }
 
-/// The compiled sizes, one line per architecture.
-pub(crate) fn grid() -> String {
-    geomattn_networks::grid::describe()
-}
-
 /// The skew-weighted volume-preserving attention layer alone (`skew_sym = true`), for the
 /// benchmark against the batched NumPy and JAX peers: sizes `d = T` in [`ATTENTION_SIZES`].
 pub(crate) mod attention {

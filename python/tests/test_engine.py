@@ -12,7 +12,7 @@ import pytest
 import geomattn
 
 # A seeded network in GML's layout (fixtures/synthetic/README.md): dim 5, seq 6, n_linear 2,
-# sigmoid, none of which the compiled grid has.
+# sigmoid, beyond the sizes of GML's rigid-body tutorial.
 PATH = Path(__file__).resolve().parents[2] / "fixtures" / "synthetic" / "vpt_dim5_seq6_sigmoid.h5"
 SPEC = "vpt(dim=5, seq=6, n_blocks=1, n_linear=2, L=1, activation=sigmoid, skew_sym=false)"
 GML_CALL = (
@@ -24,7 +24,7 @@ def windows(dtype, count=40):
     return np.random.default_rng(3).uniform(-0.5, 0.5, (count, 5, 6)).astype(dtype)
 
 
-def test_a_network_off_the_grid_runs_in_both_precisions(dtype):
+def test_a_network_of_another_size_runs_in_both_precisions(dtype):
     net = geomattn.load(PATH, SPEC, dtype=dtype)
     assert (net.dim, net.seq) == (5, 6)
     z = windows(dtype)

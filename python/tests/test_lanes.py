@@ -62,8 +62,8 @@ def test_the_fast_default_is_within_its_documented_bound(kind, scale, dtype):
 
 
 def test_exact_and_fast_differ_in_float32_exactly_where_the_lane_path_runs():
-    # geomattn.LANES: the module has the lane path (every wheel; a cargo build with the feature
-    # `lanes`) and the processor AVX2 or AVX-512. Without it the default is the scalar path.
+    # geomattn.LANES: the processor has AVX2 or AVX-512, where float32's default arithmetic runs
+    # the vectorised functions. Without them the default is bit for bit exact=True.
     net = geomattn.load(fixture("vpt"), SPECS["vpt"], dtype="float32")
     z = windows(3000, net, "float32")
     fast, exact = net.forward(z), net.forward(z, exact=True)

@@ -1,22 +1,56 @@
 //! GML's classification transformer on the run-time engine (`geomattn::engine`'s
-//! `ClassificationTransformer`): on GML's MNIST networks (the compiled sizes) the compiled
-//! classifier bit for bit; at every other size and option (`dim`, `seq`, `classes`, any
+//! `ClassificationTransformer`): on GML's MNIST networks the compile-time classifier
+//! (`geomattn::ClassificationTransformer`) bit for bit; at every other size and option (`dim`, `seq`, `classes`, any
 //! `n_heads` dividing `dim`, `L`, `Stiefel`, `add_connection`) CONVENTIONS.md's formulas computed
 //! independently (`geomattn_testkit::gml_reference::standard_chain`) on files written by the test
 //! kit's writer, through `classify::open`.
 
 use geomattn::gml::GmlFile;
-use geomattn::nalgebra::DMatrix;
+use geomattn::nalgebra::{DMatrix, SMatrix};
+use geomattn::{ClassificationTransformer, Euclidean, NoConnection, Stiefel, Tanh, mnist_patches};
 use geomattn_networks::classify;
 use geomattn_networks::layout;
-use geomattn_networks::{Arch, Error, Precision};
+use geomattn_networks::{Arch, Error, Precision, Scalar};
 use geomattn_testkit::gml_reference::standard_chain;
 
 mod twins;
 use twins::{network, windows};
 
+/// GML's MNIST network `file` as the compile-time `ClassificationTransformer` with projections
+/// `Proj`, computing in `S`: the probabilities of an input (`49 × 16`, column-major) and of an
+/// image, widened to `f64`.
+fn compile_time<S, Proj>(file: &GmlFile) -> impl Fn(Either<'_>) -> Vec<f64>
+where
+    S: Scalar,
+    Proj: geomattn::Projection + 'static,
+    Mnist<S, Proj>: geomattn::Schema<Scalar = S>,
+{
+    let net: Box<Mnist<S, Proj>> = geomattn::gml::load_boxed(file).unwrap();
+    move |input| {
+        let z = match input {
+            Either::Input(values) => {
+                SMatrix::<S, 49, 16>::from_iterator(values.iter().map(|&x| S::from_double(x)))
+            }
+            Either::Image(image) => mnist_patches::<S>(image),
+        };
+        net.probabilities(&z)
+            .iter()
+            .map(|p| p.to_double())
+            .collect()
+    }
+}
+
+/// An input of a classifier: a sequence, or an image.
+#[derive(Clone, Copy)]
+enum Either<'a> {
+    Input(&'a [f64]),
+    Image(&'a [u8; 784]),
+}
+
+type Mnist<S, Proj> = ClassificationTransformer<S, 49, 7, 7, 16, 10, NoConnection, Proj, Tanh>;
+
 #[test]
-fn on_gmls_mnist_networks_the_engine_is_the_compiled_classifier_bit_for_bit() {
+fn on_gmls_mnist_networks_the_engine_is_the_compile_time_classifier_bit_for_bit() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/gml/");
     let images: Vec<[u8; 784]> = (0..3_u32)
         .map(|k| std::array::from_fn(|i| ((i as u32 * (7 + k)) % 256) as u8))
@@ -29,34 +63,28 @@ fn on_gmls_mnist_networks_the_engine_is_the_compiled_classifier_bit_for_bit() {
         let arch: Arch = spec.parse().unwrap();
         let file = GmlFile::open(format!("{dir}{name}")).unwrap();
         for precision in [Precision::F32, Precision::F64] {
-            let compiled = classify::open(&file, &arch, precision).unwrap();
-            let run_time = classify::engine::open(&file, &arch, precision).unwrap();
+            let compiled: Box<dyn Fn(Either<'_>) -> Vec<f64>> = match (precision, stiefel) {
+                (Precision::F32, false) => Box::new(compile_time::<f32, Euclidean>(&file)),
+                (Precision::F32, true) => Box::new(compile_time::<f32, Stiefel>(&file)),
+                (Precision::F64, false) => Box::new(compile_time::<f64, Euclidean>(&file)),
+                (Precision::F64, true) => Box::new(compile_time::<f64, Stiefel>(&file)),
+            };
+            let run_time = classify::open(&file, &arch, precision).unwrap();
             let z = windows(&arch, 3, 1.0, 2);
             for input in z.chunks(49 * 16) {
                 assert_eq!(
-                    compiled.probabilities(input).unwrap(),
+                    compiled(Either::Input(input)),
                     run_time.probabilities(input).unwrap(),
                     "{name}"
                 );
             }
             for image in &images {
                 assert_eq!(
-                    compiled.image_probabilities(image).unwrap(),
+                    compiled(Either::Image(image)),
                     run_time.image_probabilities(image).unwrap(),
                     "{name}"
                 );
             }
-            // Batches take the same batched path, laid out from either network's layers.
-            assert_eq!(
-                compiled.batch_probabilities(&z).unwrap(),
-                run_time.batch_probabilities(&z).unwrap(),
-                "{name}"
-            );
-            assert_eq!(
-                compiled.batch_image_probabilities(&images).unwrap(),
-                run_time.batch_image_probabilities(&images).unwrap(),
-                "{name}"
-            );
         }
     }
 }
@@ -72,22 +100,22 @@ fn largest_difference<'a>(
         .fold(0.0, f64::max)
 }
 
-/// Classifiers no compiled type has.
-const OFF_THE_GRID: [&str; 4] = [
+/// Classifiers of other sizes and options.
+const SIZES: [&str; 4] = [
     "classification_transformer(dim=6, seq=5, classes=3, n_heads=2, L=2, Stiefel=false, \
      add_connection=false)",
     "classification_transformer(dim=8, seq=4, classes=5, n_heads=4, L=1, Stiefel=true, \
      add_connection=true)",
     "classification_transformer(dim=5, seq=1, classes=2, n_heads=1, L=3, Stiefel=true, \
      add_connection=false)",
-    // GML's MNIST classifier with one head: the compiled grid has only seven.
+    // GML's MNIST classifier with one head (its files have seven).
     "classification_transformer(dim=49, seq=16, classes=10, n_heads=1, L=1, Stiefel=false, \
      add_connection=true)",
 ];
 
 #[test]
-fn off_the_grid_the_engine_is_conventions_formulas() {
-    for (k, spec) in OFF_THE_GRID.iter().enumerate() {
+fn at_every_size_the_engine_is_conventions_formulas() {
+    for (k, spec) in SIZES.iter().enumerate() {
         let arch: Arch = spec.parse().unwrap();
         let (file, values) = network(&arch, 60 + k as u64);
         let layers = layout::layers(&arch);
@@ -123,7 +151,7 @@ fn off_the_grid_the_engine_is_conventions_formulas() {
 
 #[test]
 fn images_need_mnists_shape_and_inputs_their_size() {
-    let arch: Arch = OFF_THE_GRID[0].parse().unwrap();
+    let arch: Arch = SIZES[0].parse().unwrap();
     let net = classify::open(&network(&arch, 1).0, &arch, Precision::F64).unwrap();
     assert!(matches!(
         net.image_probabilities(&[0; 784]),
@@ -143,7 +171,7 @@ fn images_need_mnists_shape_and_inputs_their_size() {
         net.probabilities(&z),
         Err(Error::NonFinite { index: 4, .. })
     ));
-    let mnist: Arch = OFF_THE_GRID[3].parse().unwrap();
+    let mnist: Arch = SIZES[3].parse().unwrap();
     let net = classify::open(&network(&mnist, 2).0, &mnist, Precision::F32).unwrap();
     let p = net
         .batch_image_probabilities(&[[0; 784], [255; 784]])
@@ -155,9 +183,9 @@ fn images_need_mnists_shape_and_inputs_their_size() {
 #[test]
 fn stiefel_projections_off_the_manifold_are_refused() {
     // The writer's Euclidean projections are seeded values, far from orthonormal.
-    let euclidean: Arch = OFF_THE_GRID[0].parse().unwrap();
+    let euclidean: Arch = SIZES[0].parse().unwrap();
     let (file, _) = network(&euclidean, 3);
-    let stiefel: Arch = OFF_THE_GRID[0]
+    let stiefel: Arch = SIZES[0]
         .replace("Stiefel=false", "Stiefel=true")
         .parse()
         .unwrap();

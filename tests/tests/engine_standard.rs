@@ -1,6 +1,6 @@
 //! GML's standard transformer integrator on the run-time engine (`geomattn::engine`'s `Dense`,
-//! `MultiHeadAttention`, `ResNetLayer`): on the grid's sizes the compiled network bit for bit;
-//! at every other size and option (`transformer_dim` with its `Dense` maps and their activation,
+//! `MultiHeadAttention`, `ResNetLayer`): the compile-time network bit for bit where one is
+//! written; at every size and option (`transformer_dim` with its `Dense` maps and their activation,
 //! any `n_heads` dividing the dimension, `MatrixSoftmax`, `add_connection`, every activation, any
 //! window length) CONVENTIONS.md's formulas computed independently
 //! (`geomattn_testkit::gml_reference::standard_chain`) on files written by the test kit's writer;
@@ -8,6 +8,7 @@
 
 use geomattn::gml::GmlFile;
 use geomattn::nalgebra::DMatrix;
+use geomattn::{AddConnection, MultiHeadAttention, NoConnection, ResNetStack, Tanh, Transformer};
 use geomattn_networks::batch::{Arithmetic, Layout};
 use geomattn_networks::layout;
 use geomattn_networks::{Arch, Error, Precision, check, open};
@@ -16,35 +17,49 @@ use geomattn_testkit::gml_reference::standard_chain;
 mod twins;
 use twins::{assert_engine_is_compiled, network, relative, window};
 
-/// The grid's standard transformers (one head, `tanh`, `transformer_dim = dim`).
-fn on_the_grid() -> Vec<Arch> {
-    let mut specs = Vec::new();
-    for dim in 2..=4 {
-        for seq in 2..=4 {
-            for n_blocks in 1..=2 {
-                let add_connection = (dim + seq) % 2 == 0;
-                specs.push(format!(
-                    "st(dim={dim}, seq={seq}, n_heads=1, n_blocks={n_blocks}, L={}, \
-                     activation=tanh, add_connection={add_connection})",
-                    1 + seq % 2
-                ));
-            }
-        }
-    }
-    specs.iter().map(|s| s.parse().unwrap()).collect()
-}
-
+/// The engine's network and the compile-time one of the same file (one head, `tanh`,
+/// `transformer_dim = dim`: what the compile-time types have), with and without the connection,
+/// one and two ResNet layers: the same bits in both precisions.
 #[test]
-fn on_the_grid_the_engine_is_the_compiled_network_bit_for_bit() {
-    let networks = on_the_grid().into_iter().enumerate().map(|(k, arch)| {
-        let (file, _) = network(&arch, k as u64 + 1);
-        (arch, file)
-    });
+fn the_engine_is_the_compile_time_network_bit_for_bit() {
+    let mut networks = Vec::new();
+    macro_rules! twin {
+        ($spec:literal, $d:literal, $t:literal, $($net:tt)+) => {{
+            let arch: Arch = $spec.parse().unwrap();
+            let (file, _) = network(&arch, networks.len() as u64 + 1);
+            let compiled = compiled!(&file, $d, $t, $($net)+);
+            networks.push((arch, file, compiled));
+        }};
+    }
+    twin!(
+        "st(dim=3, seq=3, n_heads=1, n_blocks=2, L=2, activation=tanh, add_connection=false)",
+        3,
+        3,
+        Transformer<MultiHeadAttention<S, 3, 1, 3, NoConnection>, ResNetStack<S, 3, 2, Tanh>, 2>
+    );
+    twin!(
+        "st(dim=2, seq=4, n_heads=1, n_blocks=1, L=1, activation=tanh, add_connection=true)",
+        2,
+        4,
+        Transformer<MultiHeadAttention<S, 2, 1, 2, AddConnection>, ResNetStack<S, 2, 1, Tanh>, 1>
+    );
+    twin!(
+        "st(dim=4, seq=2, n_heads=1, n_blocks=2, L=1, activation=tanh, add_connection=true)",
+        4,
+        2,
+        Transformer<MultiHeadAttention<S, 4, 1, 4, AddConnection>, ResNetStack<S, 4, 2, Tanh>, 1>
+    );
+    twin!(
+        "st(dim=5, seq=5, n_heads=1, n_blocks=1, L=2, activation=tanh, add_connection=false)",
+        5,
+        5,
+        Transformer<MultiHeadAttention<S, 5, 1, 5, NoConnection>, ResNetStack<S, 5, 1, Tanh>, 2>
+    );
     assert_engine_is_compiled(networks, 4);
 }
 
-/// Standard transformers no compiled type has: every keyword GML's constructor takes.
-const OFF_THE_GRID: [&str; 7] = [
+/// Standard transformers of every keyword GML's constructor takes.
+const SIZES: [&str; 7] = [
     // GML's symplectic-autoencoder tutorial (the issue's speed goal), at its window length.
     "st(dim=2, seq=4, n_heads=5, n_blocks=3, L=3, activation=tanh, add_connection=true, \
      transformer_dim=20, upscaling_activation=tanh)",
@@ -62,8 +77,8 @@ const OFF_THE_GRID: [&str; 7] = [
 ];
 
 #[test]
-fn off_the_grid_the_engine_is_conventions_formulas() {
-    for (k, spec) in OFF_THE_GRID.iter().enumerate() {
+fn at_every_size_the_engine_is_conventions_formulas() {
+    for (k, spec) in SIZES.iter().enumerate() {
         let arch: Arch = spec.parse().unwrap();
         let (file, values) = network(&arch, 40 + k as u64);
         let layers = layout::layers(&arch);
@@ -138,10 +153,10 @@ fn gmls_tutorial_integrators_run_at_any_window_length() {
 
 #[test]
 fn a_file_that_is_not_the_spec_names_the_first_difference() {
-    let arch: Arch = OFF_THE_GRID[0].parse().unwrap();
+    let arch: Arch = SIZES[0].parse().unwrap();
     let (file, _) = network(&arch, 1);
     // Two heads where the file has five: the first attention's parameters differ.
-    let other = OFF_THE_GRID[0].replace("n_heads=5", "n_heads=2");
+    let other = SIZES[0].replace("n_heads=5", "n_heads=2");
     let error = open(&file, &other.parse().unwrap(), Precision::F64)
         .err()
         .unwrap();
@@ -149,7 +164,7 @@ fn a_file_that_is_not_the_spec_names_the_first_difference() {
     assert!(matches!(error, Error::Mismatch { .. }), "{text}");
     assert!(text.contains("L2"), "{text}");
     // A wider map up: the first layer's weight has another shape.
-    let wider = OFF_THE_GRID[0].replace("transformer_dim=20", "transformer_dim=30");
+    let wider = SIZES[0].replace("transformer_dim=20", "transformer_dim=30");
     let text = open(&file, &wider.parse().unwrap(), Precision::F64)
         .err()
         .unwrap()
@@ -163,7 +178,7 @@ fn a_file_that_is_not_the_spec_names_the_first_difference() {
 #[test]
 fn windows_of_the_wrong_size_or_not_finite_are_refused_naming_the_layer() {
     // No map up (whose tanh would bound any input).
-    let arch: Arch = OFF_THE_GRID[3].parse().unwrap();
+    let arch: Arch = SIZES[3].parse().unwrap();
     let net = open(&network(&arch, 1).0, &arch, Precision::F64).unwrap();
     assert!(matches!(
         net.forward(&[0.0; 7]),

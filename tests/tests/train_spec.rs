@@ -1,9 +1,9 @@
 //! Training from a spec (`geomattn_networks::train`, what `geomattn train` runs): the network it
 //! writes has GML's own layout (the same objects as GML's rigid-body fixture), it is the network
-//! the runtime's training of the same const-generic type reaches from the same seed (the spec
-//! engine runs the lane path, `Lanewise::backward_flat`, the runtime's `train_epoch` the scalar
-//! one: equal to 1e-12, the gradients differing only in the order of their sums), and every bad
-//! option or data file is a clear error.
+//! the runtime's training of the same const-generic type reaches from the same seed (the run-time
+//! engine's backward passes in `f64` lanes, the runtime's `train_epoch` the compile-time type's
+//! scalar ones: equal to 1e-12, the gradients differing only in the order of their sums and the
+//! vectorised functions), and every bad option or data file is a clear error.
 
 use geomattn::gml::{GmlFile, Storage, load};
 use geomattn::init::glorot_network;
@@ -266,7 +266,7 @@ fn options_that_cannot_train_are_errors() {
         train(&arch, &two_d, &Options::default(), &mut |_| {}),
         Err(Error::Length { expected, found: 2, .. }) if expected == "3"
     ));
-    // Off the grid too (on the engine), an `L` whose training cannot be allocated is refused
+    // At another size too, an `L` whose training cannot be allocated is refused
     // before anything is.
     let huge = "vpt(dim=3, seq=5, n_blocks=1, n_linear=2, L=1000000000000, activation=sigmoid, \
                 skew_sym=false)";

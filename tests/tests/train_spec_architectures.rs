@@ -1,6 +1,6 @@
-//! The integrators other than the grid's volume-preserving transformer train from a spec on the
-//! run-time engine's backward passes, at the grid's sizes and outside it (the feed-forward
-//! network on one-state windows, as GML's `Batch(batch_size)`): each
+//! Every integrator trains from a spec on the run-time engine's backward passes, at the sizes of
+//! GML's tutorials and beyond (the feed-forward network on one-state windows, as GML's
+//! `Batch(batch_size)`): each
 //! reaches, from the same seed, the weights and losses of the runtime's `train_epoch` on its
 //! const-generic type (to 1e-12); what it writes has GML's layout (the standard transformer's
 //! and the feed-forward network's are their fixtures'), loads back, and keeps the structure the
@@ -211,41 +211,38 @@ fn the_feed_forward_network_trains_on_one_state_windows_as_the_runtime_does() {
     assert_eq!(layout(float32.file), layout(fixture));
 }
 
-const VPT_OFF_GRID: &str = "vpt(dim=5, seq=4, n_blocks=1, n_linear=2, L=2, activation=sigmoid, \
+const VPT_SIGMOID: &str = "vpt(dim=5, seq=4, n_blocks=1, n_linear=2, L=2, activation=sigmoid, \
                             skew_sym=false)";
-type VptOffGrid = VolumePreservingTransformer<f64, 5, 4, 1, 2, 2, Sigmoid, ArbitraryWeight<f64, 5>>;
+type VptSigmoid = VolumePreservingTransformer<f64, 5, 4, 1, 2, 2, Sigmoid, ArbitraryWeight<f64, 5>>;
 
-const VPT_SKEW_OFF_GRID: &str = "VolumePreservingTransformer(4, 5; n_blocks = 2, n_linear = 1, \
+const VPT_SKEW: &str = "VolumePreservingTransformer(4, 5; n_blocks = 2, n_linear = 1, \
                                  L = 1, activation = softplus, skew_sym = true)";
-type VptSkewOffGrid = VolumePreservingTransformer<f64, 4, 5, 2, 1, 1, Softplus, SkewWeight<f64, 4>>;
+type VptSkew = VolumePreservingTransformer<f64, 4, 5, 2, 1, 1, Softplus, SkewWeight<f64, 4>>;
 
-const VPFF_OFF_GRID: &str = "VolumePreservingFeedForward(5, 2, 2, relu)";
-type VpffOffGrid = VolumePreservingFeedForward<f64, 5, 2, 2, Relu>;
+const VPFF_RELU: &str = "VolumePreservingFeedForward(5, 2, 2, relu)";
+type VpffRelu = VolumePreservingFeedForward<f64, 5, 2, 2, Relu>;
 
 #[test]
-fn volume_preserving_networks_off_the_grid_train_on_the_engine_as_the_runtime_does() {
+fn volume_preserving_networks_train_on_the_engine_as_the_runtime_does() {
     let data = waves(5, 6, 16);
-    let file = trains_as_the_runtime::<VptOffGrid, 5, 4, { <VptOffGrid as Schema>::SCALARS }>(
-        VPT_OFF_GRID,
+    let file = trains_as_the_runtime::<VptSigmoid, 5, 4, { <VptSigmoid as Schema>::SCALARS }>(
+        VPT_SIGMOID,
         &data,
     );
-    keeps_its_structure(file, VPT_OFF_GRID);
-    let file = trains_as_the_runtime::<VpffOffGrid, 5, 1, { <VpffOffGrid as Schema>::SCALARS }>(
-        VPFF_OFF_GRID,
-        &data,
+    keeps_its_structure(file, VPT_SIGMOID);
+    let file = trains_as_the_runtime::<VpffRelu, 5, 1, { <VpffRelu as Schema>::SCALARS }>(
+        VPFF_RELU, &data,
     );
-    keeps_its_structure(file, VPFF_OFF_GRID);
+    keeps_its_structure(file, VPFF_RELU);
     let data = waves(4, 5, 17);
-    let file = trains_as_the_runtime::<VptSkewOffGrid, 4, 5, { <VptSkewOffGrid as Schema>::SCALARS }>(
-        VPT_SKEW_OFF_GRID,
-        &data,
-    );
-    keeps_its_structure(file, VPT_SKEW_OFF_GRID);
+    let file =
+        trains_as_the_runtime::<VptSkew, 4, 5, { <VptSkew as Schema>::SCALARS }>(VPT_SKEW, &data);
+    keeps_its_structure(file, VPT_SKEW);
 }
 
-const ST_OFF_GRID: &str = "st(dim=4, seq=5, n_heads=2, n_blocks=2, L=2, activation=tanh, \
+const ST_HEADS: &str = "st(dim=4, seq=5, n_heads=2, n_blocks=2, L=2, activation=tanh, \
                            add_connection=true)";
-type StOffGrid = StandardTransformerIntegrator<
+type StHeads = StandardTransformerIntegrator<
     f64,
     4,
     MultiHeadAttention<f64, 4, 2, 2, AddConnection>,
@@ -258,12 +255,9 @@ const ST_UPSCALED: &str = "StandardTransformerIntegrator(2; transformer_dim = 12
                            n_heads = 3, L = 2, upscaling_activation = tanh, seq = 4)";
 
 #[test]
-fn standard_transformers_off_the_grid_train_on_the_engine() {
+fn standard_transformers_train_on_the_engine() {
     let data = waves(4, 5, 17);
-    trains_as_the_runtime::<StOffGrid, 4, 5, { <StOffGrid as Schema>::SCALARS }>(
-        ST_OFF_GRID,
-        &data,
-    );
+    trains_as_the_runtime::<StHeads, 4, 5, { <StHeads as Schema>::SCALARS }>(ST_HEADS, &data);
     // With Dense maps up and down (no compile-time type to compare with): the loss falls, and
     // the file loads back as the architecture.
     let data = waves(2, 6, 20);
@@ -312,24 +306,24 @@ type SymptGml = SymplecticTransformer<
     UpdateQ,
 >;
 
-const LSYMPT_OFF_GRID: &str = "LinearSymplecticTransformer(6, 4; n_sympnet = 3, \
+const LSYMPT_SOFTPLUS: &str = "LinearSymplecticTransformer(6, 4; n_sympnet = 3, \
                                upscaling_dimension = 20, L = 2, activation = softplus, \
                                init_upper = true)";
-type LsymptOffGrid = LinearSymplecticTransformer<f64, 3, 4, 10, 3, 2, Softplus, UpdateQ>;
+type LsymptSoftplus = LinearSymplecticTransformer<f64, 3, 4, 10, 3, 2, Softplus, UpdateQ>;
 
 #[test]
-fn symplectic_transformers_off_the_grid_train_on_the_engine_as_the_runtime_does() {
+fn symplectic_transformers_train_on_the_engine_as_the_runtime_does() {
     let data = oscillators(3, 4, 16);
     let file = trains_as_the_runtime::<SymptExact, 6, 5, { <SymptExact as Schema>::SCALARS }>(
         SYMPT_EXACT,
         &data,
     );
     keeps_its_structure(file, SYMPT_EXACT);
-    let file = trains_as_the_runtime::<LsymptOffGrid, 6, 4, { <LsymptOffGrid as Schema>::SCALARS }>(
-        LSYMPT_OFF_GRID,
+    let file = trains_as_the_runtime::<LsymptSoftplus, 6, 4, { <LsymptSoftplus as Schema>::SCALARS }>(
+        LSYMPT_SOFTPLUS,
         &data,
     );
-    keeps_its_structure(file, LSYMPT_OFF_GRID);
+    keeps_its_structure(file, LSYMPT_SOFTPLUS);
     let data = oscillators(1, 5, 18);
     let file = trains_as_the_runtime::<SymptGml, 2, 4, { <SymptGml as Schema>::SCALARS }>(
         SYMPT_GML, &data,
@@ -365,7 +359,7 @@ fn engine_training_starts_from_a_file_it_wrote() {
     // (Float64, so exactly), the optimiser starts afresh, so the losses differ but the first
     // epoch's loss from the file is the loss of those weights.
     let data = waves(4, 5, 17);
-    let arch: Arch = ST_OFF_GRID.parse().unwrap();
+    let arch: Arch = ST_HEADS.parse().unwrap();
     let options = Options {
         epochs: 1,
         batch: 8,

@@ -1,6 +1,5 @@
-//! The lane path of [`Arithmetic::Fast`](super::Arithmetic::Fast) over a borrowed network
-//! (compiled with the feature `lanes` only: its instantiations, every network type of the grid
-//! times two instruction sets, are most of this crate's build).
+//! The lane path of [`Arithmetic::Fast`](super::Arithmetic::Fast) over a borrowed network whose
+//! sizes are types (compiled for each network type a program batches, per instruction set).
 
 use geomattn::{Error, Field, LaneTwin, Lanewise, MapScalar, Real};
 
@@ -27,7 +26,7 @@ impl<Net: LaneTwin<D, T>, const D: usize, const T: usize> LaneTwin<D, T> for Bor
 
 /// `net` on every window of a flat column-major `(D, T, B)` buffer of `f32`: on the lane path
 /// with the vectorised functions ([`Arithmetic::Fast`](super::Arithmetic::Fast)), on the best
-/// instruction set of this processor among those compiled for the grid
+/// instruction set of this processor among those it is compiled for
 /// ([`geomattn::Isa::is_compact`]: AVX-512 and AVX2 on x86-64, not the portable vectors, a third
 /// less of the lane path's code per network type). `None` on a processor without them (the
 /// caller takes the scalar path).

@@ -9,13 +9,13 @@ use super::{Arithmetic, Layout};
 use crate::Scalar;
 
 /// Windows staged at a time: the staging buffers (two of `STAGED` windows in the network's
-/// scalar) stay in the processor's second-level cache for the sizes of the grid (288 KiB at
-/// `d = 4`, `T = 4` in `f64`), and are allocated once per batch call, not per window.
+/// scalar) stay in the processor's second-level cache for the sizes of GML's tutorials (288 KiB
+/// at `d = 4`, `T = 4` in `f64`), and are allocated once per batch call, not per window.
 pub const STAGED: usize = 1024;
 
 /// A network as a batch runs it: on flat column-major windows of `dim × seq` values in its scalar
-/// `S`, whatever its type (a compiled network of the grid, or one of run-time size): the batches
-/// are written once, over run-time sizes.
+/// `S`, whatever its type (a network whose sizes are types, or one of run-time size): the
+/// batches are written once, over run-time sizes.
 pub(crate) trait Windows<S> {
     /// `(dim, seq)`: the values of one state, the states of one window.
     fn shape(&self) -> (usize, usize);
@@ -33,7 +33,7 @@ pub(crate) trait Windows<S> {
     fn forward_checked(&self, window: &[S], output: &mut [S]) -> Result<(), Error>;
 }
 
-/// A compiled network of the grid as [`Windows`].
+/// A network whose sizes are types as [`Windows`].
 pub(crate) struct Fixed<'a, Net, const D: usize, const T: usize>(pub(crate) &'a Net);
 
 impl<S: Scalar, Net, const D: usize, const T: usize> Windows<S> for Fixed<'_, Net, D, T>

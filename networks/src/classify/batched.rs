@@ -36,7 +36,7 @@
 //! same. Each input's result does not depend on the others in its batch nor on its place there.
 
 use geomattn::engine::{self, ResNetStack, Transformer};
-use geomattn::{BatchScalar, Connection, Isa, LaneMatrix, MultiHeadAttention, ResNetLayer, Tanh};
+use geomattn::{BatchScalar, Isa, LaneMatrix};
 
 use crate::network::Scalar;
 
@@ -141,55 +141,11 @@ pub(crate) struct Body<S> {
     pub(crate) blocks: Vec<Block<S>>,
 }
 
-/// A transformer unit the batched path lays out: GML's `MultiHeadAttention` (with its
-/// `VectorSoftmax`), then `ResNetLayer(dim, tanh)`, as in every `ClassificationTransformer`.
-pub(crate) trait Unit<S> {
-    /// The number of heads.
-    const HEADS: usize;
-    /// Whether the attention adds its input (GML's `add_connection`).
-    const ADD: bool;
-
-    /// The unit's weights laid out for the products.
-    fn block(&self) -> Block<S>;
-}
-
-impl<S, const D: usize, const H: usize, const DH: usize, Conn, Proj> Unit<S>
-    for (
-        MultiHeadAttention<S, D, H, DH, Conn, Proj>,
-        ResNetLayer<S, D, Tanh>,
-    )
-where
-    S: Element,
-    Conn: Connection,
-{
-    const HEADS: usize = H;
-    const ADD: bool = Conn::ADD;
-
-    fn block(&self) -> Block<S> {
-        let (attention, resnet) = self;
-        let mut projections = Vec::with_capacity(3 * D * D);
-        for which in 0..3 {
-            for head in attention.heads() {
-                let p = [&head.query, &head.key, &head.value][which];
-                // Row `i` of the block is column `i` of the projection, and nalgebra stores
-                // `P` column by column: `Pᵀ` row by row.
-                projections.extend(p.iter().copied());
-            }
-        }
-        Block {
-            projections,
-            // nalgebra is column-major: the transpose's columns are `W`'s rows.
-            weight: resnet.weight().transpose().iter().copied().collect(),
-            bias: resnet.bias().map(|b| b.iter().copied().collect()),
-        }
-    }
-}
-
 impl<S: Element> Body<S> {
     /// The body of the run-time engine's classifier `blocks` (each GML's `MultiHeadAttention`
     /// with `VectorSoftmax`, then one `ResNetLayer(dim, tanh)`, as every
-    /// `ClassificationTransformer` has) on sequences of `seq` columns in `R^dim`: laid out as
-    /// [`Unit::block`] lays out the compiled units, so both give the same bits.
+    /// `ClassificationTransformer` has) on sequences of `seq` columns in `R^dim`, laid out for the
+    /// products.
     pub(crate) fn of_engine(
         blocks: &Transformer<engine::MultiHeadAttention<S>, ResNetStack<S>>,
         dim: usize,
@@ -218,19 +174,6 @@ impl<S: Element> Body<S> {
             heads: attention.map_or(1, |a| a.heads().len()),
             add_connection: attention.is_some_and(engine::MultiHeadAttention::add_connection),
             blocks: blocks.collect(),
-        }
-    }
-}
-
-impl<S> Body<S> {
-    /// The body of `units` on sequences of `seq` columns in `R^dim`.
-    pub(crate) fn new<U: Unit<S>>(dim: usize, seq: usize, units: &[U]) -> Self {
-        Self {
-            dim,
-            seq,
-            heads: U::HEADS,
-            add_connection: U::ADD,
-            blocks: units.iter().map(Unit::block).collect(),
         }
     }
 }

@@ -1,8 +1,7 @@
 //! Classifiers of every size GML allows, on the run-time engine
-//! ([`geomattn::engine::ClassificationTransformer`]): what [`super::open`] loads when no compiled
-//! classifier has the size. One input goes through the engine's layers; batches through the same
-//! batched path as the compiled classifiers' (`batched::Body`, laid out from the engine's layers:
-//! on GML's MNIST networks the same bits as the compiled classifier's batches).
+//! ([`geomattn::engine::ClassificationTransformer`]): what [`super::open`] loads. One input goes
+//! through the engine's layers (on GML's MNIST networks the compile-time classifier's bits);
+//! batches through the batched path (`batched::Body`, laid out from the engine's layers).
 
 use geomattn::engine::ClassificationTransformer;
 use geomattn::gml::GmlFile;

@@ -1,37 +1,142 @@
-//! [`rust_type`] names the types the blob export dispatches to: at every grid point of the
-//! volume-preserving networks and the standard transformer, in both precisions, the text is
-//! `std::any::type_name` of the dispatched units' `Transformer` (module paths dropped: the
-//! runtime re-exports every item at its root; `type_name` leaves out generic arguments equal to
-//! their defaults, as the text does). The symplectic transformers' text names the runtime's
-//! aliases, which `type_name` expands: `tests/export.rs` reads their blobs into those.
+//! [`rust_type`] names the compile-time type of a network, and the blob export writes its layer
+//! types: checked against the types themselves at sizes and options of every integrator (both
+//! weights, both connections, every kick, both softmaxes, both update sides, one and several
+//! blocks), in both precisions. The text is `std::any::type_name` of the network's
+//! `Transformer` (module paths dropped: the runtime re-exports every item at its root;
+//! `type_name` leaves out generic arguments equal to their defaults, as the text does); the
+//! layer types are what the type describes ([`Schema::describe`]). The symplectic transformers'
+//! text names the runtime's aliases, which `type_name` expands: `tests/export.rs` reads their
+//! blobs into those.
 
 use core::any::type_name;
 
 use geomattn::{
-    AddConnection, ArbitraryWeight, LayerType, MultiHeadAttention, NoConnection, ResNetStack,
-    Schema, SkewWeight, Tanh, Visit, VolumePreservingAttention, VolumePreservingFeedForward,
+    AddConnection, ArbitraryWeight, DenseA, GmlCompatible, GradientExact, LayerType,
+    LinearSymplecticAttentionP, LinearSymplecticAttentionQ, MatrixSoftmax, MultiHeadAttention,
+    NoConnection, ResNetStack, Schema, SkewWeight, SymmetricA, SympNetStack, SymplecticAttentionP,
+    SymplecticAttentionQ, Tanh, Transformer, UpdateP, UpdateQ, VectorSoftmax, Visit,
+    VolumePreservingAttention, VolumePreservingFeedForward,
 };
 
 use super::*;
-use crate::dispatch::{off_grid, on_grid};
-use crate::{Activation, AttentionActivation, LinSympt, St, Sympt, Vpff, Vpt, grid};
 
-macro_rules! name_of {
-    (vpff $a:ident, $S:ty, $d:literal, $net:ty, $ctx:expr) => {
-        Ok::<&str, Error>(type_name::<$net>())
-    };
-    // Units of one `L` (the points have `L = 1`).
-    ($kind:ident $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {
-        Ok(type_name::<geomattn::Transformer<$att, $ff, 1>>())
-    };
+/// A spec with `L = 1`, the `type_name` of its compile-time network in `f32` and in `f64`, and
+/// the layer types that network describes in each.
+type Point = (&'static str, [&'static str; 2], [Vec<String>; 2]);
+
+/// [`Point`] of `spec` and its network type, written once with the scalar `S`.
+macro_rules! point {
+    ($spec:expr, $($ty:tt)+) => {{
+        let single = {
+            type S = f32;
+            (type_name::<$($ty)+>(), described::<$($ty)+>())
+        };
+        let double = {
+            type S = f64;
+            (type_name::<$($ty)+>(), described::<$($ty)+>())
+        };
+        ($spec, [single.0, double.0], [single.1, double.1])
+    }};
 }
 
-/// `type_name` of the type [`blob`] loads `arch` as, with `L = 1`.
-fn dispatched(arch: &Arch, precision: Precision) -> Result<&'static str, Error> {
-    match precision {
-        Precision::F32 => on_grid!(arch, f32, name_of, ()),
-        Precision::F64 => on_grid!(arch, f64, name_of, ()),
-    }
+/// The units of one attention `Att` and one feed-forward part `Ff`, as the blob holds them.
+type Units<Att, Ff> = Transformer<Att, Ff, 1>;
+
+/// Networks of every integrator with their compile-time types.
+fn points() -> Vec<Point> {
+    vec![
+        point!(
+            "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=1, activation=tanh, skew_sym=false)",
+            Units<
+                VolumePreservingAttention<S, 3, 3, ArbitraryWeight<S, 3>>,
+                VolumePreservingFeedForward<S, 3, 2, 1, Tanh>,
+            >
+        ),
+        point!(
+            "vpt(dim=2, seq=4, n_blocks=1, n_linear=1, L=1, activation=tanh, skew_sym=true)",
+            Units<
+                VolumePreservingAttention<S, 2, 4, SkewWeight<S, 2>>,
+                VolumePreservingFeedForward<S, 2, 1, 1, Tanh>,
+            >
+        ),
+        point!("vpff(dim=4, n_blocks=6, n_linear=1, activation=tanh)",
+            VolumePreservingFeedForward<S, 4, 6, 1, Tanh>),
+        point!(
+            "st(dim=3, seq=2, n_heads=1, n_blocks=2, L=1, activation=tanh, add_connection=false)",
+            Units<MultiHeadAttention<S, 3, 1, 3, NoConnection>, ResNetStack<S, 3, 2, Tanh>>
+        ),
+        point!(
+            "st(dim=4, seq=3, n_heads=1, n_blocks=1, L=1, activation=tanh, add_connection=true)",
+            Units<MultiHeadAttention<S, 4, 1, 4, AddConnection>, ResNetStack<S, 4, 1, Tanh>>
+        ),
+        point!(
+            "symplectic_transformer(dim=2, seq=3, n_sympnet=1, upscaling_dimension=4, L=1, \
+             sympnet_activation=tanh, attention_activation=MatrixSoftmax, init_upper=true, \
+             symmetric=true, kick=gml)",
+            Units<
+                Transformer<
+                    SymplecticAttentionQ<S, 1, MatrixSoftmax, SymmetricA<S, 1, GmlCompatible>>,
+                    SympNetStack<S, 1, 2, 1, Tanh, UpdateQ>,
+                    1,
+                >,
+                Transformer<
+                    SymplecticAttentionP<S, 1, MatrixSoftmax, SymmetricA<S, 1, GmlCompatible>>,
+                    SympNetStack<S, 1, 2, 1, Tanh, UpdateQ>,
+                    1,
+                >,
+            >
+        ),
+        point!(
+            "symplectic_transformer(dim=4, seq=2, n_sympnet=2, upscaling_dimension=8, L=1, \
+             sympnet_activation=tanh, attention_activation=VectorSoftmax, init_upper=false, \
+             symmetric=false)",
+            Units<
+                Transformer<
+                    SymplecticAttentionQ<S, 2, VectorSoftmax, DenseA<S, 2>>,
+                    SympNetStack<S, 2, 4, 2, Tanh, UpdateP>,
+                    1,
+                >,
+                Transformer<
+                    SymplecticAttentionP<S, 2, VectorSoftmax, DenseA<S, 2>>,
+                    SympNetStack<S, 2, 4, 2, Tanh, UpdateP>,
+                    1,
+                >,
+            >
+        ),
+        point!(
+            "symplectic_transformer(dim=2, seq=2, n_sympnet=2, upscaling_dimension=4, L=1, \
+             sympnet_activation=tanh, attention_activation=VectorSoftmax, init_upper=false, \
+             symmetric=true, kick=exact)",
+            Units<
+                Transformer<
+                    SymplecticAttentionQ<S, 1, VectorSoftmax, SymmetricA<S, 1, GradientExact>>,
+                    SympNetStack<S, 1, 2, 2, Tanh, UpdateP>,
+                    1,
+                >,
+                Transformer<
+                    SymplecticAttentionP<S, 1, VectorSoftmax, SymmetricA<S, 1, GradientExact>>,
+                    SympNetStack<S, 1, 2, 2, Tanh, UpdateP>,
+                    1,
+                >,
+            >
+        ),
+        point!(
+            "linear_symplectic_transformer(dim=4, seq=3, n_sympnet=2, upscaling_dimension=8, \
+             L=1, activation=tanh, init_upper=false)",
+            Units<
+                Transformer<
+                    LinearSymplecticAttentionQ<S, 2, 3>,
+                    SympNetStack<S, 2, 4, 2, Tanh, UpdateP>,
+                    1,
+                >,
+                Transformer<
+                    LinearSymplecticAttentionP<S, 2, 3>,
+                    SympNetStack<S, 2, 4, 2, Tanh, UpdateP>,
+                    1,
+                >,
+            >
+        ),
+    ]
 }
 
 /// The type without module paths and spaces: `a::b::C<d::E, 3>` → `C<E,3>`.
@@ -55,70 +160,16 @@ fn without_paths(name: &str) -> String {
     out + &word
 }
 
-/// Every grid point of the volume-preserving networks and the standard transformer, with `L = 1`.
-fn points() -> Vec<Arch> {
-    let mut out = Vec::new();
-    let (l, activation) = (1, Activation::Tanh);
-    for &dim in grid::VPT.dims {
-        for &seq in grid::VPT.seqs {
-            for &n_blocks in grid::VPT.n_blocks {
-                let n_linear = grid::VPT.n_linear[0];
-                for skew_sym in [false, true] {
-                    out.push(Arch::Vpt(Vpt {
-                        dim,
-                        seq,
-                        n_blocks,
-                        n_linear,
-                        l,
-                        activation,
-                        init_upper: false,
-                        skew_sym,
-                    }));
-                }
-                let n_heads = grid::ST.n_heads[0];
-                for add_connection in [false, true] {
-                    out.push(Arch::St(St {
-                        dim,
-                        seq,
-                        transformer_dim: dim,
-                        n_heads,
-                        n_blocks,
-                        l,
-                        activation,
-                        upscaling_activation: Activation::Identity,
-                        attention_activation: AttentionActivation::VectorSoftmax,
-                        add_connection,
-                    }));
-                }
-            }
-        }
-        for &n_blocks in grid::VPFF.n_blocks {
-            let n_linear = grid::VPFF.n_linear[0];
-            out.push(Arch::Vpff(Vpff {
-                dim,
-                n_blocks,
-                n_linear,
-                activation,
-                init_upper: false,
-            }));
-        }
-    }
-    out
-}
-
 #[test]
-fn the_rust_type_is_the_dispatched_type_at_every_grid_point() {
-    // The grids of vpt and st have the same dims, seqs and n_blocks, which `points` relies on.
-    assert_eq!(grid::VPT.dims, grid::ST.dims);
-    assert_eq!(grid::VPT.seqs, grid::ST.seqs);
-    assert_eq!(grid::VPT.n_blocks, grid::ST.n_blocks);
-    assert_eq!((grid::VPT.n_linear, grid::ST.n_heads), (&[1][..], &[1][..]));
-    let points = points();
-    assert_eq!(points.len(), 2 * 36 + 18);
-    for arch in &points {
-        for precision in [Precision::F32, Precision::F64] {
-            let text = rust_type(arch, precision).unwrap();
-            let name = dispatched(arch, precision).unwrap();
+fn the_rust_type_is_the_networks_type() {
+    for (spec, names, _) in points() {
+        let arch: Arch = spec.parse().unwrap();
+        if matches!(arch, Arch::Sympt(_) | Arch::LinSympt(_)) {
+            // The text names the runtime's aliases, which `type_name` expands.
+            continue;
+        }
+        for (precision, name) in [Precision::F32, Precision::F64].into_iter().zip(names) {
+            let text = rust_type(&arch, precision).unwrap();
             assert_eq!(without_paths(&text), without_paths(name), "{arch}");
         }
     }
@@ -126,8 +177,8 @@ fn the_rust_type_is_the_dispatched_type_at_every_grid_point() {
 
 #[test]
 fn the_rust_type_names_items_at_the_crate_root() {
-    for arch in points() {
-        let text = rust_type(&arch, Precision::F64).unwrap();
+    for (spec, _, _) in points() {
+        let text = rust_type(&spec.parse().unwrap(), Precision::F64).unwrap();
         let paths = text.matches("::").count();
         assert_eq!(text.matches("geomattn::").count(), paths, "{text}");
         assert!(!text.contains("geomattn::geomattn"), "{text}");
@@ -203,81 +254,25 @@ impl Visit for Described {
     }
 }
 
-macro_rules! described_of {
-    (vpff $a:ident, $S:ty, $d:literal, $net:ty, $ctx:expr) => {{
-        let mut described = Described(Vec::new());
-        <$net>::describe(&mut described);
-        Ok::<Vec<String>, Error>(described.0)
-    }};
-    ($kind:ident $a:ident, $S:ty, $d:literal, $t:literal, $att:ty, $ff:ty, $ctx:expr) => {{
-        let mut described = Described(Vec::new());
-        <geomattn::Transformer<$att, $ff, 1>>::describe(&mut described);
-        Ok(described.0)
-    }};
+/// The layer types `N` describes, as text with their parameters.
+fn described<N: Schema>() -> Vec<String> {
+    let mut described = Described(Vec::new());
+    N::describe(&mut described);
+    described.0
 }
 
-/// The symplectic transformers' grid points with `L = 1`: every dim, seq, `n_sympnet`,
-/// `init_upper`, softmax and weight.
-fn symplectic_points() -> Vec<Arch> {
-    let mut out = Vec::new();
-    for &dim in grid::SYMPT.dims {
-        for &seq in grid::SYMPT.seqs {
-            for &n_sympnet in grid::SYMPT.n_sympnet {
-                for init_upper in [false, true] {
-                    for attention_activation in [
-                        AttentionActivation::VectorSoftmax,
-                        AttentionActivation::MatrixSoftmax,
-                    ] {
-                        for symmetric in [None, Some(Kick::Gml), Some(Kick::Exact)] {
-                            out.push(Arch::Sympt(Sympt {
-                                dim,
-                                seq,
-                                transformer_dim: dim,
-                                n_sympnet,
-                                upscaling_dimension: 2 * dim,
-                                l: 1,
-                                sympnet_activation: Activation::Tanh,
-                                attention_activation,
-                                init_upper,
-                                symmetric,
-                            }));
-                        }
-                    }
-                    out.push(Arch::LinSympt(LinSympt {
-                        dim,
-                        seq,
-                        n_sympnet,
-                        upscaling_dimension: 2 * dim,
-                        l: 1,
-                        activation: Activation::Tanh,
-                        init_upper,
-                    }));
-                }
-            }
-        }
-    }
-    out
-}
-
-/// The run-time layer types the blob export writes are, at every grid point of every
-/// integrator, the types the compile-time network describes: the same layers, options and
-/// parameters in the same order.
+/// The run-time layer types the blob export writes are the types the compile-time network
+/// describes: the same layers, options and parameters in the same order.
 #[test]
-fn the_exported_layer_types_are_the_compile_time_types_at_every_grid_point() {
-    let points: Vec<Arch> = points().into_iter().chain(symplectic_points()).collect();
-    assert_eq!(points.len(), 2 * 36 + 18 + 2 * 2 * 2 * 2 * (2 * 3 + 1));
-    for arch in &points {
-        for precision in [Precision::F32, Precision::F64] {
-            let compiled = match precision {
-                Precision::F32 => on_grid!(arch, f32, described_of, ()),
-                Precision::F64 => on_grid!(arch, f64, described_of, ()),
-            }
-            .unwrap();
-            let at_run_time: Vec<String> = layer_types(arch)
-                .unwrap()
-                .iter()
-                .map(|layer| format!("{} {:?}", layer.as_type(), layer.params))
-                .collect();
+fn the_exported_layer_types_are_the_compile_time_types() {
+    for (spec, _, described) in points() {
+        let arch: Arch = spec.parse().unwrap();
+        let at_run_time: Vec<String> = layer_types(&arch)
+            .unwrap()
+            .iter()
+            .map(|layer| format!("{} {:?}", layer.as_type(), layer.params))
+            .collect();
+        for compiled in described {
             assert_eq!(at_run_time, compiled, "{arch}");
         }
     }

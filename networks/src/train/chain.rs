@@ -27,8 +27,7 @@ use crate::{Arch, Error};
 use geomattn::{Field, MapScalar};
 
 /// The windows of a minibatch run eight at a time, one per lane of an AVX-512 vector (two AVX2
-/// ones), with the vectorised `tanh`, `exp` and sigmoid and fused products ([`FastLanes`]), as
-/// the compiled lane path trains.
+/// ones), with the vectorised `tanh`, `exp` and sigmoid and fused products ([`FastLanes`]).
 const LANES: usize = 8;
 type Lane = FastLanes<f64, LANES>;
 

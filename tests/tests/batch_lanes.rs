@@ -1,14 +1,11 @@
-//! The batches of a build with the feature `lanes` (Cargo.toml: `required-features`): with
-//! `Arithmetic::Exact` bit for bit the scalar path (one window at a time
-//! through `Network::forward` and GML's `iterate`); with the default `Arithmetic::Fast` (the lane
-//! path for networks in f32) within its documented bound: no further from the exact result (the
+//! The batches of every network (`Network`, on the run-time engine): with `Arithmetic::Exact`
+//! bit for bit the scalar path (one window at a time through `Network::forward` and GML's
+//! `iterate`); with the default `Arithmetic::Fast` (the vectorised functions and fused products
+//! for networks in f32) within its documented bound: no further from the exact result (the
 //! network in f64) than four times the scalar path's own rounding, and at least 16 ε. For GML's
 //! three rigid-body networks, both precisions, both layouts, and batch sizes around the lane
-//! counts and the staging chunk.
-//!
-//! It tests `geomattn-networks` but is a test of this package: `.ci/run` builds it as maturin builds
-//! the wheel (this package, its features, target and profile), so that it reuses the wheel's
-//! build of `geomattn-networks` instead of compiling the lane path a second time.
+//! counts and the staging chunk. And the same bound for a network whose sizes are types
+//! (`batch::forward`, the compile-time lane path).
 
 use geomattn::Isa;
 use geomattn_networks::batch::{Arithmetic, Layout, STAGED, lanes};
@@ -272,7 +269,7 @@ fn fast_rollouts_stay_close_to_the_exact_ones() {
         largest_difference(&fast, &exact, epsilon),
     );
     println!("61 states, f32: scalar {rounding:.1} ε, fast {error:.1} ε from the f64 rollout");
-    // The lane path runs wherever the processor has AVX2 or AVX-512 (this suite has the feature).
+    // The vectorised functions run wherever the processor has AVX2 or AVX-512.
     assert_eq!(lanes(), Isa::best().is_compact());
     if lanes() {
         assert_ne!(fast, scalar, "the fast path computed the scalar bits");
@@ -342,4 +339,60 @@ fn checked_fast_batches_name_the_window_in_the_whole_batch() {
             STAGED + 5
         )
     );
+}
+
+/// The compile-time lane path (`batch::forward` of the rigid-body transformer's type, `Fast`):
+/// within the same bound of the exact result as the engine's, and the scalar path bit for bit in
+/// `Exact`.
+#[test]
+fn compile_time_networks_batch_within_the_bound() {
+    use geomattn::{Tanh, VolumePreservingTransformer};
+    use geomattn_networks::batch::forward;
+    type Vpt<S> = VolumePreservingTransformer<S, 3, 3, 2, 1, 3, Tanh>;
+    let path = format!(
+        "{}/../fixtures/gml/transformer_rigid_body_nn_vpt.h5",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let single: Vpt<f32> = geomattn::gml::load_file(&path).unwrap();
+    let (spec, file) = NETWORKS[0];
+    let double = network(spec, file, Precision::F64);
+    let count = 2 * STAGED + 17;
+    let columns: Vec<f64> = values(count, 9, 1.0)
+        .into_iter()
+        .map(|x| f64::from(x as f32))
+        .collect();
+    let exact = one_at_a_time(double.as_ref(), &columns);
+    let input: Vec<f32> = rows(&columns, 3, 3).iter().map(|&x| x as f32).collect();
+    let run = |arithmetic| {
+        let mut out = vec![0.0_f32; input.len()];
+        forward::<f32, f32, Vpt<f32>, 3, 3>(
+            &single,
+            &input,
+            Layout::Rows,
+            &mut out,
+            false,
+            arithmetic,
+        )
+        .unwrap();
+        out.into_iter().map(f64::from).collect::<Vec<f64>>()
+    };
+    let (scalar, fast) = (run(Arithmetic::Exact), run(Arithmetic::Fast));
+    let engine = batch(
+        network(spec, file, Precision::F32).as_ref(),
+        &columns,
+        Layout::Rows,
+        Arithmetic::Exact,
+    );
+    assert_eq!(scalar, engine, "Exact is the scalar path");
+    let epsilon = f64::from(f32::EPSILON);
+    let rounding = largest_difference(&scalar, &exact, epsilon);
+    let error = largest_difference(&fast, &exact, epsilon);
+    println!("compile-time lanes: scalar {rounding:.1} ε, fast {error:.1} ε");
+    assert!(
+        error <= 4.0 * rounding.max(4.0),
+        "{error} ε vs {rounding} ε"
+    );
+    if lanes() {
+        assert_ne!(fast, scalar, "the fast path computed the scalar bits");
+    }
 }
