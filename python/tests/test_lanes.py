@@ -1,6 +1,6 @@
 """The lane path behind `forward` and `rollout` (where `geomattn.LANES`: else the default is the
 scalar path, bit for bit): the default (vectorised exp/tanh) within its documented bound of the
-exact arithmetic, `exact=True` the same bits whatever the batch around a window (the Rust suite proves those bits are the scalar path's: python/tests/batch_lanes.rs), for
+exact arithmetic, `exact=True` the same bits whatever the batch around a window (the Rust suite proves those bits are the scalar path's: tests/tests/batch_lanes.rs), for
 batch sizes around every lane count (4, 8, 16 f32; 2, 4, 8 f64) and the staging chunk (1024)."""
 
 import numpy as np

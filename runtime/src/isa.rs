@@ -27,6 +27,7 @@
 //! ```
 
 pub use products::LaneMatrix;
+pub use residual_backward::ResidualLayer;
 
 use crate::{Lanes, Real};
 
@@ -34,6 +35,7 @@ mod cayley_product;
 pub(crate) mod polynomial;
 mod products;
 mod residual;
+mod residual_backward;
 mod slices;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;

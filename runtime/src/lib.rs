@@ -84,7 +84,7 @@ pub use geomattn_macros::Network;
 #[doc(inline)]
 pub use init::{glorot_bound, glorot_dense, glorot_network, glorot_parameter, uniform};
 #[doc(inline)]
-pub use isa::{BatchScalar, Isa, LaneMatrix};
+pub use isa::{BatchScalar, Isa, LaneMatrix, ResidualLayer};
 #[doc(inline)]
 pub use lanes::{LaneScalar, Lanes};
 #[doc(inline)]

@@ -81,6 +81,24 @@ pub trait Element: Real {
         false
     }
 
+    /// The backward pass of `y = x + σ(W x + b)` in one pass, if the scalar has a kernel for it
+    /// ([`FastLanes`](super::FastLanes)): whether it did (nothing written if not). From the
+    /// input `x` and `activated = σ(W x + b)`: `x̄ = ȳ + Wᵀ δ` over `bar` (holding `ȳ`),
+    /// `δ = ȳ ⊙ σ'`, and the sums `Σ_t δ_{i,t} x_{j,t}` at `positions`, then those of `δ`'s rows
+    /// for a bias, added to `gradient`. Each value is that of the engine's steps one after the
+    /// other ([`tr_mul_to`](Self::tr_mul_to) for `Wᵀ δ`).
+    #[inline(always)]
+    fn residual_backward_in_place(
+        (w, bias, activation): (&DMatrix<Self>, bool, Function),
+        positions: &[(usize, usize)],
+        (x, activated): (&DMatrix<Self>, &DMatrix<Self>),
+        bar: &mut DMatrix<Self>,
+        gradient: &mut [Self],
+    ) -> bool {
+        let _ = (w, bias, activation, positions, x, activated, bar, gradient);
+        false
+    }
+
     /// `z ← z·Cay(C)` for a skew `C` (its strict upper triangle) in one pass, if the scalar has a
     /// kernel for it ([`FastLanes`](super::FastLanes)): whether it did (`z` untouched if not).
     /// Each value is that of the engine's Cayley steps (the compile-time kernel of `C`'s length,

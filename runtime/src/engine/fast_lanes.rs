@@ -180,6 +180,38 @@ where
         isa.residual_in_place(N, z.nrows(), w, b, activation, flat(z.as_mut_slice()))
     }
 
+    /// On AVX2 or AVX-512 ([`Isa::residual_backward_in_place`] on vectors of `N` lanes), for
+    /// dimensions up to 8 and the identity, `tanh` and the sigmoid.
+    fn residual_backward_in_place(
+        (w, bias, activation): (&DMatrix<Self>, bool, Function),
+        positions: &[(usize, usize)],
+        (x, activated): (&DMatrix<Self>, &DMatrix<Self>),
+        bar: &mut DMatrix<Self>,
+        gradient: &mut [Self],
+    ) -> bool {
+        let Some(isa) = fused::<S, N>() else {
+            return false;
+        };
+        let layer = (
+            x.nrows(),
+            lane_values(w.as_slice()),
+            positions,
+            bias,
+            activation,
+        );
+        let entries = positions.len() + if bias { x.nrows() } else { 0 };
+        let Some(gradient) = gradient.get_mut(..entries) else {
+            return false;
+        };
+        isa.residual_backward_in_place(
+            N,
+            layer,
+            (lane_values(x.as_slice()), lane_values(activated.as_slice())),
+            flat(bar.as_mut_slice()),
+            flat(gradient),
+        )
+    }
+
     /// On AVX2 or AVX-512 ([`Isa::cayley_product_in_place`] on vectors of `N` lanes), for
     /// sequences up to 4.
     fn cayley_product_in_place(z: &mut DMatrix<Self>, c: &DMatrix<Self>) -> bool {

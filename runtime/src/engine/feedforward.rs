@@ -278,15 +278,36 @@ pub(super) fn residual_keeping<S: Element>(
 /// The backward pass of `x + σ(W x + b)` ([`residual`]) from the input `z` and its
 /// `activated = σ(W x + b)`: `x̄ = ȳ + Wᵀ δ` written over `bar`, `δ = ȳ ⊙ σ'(W x + b)`;
 /// `∂L/∂W = δ xᵀ` at `positions` (the entries `W` holds as parameters), then `∂L/∂b`, added to
-/// `gradient`.
+/// `gradient`: in one pass where the scalar has a kernel ([`Element::residual_backward_in_place`],
+/// the same values), else step by step.
 pub(super) fn residual_backward<S: Element>(
     (w, b, activation): Affine<'_, S>,
-    positions: impl Iterator<Item = (usize, usize)>,
+    mut positions: impl Iterator<Item = (usize, usize)>,
     (z, activated): (&DMatrix<S>, DMatrix<S>),
     bar: &mut DMatrix<S>,
     gradient: &mut [S],
     scratch: &mut Scratch<S>,
 ) {
+    // The positions, one past the kernels' most (to tell whether there are more).
+    let mut at = [(0, 0); MAX_FUSED_POSITIONS + 1];
+    let mut count = 0;
+    for (slot, position) in at.iter_mut().zip(positions.by_ref()) {
+        *slot = position;
+        count += 1;
+    }
+    let fused = count <= MAX_FUSED_POSITIONS
+        && S::residual_backward_in_place(
+            (w, b.is_some(), activation),
+            &at[..count],
+            (z, &activated),
+            bar,
+            gradient,
+        );
+    if fused {
+        scratch.recycle(activated);
+        return;
+    }
+    let positions = at[..count].iter().copied().chain(positions);
     let delta = activation_cotangent(activated, activation, bar);
     let back = tr_mul(w, &delta, scratch);
     *bar += &back;
@@ -294,6 +315,10 @@ pub(super) fn residual_backward<S: Element>(
     add_affine_gradient(&delta, z, positions, b.is_some(), gradient);
     scratch.recycle(delta);
 }
+
+/// The most positions of `W` a fused backward pass takes ([`Element::residual_backward_in_place`]:
+/// a dense `W` of dimension 8); a layer with more takes the steps.
+const MAX_FUSED_POSITIONS: usize = 64;
 
 /// [`residual_backward`] from what [`residual_keeping`] kept, popping it.
 pub(super) fn residual_backward_kept<S: Element>(
