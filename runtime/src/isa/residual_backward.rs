@@ -157,9 +157,15 @@ fn by_dim<V: LaneVector>(
         ($($d:literal)*) => {
             match (layer.dim, layer.activation) {
                 $(
-                    ($d, Function::Identity) => fused::<V, Identity, $d>(layer, bar, gradient),
-                    ($d, Function::Tanh) => fused::<V, Tanh, $d>(layer, bar, gradient),
-                    ($d, Function::Sigmoid) => fused::<V, Sigmoid, $d>(layer, bar, gradient),
+                    ($d, Function::Identity) => {
+                        fused::<V, Identity, $d, { $d * $d + $d }>(layer, bar, gradient)
+                    }
+                    ($d, Function::Tanh) => {
+                        fused::<V, Tanh, $d, { $d * $d + $d }>(layer, bar, gradient)
+                    }
+                    ($d, Function::Sigmoid) => {
+                        fused::<V, Sigmoid, $d, { $d * $d + $d }>(layer, bar, gradient)
+                    }
                 )*
                 _ => return false,
             }
@@ -205,13 +211,11 @@ impl Slope for Sigmoid {
     }
 }
 
-/// The most gradient entries of a layer: a dense `W` and a bias at [`MAX_DIM`].
-const MAX_ENTRIES: usize = MAX_DIM * MAX_DIM + MAX_DIM;
-
 /// The backward pass for `W` of `D × D`, one vector of lanes at a time: column by column, `δ`
-/// and `X̄`, the gradient's sums carried over the columns and added at the end.
+/// and `X̄`, the gradient's sums (at most `E = D² + D`: a dense `W` and a bias) carried over
+/// the columns and added at the end.
 #[inline(always)]
-fn fused<V: LaneVector, A: Slope, const D: usize>(
+fn fused<V: LaneVector, A: Slope, const D: usize, const E: usize>(
     layer: Layer<'_, V::Scalar>,
     bar: &mut [V::Scalar],
     gradient: &mut [V::Scalar],
@@ -225,11 +229,11 @@ fn fused<V: LaneVector, A: Slope, const D: usize>(
             && layer.x.len() == bar.len()
             && layer.activated.len() == bar.len()
             && gradient.len() == entries * lanes
-            && entries <= MAX_ENTRIES
+            && entries <= E
             && positions.iter().all(|&(i, j)| i < D && j < D)
     );
     for lane in (0..lanes / V::LANES).map(|v| v * V::LANES) {
-        let mut sums = [V::zero(); MAX_ENTRIES];
+        let mut sums = [V::zero(); E];
         let columns = layer
             .x
             .chunks_exact(column)
