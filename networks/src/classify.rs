@@ -1,4 +1,4 @@
-//! Classifiers: GML's `ClassificationTransformer` loaded for a [`Ct`] spec, images in the IDX
+//! Classifiers: GML's `ClassificationTransformer` loaded for a [`Ct`](crate::Ct) spec, images in the IDX
 //! format of the MNIST files, and the evaluation (accuracy, per class, confusion matrix).
 //!
 //! ```
