@@ -11,7 +11,9 @@ use crate::{Generated, OrthogonalMap};
 pub const MAX_SPECIALISED_SEQ: usize = 16;
 
 /// `Z·Cay(C)` for `Z` of `T` columns and the skew `T×T` matrix `C` (its strict upper triangle),
-/// written over `z`, by the kernel of `T` (a jump on `T`, taken once per call).
+/// written over `z`, by the kernel of `T` (a jump on `T`, taken once per call): [`Generated`]
+/// over `S` up to 4, [`Element::cayley_long`] from 5 to [`MAX_SPECIALISED_SEQ`] (which lanes
+/// run lane by lane through their scalar's kernel).
 pub(crate) fn product<S: Element>(z: &mut DMatrix<S>, c: &DMatrix<S>, scratch: &mut Scratch<S>) {
     if S::cayley_product_in_place(z, c) {
         return;
@@ -19,7 +21,11 @@ pub(crate) fn product<S: Element>(z: &mut DMatrix<S>, c: &DMatrix<S>, scratch: &
     macro_rules! table {
         ($($t:literal)*) => {
             match c.nrows() {
-                $($t => specialised::<S, $t>(z, c, scratch),)*
+                1 => specialised::<S, 1>(z, c, scratch, <Generated as OrthogonalMap<S, 1>>::map),
+                2 => specialised::<S, 2>(z, c, scratch, <Generated as OrthogonalMap<S, 2>>::map),
+                3 => specialised::<S, 3>(z, c, scratch, <Generated as OrthogonalMap<S, 3>>::map),
+                4 => specialised::<S, 4>(z, c, scratch, <Generated as OrthogonalMap<S, 4>>::map),
+                $($t => specialised::<S, $t>(z, c, scratch, S::cayley_long::<$t>),)*
                 _ => {
                     let out = S::cayley_by_lu(z, c);
                     scratch.replace(z, out);
@@ -27,18 +33,20 @@ pub(crate) fn product<S: Element>(z: &mut DMatrix<S>, c: &DMatrix<S>, scratch: &
             }
         };
     }
-    table!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+    table!(5 6 7 8 9 10 11 12 13 14 15 16)
 }
 
-/// [`Generated`] at `T`, then the product ([`Element::mul_to`]: for exact scalars, nalgebra's
-/// order, bit for bit the compile-time layer's [`OrthogonalMap::multiply_to`]).
+/// `kernel` (the Cayley transform at `T`), then the product ([`Element::mul_to`]: for exact
+/// scalars, nalgebra's order, bit for bit the compile-time layer's
+/// [`OrthogonalMap::multiply_to`]).
 fn specialised<S: Element, const T: usize>(
     z: &mut DMatrix<S>,
     c: &DMatrix<S>,
     scratch: &mut Scratch<S>,
+    kernel: impl Fn(&SMatrix<S, T, T>) -> SMatrix<S, T, T>,
 ) {
     let c = SMatrix::<S, T, T>::from_fn(|i, j| c[(i, j)]);
-    let q = <Generated as OrthogonalMap<S, T>>::map(&c);
+    let q = kernel(&c);
     let mut out = scratch.unfilled(z.nrows(), T);
     S::mul_to(
         &z.as_view(),

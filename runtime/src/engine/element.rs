@@ -1,10 +1,10 @@
 //! The scalars the engine's forward passes run over: plain scalars (`f32`, `f64`, dual numbers),
 //! and [`Lanes`] of `f32` and `f64`, which run a batch's windows one per SIMD lane.
 
-use nalgebra::{DMatrix, DMatrixView, DVector, RealField};
+use nalgebra::{DMatrix, DMatrixView, DVector, RealField, SMatrix};
 
 use crate::activation::Function;
-use crate::{Field, LaneScalar, Lanes, Real, product};
+use crate::{Field, Generated, LaneScalar, Lanes, OrthogonalMap, Real, product};
 
 /// A scalar of the engine's forward passes: every [`nalgebra::RealField`] (`f32`, `f64`, dual
 /// numbers), and [`Lanes`] of them, each lane computing exactly what its scalar computes, so that a
@@ -109,6 +109,16 @@ pub trait Element: Real {
         false
     }
 
+    /// `Cay(C)` of a skew `C` (its strict upper triangle) of length `T` from 5 to
+    /// [`super::MAX_SPECIALISED_SEQ`]: the compile-time kernel ([`Generated`]) over `Self`. Lanes
+    /// run their scalar's kernel lane by lane instead: the same values (each lane's operations
+    /// are the scalar's), and the long kernels (Gram–Schmidt or elimination, unrolled at each
+    /// length) compiled for the scalars only, not again for every lane type (they were most of
+    /// `geomattn-networks`'s build).
+    fn cayley_long<const T: usize>(c: &SMatrix<Self, T, T>) -> SMatrix<Self, T, T> {
+        <Generated as OrthogonalMap<Self, T>>::map(c)
+    }
+
     /// `Z·Cay(C)` for a skew `C` (its strict upper triangle) by LU with partial pivoting: the
     /// Cayley transform of sequences longer than [`super::MAX_SPECIALISED_SEQ`].
     fn cayley_by_lu(z: &DMatrix<Self>, c: &DMatrix<Self>) -> DMatrix<Self>;
@@ -157,6 +167,13 @@ impl<S: LaneScalar<N> + Element, const N: usize> Element for Lanes<S, N> {
     #[inline(always)]
     fn derivative_from_value(self, f: Function) -> Self {
         self.map(|x| x.derivative_from_value(f))
+    }
+
+    /// Lane by lane, the scalar's kernel.
+    fn cayley_long<const T: usize>(c: &SMatrix<Self, T, T>) -> SMatrix<Self, T, T> {
+        let lanes: [SMatrix<S, T, T>; N] =
+            core::array::from_fn(|k| S::cayley_long::<T>(&c.map(|x| x.lane(k))));
+        SMatrix::from_fn(|i, j| Lanes::new(core::array::from_fn(|k| lanes[k][(i, j)])))
     }
 
     fn cayley_by_lu(z: &DMatrix<Self>, c: &DMatrix<Self>) -> DMatrix<Self> {

@@ -3,7 +3,7 @@
 
 use std::sync::OnceLock;
 
-use nalgebra::{DMatrix, DMatrixView, DVector, RealField};
+use nalgebra::{DMatrix, DMatrixView, DVector, RealField, SMatrix};
 
 use super::element::tr_mul_generic;
 use super::{Element, LanesOf};
@@ -220,6 +220,11 @@ where
         };
         let c = lane_values(c.as_slice());
         isa.cayley_product_in_place(N, z.ncols(), c, flat(z.as_mut_slice()))
+    }
+
+    /// Lane by lane, the scalar's kernel (as [`Lanes`]).
+    fn cayley_long<const T: usize>(c: &SMatrix<Self, T, T>) -> SMatrix<Self, T, T> {
+        Lanes::cayley_long::<T>(&c.map(Self::exact)).map(Self)
     }
 
     fn cayley_by_lu(z: &DMatrix<Self>, c: &DMatrix<Self>) -> DMatrix<Self> {
