@@ -123,21 +123,14 @@ fn volume_preserving_chain_of(
 #[test]
 fn the_engine_is_the_compile_time_network_bit_for_bit() {
     let mut networks = Vec::new();
-    macro_rules! twin {
-        ($spec:literal, $d:literal, $t:literal, $($net:tt)+) => {{
-            let arch: Arch = $spec.parse().unwrap();
-            let file = file(&chain(&arch, networks.len() as u64 + 1));
-            let compiled = compiled!(&file, $d, $t, $($net)+);
-            networks.push((arch, file, compiled));
-        }};
-    }
-    twin!("vpff(dim=2, n_blocks=1, n_linear=1, activation=tanh)", 2, 1,
+    twin!(networks, "vpff(dim=2, n_blocks=1, n_linear=1, activation=tanh)", 2, 1,
         VolumePreservingFeedForward<S, 2, 1, 1, Tanh>);
-    twin!("vpff(dim=4, n_blocks=6, n_linear=1, activation=tanh)", 4, 1,
+    twin!(networks, "vpff(dim=4, n_blocks=6, n_linear=1, activation=tanh)", 4, 1,
         VolumePreservingFeedForward<S, 4, 6, 1, Tanh>);
-    twin!("vpff(dim=3, n_blocks=2, n_linear=2, activation=sigmoid)", 3, 1,
+    twin!(networks, "vpff(dim=3, n_blocks=2, n_linear=2, activation=sigmoid)", 3, 1,
         VolumePreservingFeedForward<S, 3, 2, 2, Sigmoid>);
     twin!(
+        networks,
         "vpt(dim=3, seq=3, n_blocks=2, n_linear=1, L=2, activation=tanh, skew_sym=false)",
         3,
         3,
@@ -148,6 +141,7 @@ fn the_engine_is_the_compile_time_network_bit_for_bit() {
         >
     );
     twin!(
+        networks,
         "vpt(dim=2, seq=4, n_blocks=1, n_linear=1, L=1, activation=tanh, skew_sym=true)",
         2,
         4,
@@ -158,6 +152,7 @@ fn the_engine_is_the_compile_time_network_bit_for_bit() {
         >
     );
     twin!(
+        networks,
         "vpt(dim=4, seq=2, n_blocks=2, n_linear=1, L=1, activation=tanh, skew_sym=true)",
         4,
         2,
@@ -168,6 +163,7 @@ fn the_engine_is_the_compile_time_network_bit_for_bit() {
         >
     );
     twin!(
+        networks,
         "vpt(dim=5, seq=6, n_blocks=1, n_linear=2, L=1, activation=sigmoid, skew_sym=false)",
         5,
         6,

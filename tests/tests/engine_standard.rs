@@ -23,33 +23,29 @@ use twins::{assert_engine_is_compiled, network, relative, window};
 #[test]
 fn the_engine_is_the_compile_time_network_bit_for_bit() {
     let mut networks = Vec::new();
-    macro_rules! twin {
-        ($spec:literal, $d:literal, $t:literal, $($net:tt)+) => {{
-            let arch: Arch = $spec.parse().unwrap();
-            let (file, _) = network(&arch, networks.len() as u64 + 1);
-            let compiled = compiled!(&file, $d, $t, $($net)+);
-            networks.push((arch, file, compiled));
-        }};
-    }
     twin!(
+        networks,
         "st(dim=3, seq=3, n_heads=1, n_blocks=2, L=2, activation=tanh, add_connection=false)",
         3,
         3,
         Transformer<MultiHeadAttention<S, 3, 1, 3, NoConnection>, ResNetStack<S, 3, 2, Tanh>, 2>
     );
     twin!(
+        networks,
         "st(dim=2, seq=4, n_heads=1, n_blocks=1, L=1, activation=tanh, add_connection=true)",
         2,
         4,
         Transformer<MultiHeadAttention<S, 2, 1, 2, AddConnection>, ResNetStack<S, 2, 1, Tanh>, 1>
     );
     twin!(
+        networks,
         "st(dim=4, seq=2, n_heads=1, n_blocks=2, L=1, activation=tanh, add_connection=true)",
         4,
         2,
         Transformer<MultiHeadAttention<S, 4, 1, 4, AddConnection>, ResNetStack<S, 4, 2, Tanh>, 1>
     );
     twin!(
+        networks,
         "st(dim=5, seq=5, n_heads=1, n_blocks=1, L=2, activation=tanh, add_connection=false)",
         5,
         5,

@@ -34,16 +34,9 @@ fn kick(arch: &Arch) -> Kick {
 #[test]
 fn the_engine_is_the_compile_time_network_bit_for_bit() {
     let mut networks = Vec::new();
-    macro_rules! twin {
-        ($spec:literal, $d:literal, $t:literal, $($net:tt)+) => {{
-            let arch: Arch = $spec.parse().unwrap();
-            let (file, _) = network(&arch, networks.len() as u64 + 1);
-            let compiled = compiled!(&file, $d, $t, $($net)+);
-            networks.push((arch, file, compiled));
-        }};
-    }
     // The halves of a unit: attention then a SympNet stack updating `q`, then `p`.
     twin!(
+        networks,
         "symplectic_transformer(dim=2, seq=3, n_sympnet=1, upscaling_dimension=4, L=2, \
            sympnet_activation=tanh, attention_activation=MatrixSoftmax, init_upper=true, \
            symmetric=true, kick=gml)",
@@ -64,6 +57,7 @@ fn the_engine_is_the_compile_time_network_bit_for_bit() {
         >
     );
     twin!(
+        networks,
         "symplectic_transformer(dim=4, seq=2, n_sympnet=2, upscaling_dimension=8, L=1, \
            sympnet_activation=tanh, attention_activation=VectorSoftmax, init_upper=false, \
            symmetric=false)",
@@ -84,6 +78,7 @@ fn the_engine_is_the_compile_time_network_bit_for_bit() {
         >
     );
     twin!(
+        networks,
         "symplectic_transformer(dim=2, seq=2, n_sympnet=2, upscaling_dimension=4, L=1, \
            sympnet_activation=tanh, attention_activation=VectorSoftmax, init_upper=false, \
            symmetric=true, kick=exact)",
@@ -104,6 +99,7 @@ fn the_engine_is_the_compile_time_network_bit_for_bit() {
         >
     );
     twin!(
+        networks,
         "linear_symplectic_transformer(dim=4, seq=3, n_sympnet=2, upscaling_dimension=8, L=2, \
            activation=tanh, init_upper=false)",
         4,
@@ -123,6 +119,7 @@ fn the_engine_is_the_compile_time_network_bit_for_bit() {
         >
     );
     twin!(
+        networks,
         "linear_symplectic_transformer(dim=2, seq=2, n_sympnet=1, upscaling_dimension=4, L=1, \
            activation=tanh, init_upper=true)",
         2,

@@ -110,6 +110,19 @@ macro_rules! compiled {
     }};
 }
 
+/// Pushes onto `$networks` the spec `$spec`, its file of seeded weights ([`network`], seeded by
+/// its place in the list) and that file as its compile-time network `$net` ([`compiled!`]), for
+/// [`assert_engine_is_compiled`].
+#[macro_export]
+macro_rules! twin {
+    ($networks:ident, $spec:literal, $d:literal, $t:literal, $($net:tt)+) => {{
+        let arch: geomattn_networks::Arch = $spec.parse().unwrap();
+        let (file, _) = twins::network(&arch, $networks.len() as u64 + 1);
+        let compiled = compiled!(&file, $d, $t, $($net)+);
+        $networks.push((arch, file, compiled));
+    }};
+}
+
 /// For each of `networks` (a spec, its file, and the file loaded as its compile-time network in
 /// `f32` and `f64`), the engine's network and the compile-time one give the same bits on `count`
 /// windows ([`assert_same_bits`]).
