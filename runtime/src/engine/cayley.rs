@@ -8,7 +8,12 @@ use crate::{Generated, OrthogonalMap};
 /// The longest sequence whose Cayley transform runs the compile-time kernel of its length
 /// ([`Generated`]: closed forms up to 4, Gram–Schmidt or elimination beyond); longer ones run
 /// LU with partial pivoting on `I + C` ([`Element::cayley_by_lu`]).
-pub const MAX_SPECIALISED_SEQ: usize = 16;
+///
+/// 10 covers every length GML's tutorials and scripts use (3 to 10). Each length costs its own
+/// unrolled kernels in every scalar the engine runs in (three `f32` kernels, `f64`'s, the dual
+/// numbers'), growing like `T³`: the lengths 11 to 16 were 40 s of `geomattn-networks`'s 88 s
+/// release build (lengths 5 to 10, 10 s), for sequences GML users do not train.
+pub const MAX_SPECIALISED_SEQ: usize = 10;
 
 /// `Z·Cay(C)` for `Z` of `T` columns and the skew `T×T` matrix `C` (its strict upper triangle),
 /// written over `z`, by the kernel of `T` (a jump on `T`, taken once per call): [`Generated`]
@@ -33,7 +38,7 @@ pub(crate) fn product<S: Element>(z: &mut DMatrix<S>, c: &DMatrix<S>, scratch: &
             }
         };
     }
-    table!(5 6 7 8 9 10 11 12 13 14 15 16)
+    table!(5 6 7 8 9 10)
 }
 
 /// `kernel` (the Cayley transform at `T`), then the product ([`Element::mul_to`]: for exact
