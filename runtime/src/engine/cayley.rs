@@ -12,7 +12,8 @@ use crate::{Generated, OrthogonalMap};
 /// 10 covers every length GML's tutorials and scripts use (3 to 10). Each length costs its own
 /// unrolled kernels in every scalar the engine runs in (three `f32` kernels, `f64`'s, the dual
 /// numbers'), growing like `T³`: the lengths 11 to 16 were 40 s of `geomattn-networks`'s 88 s
-/// release build (lengths 5 to 10, 10 s), for sequences GML users do not train.
+/// release build (lengths 5 to 10, 10 s). The price: LU at those lengths is 1.6 – 3.5× slower
+/// (`docs/src/performance.md`).
 pub const MAX_SPECIALISED_SEQ: usize = 10;
 
 /// `Z·Cay(C)` for `Z` of `T` columns and the skew `T×T` matrix `C` (its strict upper triangle),
