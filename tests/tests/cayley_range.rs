@@ -3,7 +3,7 @@
 //! default kernel's squares overflow, and the measured ranges of the maps that answer NaN beyond
 //! them.
 //!
-//! `cargo test -p geomattn-tests --test cayley_range -- --nocapture` prints the tables.
+//! `cargo test -p geomattn-tests --test integration cayley_range:: -- --nocapture` prints the tables.
 
 use geomattn::cayley::{NARROW_BELOW, WIDE_BELOW};
 use geomattn::nalgebra::{Const, DimMin, RealField, SMatrix};

@@ -4,7 +4,7 @@
 //! reads at run time: equal weights, bit-equal outputs. One file is stored in Float64 (a network
 //! GML trained in Float64): embedded as `f64` it keeps every bit, as `f32` it is rounded once,
 //! as the loader rounds it.
-//! `GEOMATTN_BLESS=1 cargo test -p geomattn-tests --test embed_symplectic` rewrites the files.
+//! `GEOMATTN_BLESS=1 cargo test -p geomattn-tests --test integration embed_symplectic::` rewrites the files.
 
 use std::path::PathBuf;
 

@@ -19,8 +19,7 @@ use geomattn_testkit::gml_chain::Values64;
 use geomattn_testkit::gml_layout::{Layer, to_bytes};
 use geomattn_testkit::gml_reference::{activation, volume_preserving_chain};
 
-mod twins;
-use twins::{assert_engine_is_compiled, relative, window};
+use crate::twins::{assert_engine_is_compiled, relative, window};
 
 /// `arch`'s chain with seeded values (Float32, as GML stores them), each layer with its
 /// activation.

@@ -13,8 +13,7 @@ use geomattn_networks::layout;
 use geomattn_networks::{Arch, Error, Precision, Scalar};
 use geomattn_testkit::gml_reference::standard_chain;
 
-mod twins;
-use twins::{network, windows};
+use crate::twins::{network, windows};
 
 /// GML's MNIST network `file` as the compile-time `ClassificationTransformer` with projections
 /// `Proj`, computing in `S`: the probabilities of an input (`49 × 16`, column-major) and of an

@@ -5,11 +5,9 @@
 //! states; in `Fast`, within `Arithmetic::Fast`'s documented bound of the exact result (`f32`:
 //! the polynomial `exp` and `tanh`; `f64`: bit for bit `Exact`).
 
-mod twins;
-
+use crate::twins::{network, windows};
 use geomattn_networks::batch::{Arithmetic, Layout};
 use geomattn_networks::{Arch, Network, Precision, engine};
-use twins::{network, windows};
 
 /// A network of every architecture the engine runs, at sizes no compiled type has; among them
 /// sequences past the compiled Cayley kernels (LU, lane by lane), every activation, and a

@@ -14,8 +14,7 @@ use geomattn_networks::layout;
 use geomattn_networks::{Arch, Error, Precision, check, open};
 use geomattn_testkit::gml_reference::standard_chain;
 
-mod twins;
-use twins::{assert_engine_is_compiled, network, relative, window};
+use crate::twins::{assert_engine_is_compiled, network, relative, window};
 
 /// The engine's network and the compile-time one of the same file (one head, `tanh`,
 /// `transformer_dim = dim`: what the compile-time types have), with and without the connection,

@@ -18,8 +18,7 @@ use geomattn_networks::structure::SYMPLECTICITY_TOLERANCE;
 use geomattn_networks::{Arch, AttentionActivation, Error, Kick, Precision, check, open};
 use geomattn_testkit::gml_reference::symplectic_chain;
 
-mod twins;
-use twins::{assert_engine_is_compiled, network, relative, window};
+use crate::twins::{assert_engine_is_compiled, network, relative, window};
 
 /// The kick the reference computes for `arch`'s symmetric weights.
 fn kick(arch: &Arch) -> Kick {

@@ -2,7 +2,7 @@
 //! (`mnist_nn2.h5`, dim 49, 16 blocks of multi-head attention with 7 Stiefel heads and a ResNet
 //! layer, then a 10×49 classification weight) is 1.2 MB in `f64`. Built by value it overflows a
 //! 2 MiB stack; [`geomattn::read_boxed`] builds it in place on the heap. Run in debug and in
-//! release (`cargo test --release -p geomattn-tests --test gml_large`): the by-value path is the
+//! release (`cargo test --release -p geomattn-tests --test integration gml_large::`): the by-value path is the
 //! one that overflows in debug, and release must not rely on copies being elided either.
 
 use geomattn::gml::{GmlFile, Layers, LoadError, load_file_boxed};

@@ -10,7 +10,7 @@
 //! dataspace turned to HDF5's NULL class that still lists its dimensions: 121 panics in
 //! `SMatrix::from_iterator` before the fix; a dataspace claiming 2^60 elements), and the tests at
 //! the end check that each is exactly the documented patch of an in-repo fixture before loading
-//! it (re-write them with `GEOMATTN_BLESS=1 cargo test -p geomattn-tests --test gml_mutation`).
+//! it (re-write them with `GEOMATTN_BLESS=1 cargo test -p geomattn-tests --test integration gml_mutation::`).
 //!
 //! HDF5 1.10+ metadata (superblock v2/v3, object headers v2 `OHDR`, their continuation chunks
 //! `OCHK`, B-tree v2 nodes, fractal heap headers) ends with a Jenkins lookup3 checksum of the

@@ -97,14 +97,14 @@ macro_rules! compiled {
         let single = {
             type S = f32;
             let net = geomattn::gml::load::<$($net)+>($file).unwrap();
-            Box::new(twins::Typed::<S, _, $d, $t>(net, core::marker::PhantomData))
-                as Box<dyn twins::Compiled>
+            Box::new($crate::twins::Typed::<S, _, $d, $t>(net, core::marker::PhantomData))
+                as Box<dyn $crate::twins::Compiled>
         };
         let double = {
             type S = f64;
             let net = geomattn::gml::load::<$($net)+>($file).unwrap();
-            Box::new(twins::Typed::<S, _, $d, $t>(net, core::marker::PhantomData))
-                as Box<dyn twins::Compiled>
+            Box::new($crate::twins::Typed::<S, _, $d, $t>(net, core::marker::PhantomData))
+                as Box<dyn $crate::twins::Compiled>
         };
         [single, double]
     }};
@@ -117,7 +117,7 @@ macro_rules! compiled {
 macro_rules! twin {
     ($networks:ident, $spec:literal, $d:literal, $t:literal, $($net:tt)+) => {{
         let arch: geomattn_networks::Arch = $spec.parse().unwrap();
-        let (file, _) = twins::network(&arch, $networks.len() as u64 + 1);
+        let (file, _) = $crate::twins::network(&arch, $networks.len() as u64 + 1);
         let compiled = compiled!(&file, $d, $t, $($net)+);
         $networks.push((arch, file, compiled));
     }};

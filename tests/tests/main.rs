@@ -1,0 +1,55 @@
+//! The integration tests of geomattn, one module per concept (exact vectors, structure
+//! properties, GML fixtures, the engine against the compile-time networks), in one test binary:
+//! `cargo test -p geomattn-tests --test integration <module>` runs one of them.
+
+#[macro_use]
+mod twins;
+
+mod backward_mha;
+mod batch_lanes;
+mod blob_types;
+mod cayley;
+mod cayley_generated;
+mod cayley_lanes;
+mod cayley_range;
+mod cayley_robust;
+mod checked;
+mod embed;
+mod embed_symplectic;
+mod engine;
+mod engine_backward;
+mod engine_classifier;
+mod engine_lanes;
+mod engine_standard;
+mod engine_symplectic;
+mod exported;
+mod feedforward;
+mod float64;
+mod gml_f32;
+mod gml_fixtures;
+mod gml_large;
+mod gml_loader;
+mod gml_mutation;
+mod gml_save;
+mod init;
+mod inspect;
+mod lanewise;
+mod lanewise_backward;
+mod lanewise_layers;
+mod mha;
+mod network;
+mod orthonormal;
+mod packed;
+mod public_api;
+mod schema;
+mod self_attention;
+mod softmax;
+mod statics;
+mod symplectic;
+mod symplectic_spec;
+mod symplectic_transformer;
+mod train;
+mod train_spec;
+mod train_spec_architectures;
+mod vector_functions;
+mod vpa;
