@@ -28,8 +28,8 @@ const TUTORIAL_STATES: usize = 101;
 #[derive(clap::Args)]
 pub struct Args {
     /// The architecture (see SPEC below): any integrator (`vpt`, `st`, `sympt`, `lsympt`, `vpff`)
-    /// of any size, in lanes; not yet `sympt` with `transformer_dim ≠ dim` (its PSD layers live
-    /// on the Stiefel manifold).
+    /// of any size, in lanes (`sympt` with `transformer_dim ≠ dim` too: its PSD layers' weights
+    /// train on the Stiefel manifold, as GML trains them).
     #[arg(long, value_name = "SPEC")]
     arch: String,
     /// `rigid-body`: GML's tutorial data (1 238 rigid-body trajectories of 101 states, h = 0.2,

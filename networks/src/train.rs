@@ -5,10 +5,10 @@
 //! `transformer_dim` with its Dense maps, `attention_activation`, `symmetric`, `n_sympnet`,
 //! `upscaling_dimension`, any `L`), with exact gradients, on the run-time engine: GML's chain of
 //! the engine's layers, each with its backward pass ([`geomattn::engine::Backward`]), the
-//! parameters one flat vector in GML's order stepped by [`geomattn::train::FlatOptimizer`],
+//! parameters one flat vector in GML's order stepped by [`geomattn::train::ManifoldOptimizer`],
 //! eight windows at a time in `f64` lanes with the vectorised functions and fused products.
-//! Not yet: a symplectic transformer with `transformer_dim ≠ dim` and a multi-head attention on
-//! the Stiefel manifold, whose weights GML trains with its manifold optimisers.
+//! A symplectic transformer with `transformer_dim ≠ dim` trains its `PSDLayer`s' weights on the
+//! Stiefel manifold as GML's manifold optimisers do (global sections, the Cayley retraction).
 //!
 //! `vpff` trains on windows of one state and the next, as GML's `Batch(batch_size)` draws them
 //! for it.
@@ -141,10 +141,8 @@ pub struct Trained {
 /// Trains `arch` on `data` (see the [module docs](self)), calling `on_epoch` after each epoch.
 ///
 /// # Errors
-/// [`Error::Unsupported`] for the classifier, and for a network with a layer GML trains on a
-/// manifold (the PSD layers of a symplectic transformer with `transformer_dim ≠ dim`), naming
-/// it; [`Error::Length`]
-/// if the data's states are not `dim` long; [`Error::Train`] if the options cannot train (no
+/// [`Error::Unsupported`] for the classifier (its layers have no backward pass);
+/// [`Error::Length`] if the data's states are not `dim` long; [`Error::Train`] if the options cannot train (no
 /// epoch, an empty batch, trajectories shorter than two windows) or the loss stops being defined
 /// (all-zero targets, a non-finite output).
 pub fn train(

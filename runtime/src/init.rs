@@ -102,6 +102,34 @@ pub fn glorot_parameter<S: RealField + Copy, R: Rng + ?Sized>(
     }
 }
 
+/// A `rows×cols` weight on the Stiefel manifold (`rows ≥ cols`) as GML initialises a
+/// `PSDLayer`'s: Glorot-uniform entries ([`glorot_parameter`]), then the `Q` of their QR
+/// decomposition, whose columns are orthonormal. Column-major into `out`.
+///
+/// ```
+/// use geomattn::init::glorot_stiefel;
+/// use geomattn::nalgebra::DMatrix;
+/// use rand::SeedableRng;
+/// let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
+/// let mut phi = [0.0_f64; 10];
+/// glorot_stiefel(5, 2, &mut rng, &mut phi);
+/// let phi = DMatrix::from_column_slice(5, 2, &phi);
+/// assert!((phi.transpose() * &phi - DMatrix::identity(2, 2)).amax() < 1e-15);
+/// ```
+#[cfg(feature = "std")]
+pub fn glorot_stiefel<S: RealField + Copy, R: Rng + ?Sized>(
+    rows: usize,
+    cols: usize,
+    rng: &mut R,
+    out: &mut [S],
+) {
+    glorot_parameter((Kind::Stiefel, rows, cols), false, rng, out);
+    let q = nalgebra::DMatrix::from_column_slice(rows, cols, out)
+        .qr()
+        .q();
+    out.copy_from_slice(q.as_slice());
+}
+
 /// Values drawn by GML's rules, parameter by parameter.
 struct GlorotSource<'r, R: ?Sized> {
     rng: &'r mut R,

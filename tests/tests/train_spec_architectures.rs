@@ -331,26 +331,46 @@ fn symplectic_transformers_train_on_the_engine_as_the_runtime_does() {
     keeps_its_structure(file, SYMPT_GML);
 }
 
+const SYMPT_PSD: &str = "SymplecticTransformer(2; transformer_dim = 6, seq = 3, n_sympnet = 1, \
+                         upscaling_dimension = 4, L = 1, activation = tanh, \
+                         attention_activation = MatrixSoftmax(), init_upper = true, \
+                         symmetric = false)";
+
+/// `transformer_dim ≠ dim`: the `PSDLayer`s' `Φ` train on the Stiefel manifold, as GML trains
+/// them (its global sections and Cayley retraction), with every optimiser: the loss falls, the
+/// file loads back as the architecture, and `Φ` keeps orthonormal columns to rounding (the
+/// loaders accept GML's to 1e-2).
 #[test]
-fn a_symplectic_transformer_with_psd_layers_is_refused_naming_the_layer() {
-    let arch: Arch = "SymplecticTransformer(2; transformer_dim = 4, seq = 3, n_sympnet = 1, \
-                      upscaling_dimension = 4, L = 1, activation = tanh, \
-                      attention_activation = MatrixSoftmax(), init_upper = true, \
-                      symmetric = false)"
-        .parse()
-        .unwrap();
-    let error = train(
-        &arch,
-        &oscillators(1, 3, 10),
-        &Options::default(),
-        &mut |_| {},
-    )
-    .unwrap_err()
-    .to_string();
-    assert!(
-        error.contains("PSDLayer(2, 4)") && error.contains("Stiefel"),
-        "{error}"
-    );
+fn a_symplectic_transformer_with_psd_layers_trains_its_stiefel_weights_on_the_manifold() {
+    use geomattn_networks::train::Optimizer;
+    let arch: Arch = SYMPT_PSD.parse().unwrap();
+    let data = oscillators(1, 4, 14);
+    for (optimizer, learning_rate) in [
+        (Optimizer::Adam, None),
+        (Optimizer::AdamWithDecay, None),
+        (Optimizer::Momentum, Some(0.05)),
+        (Optimizer::Gradient, Some(0.05)),
+    ] {
+        let options = Options {
+            epochs: 6,
+            batch: 8,
+            optimizer,
+            learning_rate,
+            storage: Storage::Float64,
+            ..Options::default()
+        };
+        let mut losses = Vec::new();
+        let trained = train(&arch, &data, &options, &mut |e| losses.push(e.loss)).unwrap();
+        assert!(losses[5] < losses[0], "{optimizer:?}: {losses:?}");
+        let file = GmlFile::from_bytes(trained.file).unwrap();
+        let measured = check(&file, &arch, 8, 1).unwrap();
+        let phi = measured
+            .iter()
+            .find(|m| m.property.contains("ΦᵀΦ"))
+            .unwrap();
+        assert!(phi.worst < 1e-13, "{optimizer:?}: {phi:?}");
+        assert!(measured.iter().all(|m| m.passes()), "{measured:?}");
+    }
 }
 
 #[test]

@@ -1,21 +1,21 @@
 //! Training on the run-time engine ([`geomattn::engine`]), at any size: the network as GML's
 //! chain of its layers, each with its backward pass ([`geomattn::engine::Backward`]), its
-//! parameters one flat vector in GML's order, stepped by one of GML's optimisers
-//! ([`FlatOptimizer`]) and written through the layers' run-time types
-//! ([`GmlWriter::write_described`]).
+//! parameters one flat vector in GML's order, stepped by one of GML's optimisers (the Stiefel
+//! weights of the PSD layers on their manifold, [`ManifoldOptimizer`]) and written through the
+//! layers' run-time types ([`GmlWriter::write_described`]).
 
 use std::num::NonZeroU64;
 
 use geomattn::engine::{
     Backward, Chain, Dense, Element, FastLanes, Forward, GradientLayer, LanesOf,
-    LinearSymplecticAttention, MultiHeadAttention, ResNetLayer, Scratch, SymplecticAttention,
-    VolumePreservingAttention, VolumePreservingLayer,
+    LinearSymplecticAttention, MultiHeadAttention, PsdLayer, ResNetLayer, Scratch,
+    SymplecticAttention, VolumePreservingAttention, VolumePreservingLayer,
 };
 use geomattn::gml::{GmlWriter, Storage};
-use geomattn::init::glorot_parameter;
+use geomattn::init::{glorot_parameter, glorot_stiefel};
 use geomattn::nalgebra::DMatrix;
 use geomattn::schema::{OwnedLayerType, described};
-use geomattn::train::{FlatOptimizer, SquaredNorms};
+use geomattn::train::{FlatOptimizer, ManifoldOptimizer, SquaredNorms};
 use geomattn_arch::layout::{self, Layer, Op};
 use rand::rngs::SmallRng;
 
@@ -24,7 +24,7 @@ use crate::dispatch::read;
 use crate::engine::{Read, build, read_values};
 use crate::export::{kick, layer_type};
 use crate::{Arch, Error};
-use geomattn::{Field, MapScalar};
+use geomattn::{Field, Kind, MapScalar};
 
 /// The windows of a minibatch run eight at a time, one per lane of an AVX-512 vector (two AVX2
 /// ones), with the vectorised `tanh`, `exp` and sigmoid and fused products ([`FastLanes`]).
@@ -42,6 +42,7 @@ enum Trainable<S> {
     Symplectic(SymplecticAttention<S>),
     LinearSymplectic(LinearSymplecticAttention<S>),
     Gradient(GradientLayer<S>),
+    Psd(PsdLayer<S>),
 }
 
 /// Calls `$call` on the layer inside a [`Trainable`].
@@ -56,6 +57,7 @@ macro_rules! each {
             Trainable::Symplectic($layer) => $call,
             Trainable::LinearSymplectic($layer) => $call,
             Trainable::Gradient($layer) => $call,
+            Trainable::Psd($layer) => $call,
         }
     };
 }
@@ -72,6 +74,7 @@ impl<S> Trainable<S> {
             Read::SymplecticAttention(l) => Some(Self::Symplectic(l)),
             Read::LinearSymplecticAttention(l) => Some(Self::LinearSymplectic(l)),
             Read::GradientLayer(l) => Some(Self::Gradient(l)),
+            Read::PsdLayer(l) => Some(Self::Psd(l)),
             _ => None,
         }
     }
@@ -91,6 +94,7 @@ impl<S: Field> MapScalar for Trainable<S> {
             Self::Symplectic(l) => Trainable::Symplectic(l.map_scalar(f)),
             Self::LinearSymplectic(l) => Trainable::LinearSymplectic(l.map_scalar(f)),
             Self::Gradient(l) => Trainable::Gradient(l.map_scalar(f)),
+            Self::Psd(l) => Trainable::Psd(l.map_scalar(f)),
         }
     }
 }
@@ -144,46 +148,39 @@ impl<S: Element> Backward<S> for Trainable<S> {
     }
 }
 
-/// Whether every layer of `arch`'s chain trains on the engine: has a backward pass, and a
-/// run-time type to be written as ([`written_types`]). Multi-head attention on the Stiefel
-/// manifold and the PSD layers (a symplectic transformer with `transformer_dim ≠ dim`) do not:
-/// GML trains their weights with its manifold optimisers.
+/// Whether every layer of `arch`'s chain trains on the engine: has a backward pass
+/// ([`has_backward`]), and a run-time type to be written as ([`written_types`]).
 pub(super) fn trains(arch: &Arch) -> bool {
     // One unit's layers are of the kinds of all units' (and, for a large `L`, what can be built
     // before `fits` has checked the whole).
     let unit = one_unit(arch);
-    written_types(&unit).is_some()
-        && layout::layers(&unit).iter().all(|layer| {
-            matches!(
-                layer.op,
-                Op::VolumePreservingAttention { .. }
-                    | Op::VolumePreserving { .. }
-                    | Op::ResNet { .. }
-                    | Op::Dense { .. }
-                    | Op::MultiHeadAttention { stiefel: false, .. }
-                    | Op::SymplecticAttention { .. }
-                    | Op::LinearSymplecticAttention { .. }
-                    | Op::Gradient { .. }
-            )
-        })
+    written_types(&unit).is_some() && layout::layers(&unit).iter().all(has_backward)
 }
 
-/// Why `arch` does not train ([`trains`] is false): its first layer that GML trains on a
-/// manifold.
+/// Whether `layer` has a backward pass on the engine (every integrator's layers have).
+fn has_backward(layer: &Layer) -> bool {
+    matches!(
+        layer.op,
+        Op::VolumePreservingAttention { .. }
+            | Op::VolumePreserving { .. }
+            | Op::ResNet { .. }
+            | Op::Dense { .. }
+            | Op::MultiHeadAttention { .. }
+            | Op::SymplecticAttention { .. }
+            | Op::LinearSymplecticAttention { .. }
+            | Op::Gradient { .. }
+            | Op::Psd { .. }
+    )
+}
+
+/// Why `arch` does not train ([`trains`] is false): its first layer without a backward pass.
 pub(super) fn untrainable(arch: &Arch) -> Error {
-    let on_a_manifold = layout::layers(&one_unit(arch)).into_iter().find(|layer| {
-        matches!(
-            layer.op,
-            Op::Psd { .. } | Op::MultiHeadAttention { stiefel: true, .. }
-        )
-    });
-    let reason = match on_a_manifold {
-        Some(layer) => format!(
-            "its {} has a weight on the Stiefel manifold, which GML trains with its manifold \
-             optimisers; geomattn does not train those yet",
-            layer.op
-        ),
-        None => "a layer of it has no backward pass yet".into(),
+    let reason = match layout::layers(&one_unit(arch))
+        .into_iter()
+        .find(|layer| !has_backward(layer))
+    {
+        Some(layer) => format!("its {} has no backward pass yet", layer.op),
+        None => "a layer of it cannot be written in GML's file yet".into(),
     };
     Error::Unsupported {
         arch: arch.to_string(),
@@ -192,7 +189,7 @@ pub(super) fn untrainable(arch: &Arch) -> Error {
 }
 
 /// The run-time type of every layer of `arch`'s chain, as the trained file records them: the
-/// compile-time types' ([`layer_type`]), and AbstractNeuralNetworks' `Dense`.
+/// compile-time types' ([`layer_type`]), AbstractNeuralNetworks' `Dense` and GML's `PSDLayer`.
 fn written_types(arch: &Arch) -> Option<Vec<OwnedLayerType>> {
     let kick = kick(arch);
     layout::layers(arch)
@@ -203,6 +200,7 @@ fn written_types(arch: &Arch) -> Option<Vec<OwnedLayerType>> {
                 outputs,
                 activation,
             } => Some(described::dense(inputs, outputs, activation.name())),
+            Op::Psd { inputs, outputs } => Some(described::psd_layer(inputs, outputs)),
             ref op => layer_type(op, kick),
         })
         .collect()
@@ -223,8 +221,9 @@ fn one_unit(arch: &Arch) -> Arch {
 }
 
 /// Refuses a network whose training cannot be allocated, before anything is: per unit its
-/// layers and their parameters (the values, the gradient, two optimiser caches, the layers
-/// built from them at each step), and the layers' inputs a window's backward pass keeps. The
+/// layers and their parameters (the values, the gradient, two optimiser caches and the
+/// optimiser's coordinates, the layers built from them at each step, a Stiefel weight's `N×N`
+/// section), and the layers' inputs a window's backward pass keeps. The
 /// allocator is asked for the sum (and gives it back at once): under a memory limit, or past
 /// what the system can map, the answer is no, where the same allocation in pieces would abort
 /// the process.
@@ -233,14 +232,17 @@ fn fits(arch: &Arch, minibatch: usize) -> Result<(), Error> {
     let parameters: usize = unit
         .iter()
         .flat_map(|l| &l.parameters)
-        .map(|p| p.values.len())
+        .map(|p| match p.values.kind() {
+            (Kind::Stiefel, rows, _) => p.values.len().saturating_add(rows.saturating_mul(rows)),
+            _ => p.values.len(),
+        })
         .sum();
     let window = arch.dim() * arch.seq();
     let per_unit = unit
         .len()
         .checked_mul(size_of::<Layer>() + size_of::<Trainable<f64>>() + window * size_of::<f64>());
     let bytes = per_unit
-        .and_then(|b| b.checked_add(parameters.checked_mul(6 * size_of::<f64>())?))
+        .and_then(|b| b.checked_add(parameters.checked_mul(8 * size_of::<f64>())?))
         .and_then(|b| b.checked_mul(arch.units()))
         .and_then(|b| b.checked_add(minibatch.checked_mul(2 * window * size_of::<f64>())?));
     if bytes.is_some_and(|b| Vec::<u8>::new().try_reserve_exact(b).is_ok()) {
@@ -265,7 +267,7 @@ pub(super) struct ChainTraining {
     gradient: Vec<f64>,
     /// The gradient of each lane's windows.
     lane_gradient: Vec<Lane>,
-    optimizer: FlatOptimizer<f64>,
+    optimizer: ManifoldOptimizer<f64>,
     /// The state dimension and the states per window.
     window: (usize, usize),
     scratch: Scratch<Lane>,
@@ -273,8 +275,9 @@ pub(super) struct ChainTraining {
 
 impl ChainTraining {
     /// The network's initial weights (Glorot-uniform from `rng`, drawn parameter by parameter
-    /// in GML's order as the compile-time networks draw them, or [`Options::initial`]) and its
-    /// optimiser.
+    /// in GML's order as the compile-time networks draw them, the Stiefel ones then
+    /// orthonormalised as GML's `PSDLayer` does; or [`Options::initial`]) and its optimiser
+    /// (with the Stiefel weights' global sections drawn from `rng`).
     pub(super) fn start(
         arch: &Arch,
         options: &Options,
@@ -292,12 +295,19 @@ impl ChainTraining {
         };
         let len = parameters.len();
         let eta = options.learning_rate;
-        let optimizer = match options.optimizer {
-            Optimizer::Adam => FlatOptimizer::adam(len, eta),
-            Optimizer::AdamWithDecay => FlatOptimizer::adam_with_decay(len, decay_epochs, eta),
-            Optimizer::Momentum => FlatOptimizer::momentum(len, eta),
-            Optimizer::Gradient => FlatOptimizer::gradient(len, eta),
-        };
+        let layout: Vec<_> = chain
+            .iter()
+            .flat_map(|layer| &layer.parameters)
+            .map(|p| p.values.kind())
+            .collect();
+        let optimizer =
+            ManifoldOptimizer::new(&layout, &parameters, rng, |len| match options.optimizer {
+                Optimizer::Adam => FlatOptimizer::adam(len, eta),
+                Optimizer::AdamWithDecay => FlatOptimizer::adam_with_decay(len, decay_epochs, eta),
+                Optimizer::Momentum => FlatOptimizer::momentum(len, eta),
+                Optimizer::Gradient => FlatOptimizer::gradient(len, eta),
+            })
+            .map_err(|e| train_error(e.to_string()))?;
         Ok(Box::new(Self {
             arch: *arch,
             chain,
@@ -333,7 +343,8 @@ impl ChainTraining {
     }
 }
 
-/// Glorot-uniform values of every parameter of `chain`, in GML's order (biases zero).
+/// Glorot-uniform values of every parameter of `chain`, in GML's order (biases zero; Stiefel
+/// weights orthonormalised, [`glorot_stiefel`]).
 fn glorot(chain: &[Layer], rng: &mut SmallRng) -> Vec<f64> {
     let mut values = Vec::new();
     for parameter in chain.iter().flat_map(|layer| &layer.parameters) {
@@ -341,7 +352,12 @@ fn glorot(chain: &[Layer], rng: &mut SmallRng) -> Vec<f64> {
         let start = values.len();
         values.resize(start + kind.len(rows, cols), 0.0);
         let bias = parameter.name.split('/').next() == Some("bias");
-        glorot_parameter((kind, rows, cols), bias, rng, &mut values[start..]);
+        let out = &mut values[start..];
+        if kind == Kind::Stiefel {
+            glorot_stiefel(rows, cols, rng, out);
+        } else {
+            glorot_parameter((kind, rows, cols), bias, rng, out);
+        }
     }
     values
 }

@@ -81,6 +81,25 @@ pub fn dense(inputs: usize, outputs: usize, activation: &'static str) -> OwnedLa
     )
 }
 
+/// `PSDLayer(inputs, outputs)`: its `weight` `Φ` on the Stiefel manifold,
+/// `max(inputs, outputs)/2 × min(inputs, outputs)/2`. No compile-time layer has this type (the
+/// symplectic transformer's maps up and down run on the run-time engine only).
+pub fn psd_layer(inputs: usize, outputs: usize) -> OwnedLayerType {
+    OwnedLayerType::new(
+        "PSDLayer",
+        &[
+            Setting::number("inputs", inputs),
+            Setting::number("outputs", outputs),
+        ],
+        &[Param::new(
+            Name::new("weight"),
+            Kind::Stiefel,
+            inputs.max(outputs) / 2,
+            inputs.min(outputs) / 2,
+        )],
+    )
+}
+
 /// `ResNetLayer(dim, activation; use_bias = true)`.
 pub fn resnet_layer(dim: usize, activation: &'static str) -> OwnedLayerType {
     OwnedLayerType::new(

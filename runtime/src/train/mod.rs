@@ -1,5 +1,6 @@
 //! Training as GML 0.4.8 trains: its optimisers ([`optimizer`]) and its transformer loss
-//! ([`loss`]), and, with the `std` feature, its epochs over trajectories (`epoch`).
+//! ([`loss`]), and, with the `std` feature, its epochs over trajectories (`epoch`) and its
+//! optimisers on the Stiefel manifold (`stiefel`).
 //!
 //! The gradients come from the layers' exact backward passes ([`Backward`]).
 //! [`train_step`] is one minibatch of GML's loop: the loss, its gradient, one optimiser step.
@@ -8,6 +9,8 @@
 pub mod epoch;
 pub mod loss;
 pub mod optimizer;
+#[cfg(feature = "std")]
+pub mod stiefel;
 
 #[cfg(feature = "std")]
 pub use epoch::{MinibatchWindows, Trajectories, train_epoch, window_order};
@@ -17,6 +20,8 @@ pub use optimizer::FlatOptimizer;
 pub use optimizer::{
     AdamOptimizer, AdamOptimizerWithDecay, GradientOptimizer, MomentumOptimizer, Optimizer,
 };
+#[cfg(feature = "std")]
+pub use stiefel::ManifoldOptimizer;
 
 use nalgebra::{RealField, SMatrix};
 
