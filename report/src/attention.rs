@@ -18,7 +18,7 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::hint::black_box;
 
-use super::{BATCH, Table, nanos, sci, time_per_call};
+use super::{Table, batch_len, nanos, sci, time_per_call};
 
 /// Sequences whose Jacobian is checked per row.
 const CHECKED: usize = 8;
@@ -47,7 +47,7 @@ pub fn table() -> Table {
 /// be (computed in `f64` for the one softmaxes), and time per matrix.
 fn softmax_row<Sm: Softmax>(table: &mut Table, measure: &str) {
     let mut rng = SmallRng::seed_from_u64(31);
-    let batch: Vec<SMatrix<f32, 8, 8>> = (0..BATCH)
+    let batch: Vec<SMatrix<f32, 8, 8>> = (0..batch_len())
         .map(|_| random_matrix::<8, 8>(&mut rng).map(|x| (x * 1e4) as f32))
         .collect();
     let plus_one = Sm::NAME.starts_with("One");
@@ -76,7 +76,7 @@ fn softmax_row<Sm: Softmax>(table: &mut Table, measure: &str) {
         for (c, s) in black_box(&batch).iter().zip(out.iter_mut()) {
             *s = Sm::apply(c);
         }
-    }) / BATCH as u32;
+    }) / batch_len() as u32;
     table.row(vec![
         format!("{} (f32, |c| ≤ 1e4)", Sm::NAME),
         "8×8".into(),
@@ -112,11 +112,12 @@ where
         .flat_map(|h| [h.query, h.key, h.value])
         .map(|w| stiefel_error(&w))
         .fold(0.0, f64::max);
-    let batch: Vec<SMatrix<f64, D, T>> = (0..BATCH).map(|_| random_matrix(&mut rng)).collect();
+    let batch: Vec<SMatrix<f64, D, T>> =
+        (0..batch_len()).map(|_| random_matrix(&mut rng)).collect();
     let mut out = batch.clone();
     let time = time_per_call(3, 5, || {
         layer.forward_batch(black_box(&batch), &mut out).unwrap()
-    }) / BATCH as u32;
+    }) / batch_len() as u32;
     table.row(vec![
         format!("MultiHeadAttention (Stiefel, {H} heads)"),
         format!("D={D}, T={T}"),
@@ -147,7 +148,7 @@ fn symplectic_rows<Side: PhaseSide, Sm: Softmax, const M: usize, const N: usize,
     table: &mut Table,
 ) {
     let mut rng = SmallRng::seed_from_u64((10 * M + T) as u64);
-    let batch: Vec<SMatrix<f64, M, T>> = (0..BATCH)
+    let batch: Vec<SMatrix<f64, M, T>> = (0..batch_len())
         .map(|_| random_matrix::<M, T>(&mut rng) * 2.0)
         .collect();
     let side = if Side::UPDATES_Q { "Q" } else { "P" };
@@ -194,7 +195,8 @@ fn symmetric_row<
 
 fn linear_row<Side: PhaseSide, const M: usize, const N: usize, const T: usize>(table: &mut Table) {
     let mut rng = SmallRng::seed_from_u64((1000 + M * 10 + T) as u64);
-    let batch: Vec<SMatrix<f64, M, T>> = (0..BATCH).map(|_| random_matrix(&mut rng)).collect();
+    let batch: Vec<SMatrix<f64, M, T>> =
+        (0..batch_len()).map(|_| random_matrix(&mut rng)).collect();
     let layer = LinearSymplecticAttention::<f64, N, T, Side>::glorot(&mut rng);
     let error = worst_symplecticity(&layer.map_scalar(Dual64::from), &batch, N);
     let side = if Side::UPDATES_Q { "Q" } else { "P" };
@@ -215,5 +217,5 @@ fn batch_time<L: SequenceLayer<f64, M, T>, const M: usize, const T: usize>(
     let mut out = batch.to_vec();
     time_per_call(3, 5, || {
         layer.forward_batch(black_box(batch), &mut out).unwrap()
-    }) / BATCH as u32
+    }) / batch_len() as u32
 }

@@ -10,7 +10,7 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::hint::black_box;
 
-use super::{BATCH, Table, nanos, sci, time_per_call};
+use super::{Table, batch_len, nanos, sci, time_per_call};
 
 /// The table, one row per `T` (f64, entries of `C` uniform in `(−1, 1)`).
 pub fn table() -> Table {
@@ -41,7 +41,9 @@ where
     Const<T>: DimMin<Const<T>, Output = Const<T>>,
 {
     let mut rng = SmallRng::seed_from_u64(T as u64);
-    let batch: Vec<SMatrix<f64, T, T>> = (0..BATCH).map(|_| random_skew(&mut rng, 1.0)).collect();
+    let batch: Vec<SMatrix<f64, T, T>> = (0..batch_len())
+        .map(|_| random_skew(&mut rng, 1.0))
+        .collect();
     let generated = <Generated as OrthogonalMap<f64, T>>::map;
     let generic = <NalgebraInverse as OrthogonalMap<f64, T>>::map;
     let agreement = batch
@@ -57,7 +59,7 @@ where
             for c in &batch {
                 black_box(f(black_box(c)));
             }
-        }) / BATCH as u32
+        }) / batch_len() as u32
     };
     let (fast, slow) = (time(generated), time(generic));
     table.row(vec![

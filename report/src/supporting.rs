@@ -19,7 +19,7 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::hint::black_box;
 
-use super::{BATCH, Table, nanos, sci, time_per_call};
+use super::{Table, batch_len, nanos, sci, time_per_call};
 
 const D: usize = 6;
 const T: usize = 8;
@@ -32,7 +32,7 @@ pub fn table() -> Table {
         &["layer", "structure", "max error", "ns/seq"],
     );
     let mut rng = SmallRng::seed_from_u64(606);
-    let batch: Vec<Sequence> = (0..BATCH).map(|_| random_matrix(&mut rng)).collect();
+    let batch: Vec<Sequence> = (0..batch_len()).map(|_| random_matrix(&mut rng)).collect();
 
     let lower = VolumePreservingLowerLayer::<f64, D, Tanh>::glorot(&mut rng, true);
     let det = det_error(&lower.map_scalar(Dual64::from), &batch);
@@ -132,7 +132,7 @@ pub fn table() -> Table {
     );
 
     let dense = Dense::<f64, D, 3, Tanh>::glorot(&mut rng, true);
-    let mut outs = vec![SMatrix::<f64, 3, T>::zeros(); BATCH];
+    let mut outs = vec![SMatrix::<f64, 3, T>::zeros(); batch_len()];
     let time = time_per_call(3, 5, || {
         dense
             .apply_columns_batch(black_box(&batch), &mut outs)
@@ -142,7 +142,7 @@ pub fn table() -> Table {
         "Dense (6 → 3, tanh)".into(),
         "none".into(),
         "—".into(),
-        nanos(time / BATCH as u32),
+        nanos(time / batch_len() as u32),
     ]);
     table
 }
@@ -168,7 +168,7 @@ fn row(
         name.into(),
         structure.into(),
         error,
-        nanos(time / BATCH as u32),
+        nanos(time / batch_len() as u32),
     ]);
 }
 

@@ -14,7 +14,7 @@ use rand::{RngExt, SeedableRng};
 use std::hint::black_box;
 use std::time::Duration;
 
-use super::{BATCH, Table, time_per_call};
+use super::{Table, batch_len, time_per_call};
 
 /// The table: skew VPA at every size, one-head multi-head attention and symplectic attention at
 /// two (f32, seeded Glorot weights, entries in `(−1, 1)`).
@@ -22,8 +22,9 @@ pub fn table() -> Table {
     let isa = Isa::best();
     let mut table = Table::new(
         &format!(
-            "Throughput: layers over a flat batch of {BATCH} sequences, f32, one thread \
+            "Throughput: layers over a flat batch of {} sequences, f32, one thread \
              (lanes: {isa:?}, {} sequences at a time)",
+            batch_len(),
             isa.lanes::<f32>()
         ),
         &[
@@ -74,7 +75,7 @@ fn row<W, const D: usize, const T: usize>(
 {
     let layer = weights.map_scalar(|w| w as f32);
     let mut rng = SmallRng::seed_from_u64((D * T) as u64);
-    let input: Vec<f32> = (0..BATCH * D * T)
+    let input: Vec<f32> = (0..batch_len() * D * T)
         .map(|_| rng.random::<f32>() * 2.0 - 1.0)
         .collect();
     let (mut scalar, mut lanes) = (vec![0.0; input.len()], vec![0.0; input.len()]);
@@ -100,7 +101,7 @@ fn row<W, const D: usize, const T: usize>(
         .fold(0.0, f64::max);
 
     // Seconds per sequence (a `Duration` divided by the batch would round to whole ns).
-    let per_sequence = |batch: Duration| batch.as_secs_f64() / BATCH as f64;
+    let per_sequence = |time: Duration| time.as_secs_f64() / batch_len() as f64;
     let scalar_time = per_sequence(time_per_call(3, 7, || {
         layer
             .forward_flat(black_box(&input), &mut scalar)

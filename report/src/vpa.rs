@@ -10,7 +10,7 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::hint::black_box;
 
-use super::{BATCH, Table, nanos, sci, time_per_call};
+use super::{Table, batch_len, nanos, sci, time_per_call};
 
 /// The table, one row per weighting and `(d, T)`.
 pub fn table() -> Table {
@@ -40,7 +40,8 @@ pub fn table() -> Table {
 
 fn row<const D: usize, const T: usize>(table: &mut Table) {
     let mut rng = SmallRng::seed_from_u64((D * 100 + T) as u64);
-    let batch: Vec<SMatrix<f64, D, T>> = (0..BATCH).map(|_| random_matrix(&mut rng)).collect();
+    let batch: Vec<SMatrix<f64, D, T>> =
+        (0..batch_len()).map(|_| random_matrix(&mut rng)).collect();
     let mut out = batch.clone();
 
     let skew = SkewVpa::<f64, D, T>::glorot(&mut rng);
@@ -63,12 +64,12 @@ fn row<const D: usize, const T: usize>(table: &mut Table) {
         .fold(0.0, f64::max);
     let fast = time_per_call(3, 5, || {
         skew.forward_batch(black_box(&batch), &mut out).unwrap()
-    }) / BATCH as u32;
+    }) / batch_len() as u32;
     let generic = time_per_call(3, 5, || {
         skew_generic
             .forward_batch(black_box(&batch), &mut out)
             .unwrap()
-    }) / BATCH as u32;
+    }) / batch_len() as u32;
     table.row(vec![
         "skew".into(),
         D.to_string(),
@@ -92,12 +93,12 @@ fn row<const D: usize, const T: usize>(table: &mut Table) {
         arbitrary
             .forward_batch(black_box(&batch), &mut out)
             .unwrap()
-    }) / BATCH as u32;
+    }) / batch_len() as u32;
     let generic = time_per_call(3, 5, || {
         arbitrary_generic
             .forward_batch(black_box(&batch), &mut out)
             .unwrap()
-    }) / BATCH as u32;
+    }) / batch_len() as u32;
     let orthogonality = batch
         .iter()
         .map(|z| {

@@ -81,6 +81,9 @@ pub use feedforward::{
 /// [`SequenceLayer`] with the fields' parameter [`Schema`]; see [`network`].
 #[doc(inline)]
 pub use geomattn_macros::Network;
+#[cfg(feature = "std")]
+#[doc(inline)]
+pub use init::glorot_stiefel;
 #[doc(inline)]
 pub use init::{glorot_bound, glorot_dense, glorot_network, glorot_parameter, uniform};
 #[doc(inline)]
@@ -149,7 +152,9 @@ pub use train::{
 };
 #[cfg(feature = "std")]
 #[doc(inline)]
-pub use train::{FlatOptimizer, MinibatchWindows, Trajectories, train_epoch, window_order};
+pub use train::{
+    FlatOptimizer, ManifoldOptimizer, MinibatchWindows, Trajectories, train_epoch, window_order,
+};
 #[doc(inline)]
 pub use vpa::{ArbitraryVpa, SkewVpa, VolumePreservingAttention};
 
