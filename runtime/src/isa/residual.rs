@@ -196,19 +196,27 @@ fn fused<V: LaneVector, A: Sigma, const D: usize>(
             // SAFETY: entry i of a column of D runs of `lanes` starts at i·lanes, and
             // lane + LANES ≤ lanes; W has D columns of D runs, b one (asserted above).
             let old: [V; D] = core::array::from_fn(|i| unsafe { V::load_at(z, i * lanes + lane) });
-            for i in 0..D {
-                let mut sum = V::zero();
+            // All `D` sums, then the `D` activations one after the other: independent chains
+            // (each a polynomial and a division) the processor overlaps. (Loops, not
+            // `array::map`: a function it calls is not compiled for the instruction set.)
+            let mut new = [V::zero(); D];
+            for (i, sum) in new.iter_mut().enumerate() {
                 for (j, x) in old.iter().enumerate() {
                     // SAFETY: as above, W's entry (i, j) is run j·D + i.
                     let w = unsafe { V::load_at(layer.w, (j * D + i) * lanes + lane) };
-                    sum = w.mul_add(*x, sum);
+                    *sum = w.mul_add(*x, *sum);
                 }
                 if let Some(b) = layer.b {
                     // SAFETY: as above.
-                    sum += unsafe { V::load_at(b, i * lanes + lane) };
+                    *sum += unsafe { V::load_at(b, i * lanes + lane) };
                 }
+            }
+            for sum in &mut new {
+                *sum = A::apply(*sum);
+            }
+            for i in 0..D {
                 // SAFETY: as above.
-                unsafe { (old[i] + A::apply(sum)).store_at(z, i * lanes + lane) };
+                unsafe { (old[i] + new[i]).store_at(z, i * lanes + lane) };
             }
         }
     }
