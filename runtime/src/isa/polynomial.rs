@@ -151,36 +151,80 @@ impl ElementaryScalar for f64 {
     }
 }
 
-/// `Σ coefficients[k] · x^(len − 1 − k)` by Horner's rule, with multiply-adds.
+/// `Σ coefficients[k] · x^(len − 1 − k)` by Horner's rule, with multiply-adds, for each of the
+/// `K` vectors `x`: step by step across them, so that their `K` chains of multiply-adds are
+/// interleaved in the instruction stream and overlap.
 #[inline(always)]
-fn horner<V: LaneVector>(x: V, coefficients: &[V::Scalar]) -> V {
+fn horner<V: LaneVector, const K: usize>(x: &[V; K], coefficients: &[V::Scalar]) -> [V; K] {
     let (first, rest) = coefficients.split_first().expect("a polynomial");
-    rest.iter()
-        .fold(V::splat(*first), |p, &c| p.mul_add(x, V::splat(c)))
+    let mut p = [V::splat(*first); K];
+    for &c in rest {
+        for (p, x) in p.iter_mut().zip(x) {
+            *p = p.mul_add(*x, V::splat(c));
+        }
+    }
+    p
 }
 
 /// `e^x` in every lane (see the [module docs](self)).
 #[inline(always)]
 pub(crate) fn exp<V: LaneVector>(x: V) -> V {
+    let [e] = exp_each([x]);
+    e
+}
+
+/// [`exp`] of each of `K` vectors, step by step across them (their chains interleaved, as in
+/// [`horner`]): in every lane the same operations, so the same bits.
+#[inline(always)]
+pub(crate) fn exp_each<V: LaneVector, const K: usize>(x: [V; K]) -> [V; K] {
     let (low, high) = V::Scalar::EXP_RANGE;
-    let clamped = x.clamp(low, high);
-    let n = (clamped * V::splat(V::Scalar::LOG2_E)).round();
-    let r = n.mul_add(V::splat(V::Scalar::MINUS_LN2_HI), clamped);
-    let r = n.mul_add(V::splat(V::Scalar::MINUS_LN2_LO), r);
-    horner(r, V::Scalar::EXP_TAYLOR).times_pow2(n).unless_nan(x)
+    let (mut n, mut r) = ([V::zero(); K], [V::zero(); K]);
+    for k in 0..K {
+        let clamped = x[k].clamp(low, high);
+        n[k] = (clamped * V::splat(V::Scalar::LOG2_E)).round();
+        r[k] = n[k].mul_add(V::splat(V::Scalar::MINUS_LN2_HI), clamped);
+    }
+    for k in 0..K {
+        r[k] = n[k].mul_add(V::splat(V::Scalar::MINUS_LN2_LO), r[k]);
+    }
+    let mut e = horner(&r, V::Scalar::EXP_TAYLOR);
+    for k in 0..K {
+        e[k] = e[k].times_pow2(n[k]).unless_nan(x[k]);
+    }
+    e
 }
 
 /// `tanh x` in every lane (see the [module docs](self)).
 #[inline(always)]
 pub(crate) fn tanh<V: LaneVector>(x: V) -> V {
-    let a = x.abs();
-    let square = a * a;
-    let series = (a * square).mul_add(horner(square, V::Scalar::TANH_TAYLOR), a);
+    let [t] = tanh_each([x]);
+    t
+}
+
+/// [`tanh`] of each of `K` vectors, step by step across them (their chains, each a series, an
+/// `exp` and a division, interleaved: one `tanh` alone is a chain of latencies the processor
+/// cannot fill): in every lane the same operations, so the same bits.
+#[inline(always)]
+pub(crate) fn tanh_each<V: LaneVector, const K: usize>(x: [V; K]) -> [V; K] {
+    let (mut a, mut square, mut twice) = ([V::zero(); K], [V::zero(); K], [V::zero(); K]);
+    for k in 0..K {
+        a[k] = x[k].abs();
+        square[k] = a[k] * a[k];
+        twice[k] = a[k] + a[k];
+    }
+    let series = horner(&square, V::Scalar::TANH_TAYLOR);
+    let e = exp_each(twice);
     let one = V::one();
-    let from_exp = one - (one + one) / (exp(a + a) + one);
-    a.below(V::Scalar::TANH_SERIES_BELOW, series, from_exp)
-        .with_sign_of(x)
-        .unless_nan(x)
+    let mut t = [V::zero(); K];
+    for k in 0..K {
+        let series = (a[k] * square[k]).mul_add(series[k], a[k]);
+        let from_exp = one - (one + one) / (e[k] + one);
+        t[k] = a[k]
+            .below(V::Scalar::TANH_SERIES_BELOW, series, from_exp)
+            .with_sign_of(x[k])
+            .unless_nan(x[k]);
+    }
+    t
 }
 
 /// `sum + a·b` rounded once, if `S` is a [`Polynomial`] vector with a fused multiply-add (over

@@ -144,8 +144,8 @@ fn by_dim<V: LaneVector>(layer: Layer<'_, V::Scalar>, x: &mut [V::Scalar]) -> bo
 /// An activation of the fused kernels: a type, so that its code is inlined into the kernel
 /// compiled for the instruction set (a closure's call was not, and cost 5× the whole update).
 trait Sigma {
-    /// The activation in every lane.
-    fn apply<V: LaneVector>(x: V) -> V;
+    /// The activation in every lane of each of `K` vectors, their chains interleaved.
+    fn apply<V: LaneVector, const K: usize>(x: [V; K]) -> [V; K];
 }
 
 /// The identity.
@@ -153,7 +153,7 @@ struct Identity;
 
 impl Sigma for Identity {
     #[inline(always)]
-    fn apply<V: LaneVector>(x: V) -> V {
+    fn apply<V: LaneVector, const K: usize>(x: [V; K]) -> [V; K] {
         x
     }
 }
@@ -163,8 +163,8 @@ struct Tanh;
 
 impl Sigma for Tanh {
     #[inline(always)]
-    fn apply<V: LaneVector>(x: V) -> V {
-        polynomial::tanh(x)
+    fn apply<V: LaneVector, const K: usize>(x: [V; K]) -> [V; K] {
+        polynomial::tanh_each(x)
     }
 }
 
@@ -174,10 +174,17 @@ struct Sigmoid;
 
 impl Sigma for Sigmoid {
     #[inline(always)]
-    fn apply<V: LaneVector>(x: V) -> V {
-        let t = polynomial::exp(-x.abs());
+    fn apply<V: LaneVector, const K: usize>(x: [V; K]) -> [V; K] {
+        let mut minus = [V::zero(); K];
+        for (minus, x) in minus.iter_mut().zip(&x) {
+            *minus = -x.abs();
+        }
+        let mut t = polynomial::exp_each(minus);
         let one = V::one();
-        x.below(V::Scalar::zero(), t / (one + t), one / (one + t))
+        for (t, x) in t.iter_mut().zip(&x) {
+            *t = x.below(V::Scalar::zero(), *t / (one + *t), one / (one + *t));
+        }
+        t
     }
 }
 
@@ -196,9 +203,9 @@ fn fused<V: LaneVector, A: Sigma, const D: usize>(
             // SAFETY: entry i of a column of D runs of `lanes` starts at i·lanes, and
             // lane + LANES ≤ lanes; W has D columns of D runs, b one (asserted above).
             let old: [V; D] = core::array::from_fn(|i| unsafe { V::load_at(z, i * lanes + lane) });
-            // All `D` sums, then the `D` activations one after the other: independent chains
-            // (each a polynomial and a division) the processor overlaps. (Loops, not
-            // `array::map`: a function it calls is not compiled for the instruction set.)
+            // All `D` sums, then their `D` activations step by step across them: independent
+            // chains (each a polynomial and a division), interleaved. (Loops, not `array::map`:
+            // a function it calls is not compiled for the instruction set.)
             let mut new = [V::zero(); D];
             for (i, sum) in new.iter_mut().enumerate() {
                 for (j, x) in old.iter().enumerate() {
@@ -211,9 +218,7 @@ fn fused<V: LaneVector, A: Sigma, const D: usize>(
                     *sum += unsafe { V::load_at(b, i * lanes + lane) };
                 }
             }
-            for sum in &mut new {
-                *sum = A::apply(*sum);
-            }
+            let new = A::apply(new);
             for i in 0..D {
                 // SAFETY: as above.
                 unsafe { (old[i] + new[i]).store_at(z, i * lanes + lane) };
