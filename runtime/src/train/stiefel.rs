@@ -99,7 +99,7 @@ impl<S: RealField + Copy> Section<S> {
 
     /// The coordinates' length: `n(n−1)/2 + (N−n)n`.
     fn coordinates(rows: usize, cols: usize) -> usize {
-        cols * cols.saturating_sub(1) / 2 + (rows - cols) * cols
+        below_diagonal(cols).count() + (rows - cols) * cols
     }
 
     /// GML's `GlobalSection(Y)`: `Y`, and an orthonormal basis of its complement from `rng`.
@@ -125,8 +125,7 @@ impl<S: RealField + Copy> Section<S> {
         let a = y.transpose() * &delta;
         let b = self.q.columns(cols, rows - cols).transpose() * &delta;
         let half = nalgebra::convert::<f64, S>(0.5);
-        let below = (1..cols).flat_map(|i| (0..i).map(move |j| (i, j)));
-        let skew = below.map(|(i, j)| half * (a[(i, j)] - a[(j, i)]));
+        let skew = below_diagonal(cols).map(|(i, j)| half * (a[(i, j)] - a[(j, i)]));
         for (out, value) in out.iter_mut().zip(skew.chain(b.iter().copied())) {
             *out = value;
         }
@@ -137,9 +136,8 @@ impl<S: RealField + Copy> Section<S> {
     fn retract(&mut self, v: &[S], y: &mut [S]) {
         let (rows, cols) = self.shape();
         let mut b_bar = DMatrix::zeros(rows, rows);
-        let (skew, b) = v.split_at(cols * cols.saturating_sub(1) / 2);
-        let below = (1..cols).flat_map(|i| (0..i).map(move |j| (i, j)));
-        for ((i, j), &value) in below.zip(skew) {
+        let (skew, b) = v.split_at(below_diagonal(cols).count());
+        for ((i, j), &value) in below_diagonal(cols).zip(skew) {
             b_bar[(i, j)] = value;
             b_bar[(j, i)] = -value;
         }
@@ -158,6 +156,12 @@ impl<S: RealField + Copy> Section<S> {
         // (The first `n` columns, column-major.)
         y.copy_from_slice(&self.q.as_slice()[..rows * cols]);
     }
+}
+
+/// The places `(i, j)` below the diagonal of an `n×n` matrix, row by row: the order of GML's
+/// packed `SkewSymMatrix`.
+fn below_diagonal(n: usize) -> impl Iterator<Item = (usize, usize)> {
+    (1..n).flat_map(|i| (0..i).map(move |j| (i, j)))
 }
 
 /// A standard normal draw (Box–Muller) from two of [`uniform`]'s.
