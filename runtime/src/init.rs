@@ -31,6 +31,15 @@ pub fn uniform<S: RealField + Copy, R: Rng + ?Sized>(rng: &mut R, bound: S) -> S
     bound * nalgebra::convert::<f64, S>(2.0 * unit - 1.0)
 }
 
+/// A standard normal draw (Box–Muller, from 53-bit uniforms in `(0, 1]`): GML's `randn`, for
+/// the weights it draws on the Stiefel manifold and its optimisers' global sections.
+pub(crate) fn standard_normal<S: RealField + Copy, R: Rng + ?Sized>(rng: &mut R) -> S {
+    let mut open_unit = || ((rng.next_u64() >> 11) + 1) as f64 / (1_u64 << 53) as f64;
+    let (u1, u2) = (open_unit(), open_unit());
+    let (u1, u2): (S, S) = (nalgebra::convert(u1), nalgebra::convert(u2));
+    (-(S::one() + S::one()) * u1.ln()).sqrt() * (S::two_pi() * u2).cos()
+}
+
 /// A dense `ROWS×COLS` matrix with GML's Glorot-uniform entries, bound `√(6/(ROWS+COLS))`.
 pub fn glorot_dense<S: RealField + Copy, const ROWS: usize, const COLS: usize, R: Rng + ?Sized>(
     rng: &mut R,

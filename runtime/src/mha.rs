@@ -335,7 +335,8 @@ impl<S: RealField + Copy, const D: usize, const H: usize, const DH: usize, Conn,
     where
         Const<D>: DimMin<Const<DH>, Output = Const<DH>>,
     {
-        let mut normal = || project_to_stiefel(&SMatrix::from_fn(|_, _| standard_normal(rng)));
+        let mut normal =
+            || project_to_stiefel(&SMatrix::from_fn(|_, _| init::standard_normal(rng)));
         let heads = core::array::from_fn(|_| {
             let query = normal();
             let key = normal();
@@ -367,14 +368,6 @@ pub(crate) fn check_stiefel<S: RealField + Copy, const D: usize, const DH: usize
         }
     }
     Ok(())
-}
-
-/// A standard normal draw (Box–Muller, from 53-bit uniforms in `(0, 1]`).
-fn standard_normal<S: RealField + Copy, R: Rng + ?Sized>(rng: &mut R) -> S {
-    let mut open_unit = || ((rng.next_u64() >> 11) + 1) as f64 / (1_u64 << 53) as f64;
-    let (u1, u2) = (open_unit(), open_unit());
-    let (u1, u2): (S, S) = (nalgebra::convert(u1), nalgebra::convert(u2));
-    (-(S::one() + S::one()) * u1.ln()).sqrt() * (S::two_pi() * u2).cos()
 }
 
 /// The same projections over another scalar, entry by entry.

@@ -53,7 +53,7 @@ use rand::Rng;
 
 use super::FlatOptimizer;
 use crate::Error;
-use crate::init::uniform;
+use crate::init::standard_normal;
 use crate::schema::Kind;
 
 /// One of GML's optimisers over a network's parameters as one flat array in GML's order, the
@@ -108,7 +108,8 @@ impl<S: RealField + Copy> Section<S> {
         let mut q = DMatrix::zeros(rows, rows);
         q.columns_mut(0, cols).copy_from(&y);
         if rows > cols {
-            let mut random = DMatrix::from_fn(rows, rows - cols, |_, _| gaussian::<S, R>(rng));
+            let mut random =
+                DMatrix::from_fn(rows, rows - cols, |_, _| standard_normal::<S, R>(rng));
             random -= &y * (y.transpose() * &random);
             q.columns_mut(cols, rows - cols).copy_from(&random.qr().q());
         }
@@ -162,13 +163,6 @@ impl<S: RealField + Copy> Section<S> {
 /// packed `SkewSymMatrix`.
 fn below_diagonal(n: usize) -> impl Iterator<Item = (usize, usize)> {
     (1..n).flat_map(|i| (0..i).map(move |j| (i, j)))
-}
-
-/// A standard normal draw (Box–Muller) from two of [`uniform`]'s.
-fn gaussian<S: RealField + Copy, R: Rng + ?Sized>(rng: &mut R) -> S {
-    let u: f64 = 0.5 * (1.0 + uniform::<f64, R>(rng, 1.0));
-    let v: f64 = uniform(rng, core::f64::consts::PI);
-    nalgebra::convert((-2.0 * (1.0 - u).ln()).sqrt() * v.cos())
 }
 
 impl<S: RealField + Copy> ManifoldOptimizer<S> {
@@ -301,6 +295,7 @@ impl<S: RealField + Copy> ManifoldOptimizer<S> {
 
 #[cfg(test)]
 mod tests {
+    use crate::init::uniform;
     use nalgebra::DMatrix;
     use rand::SeedableRng;
     use rand::rngs::SmallRng;
@@ -310,7 +305,7 @@ mod tests {
     /// A random `rows×cols` matrix with orthonormal columns, and a generator.
     fn stiefel(rows: usize, cols: usize, seed: u64) -> (DMatrix<f64>, SmallRng) {
         let mut rng = SmallRng::seed_from_u64(seed);
-        let a = DMatrix::from_fn(rows, cols, |_, _| gaussian::<f64, _>(&mut rng));
+        let a = DMatrix::from_fn(rows, cols, |_, _| standard_normal::<f64, _>(&mut rng));
         (a.qr().q(), rng)
     }
 
