@@ -73,6 +73,28 @@ pub trait Optimizer<S: Field, const P: usize> {
     }
 }
 
+/// [`Error::WeightLength`] unless `parameters` and `gradient` both hold `expected` scalars: the
+/// check before a step of the run-time optimisers ([`FlatOptimizer`],
+/// [`ManifoldOptimizer`](super::ManifoldOptimizer)).
+#[cfg(feature = "std")]
+pub(super) fn check_lengths<S>(
+    expected: usize,
+    parameters: &[S],
+    gradient: &[S],
+) -> Result<(), Error> {
+    match [parameters.len(), gradient.len()]
+        .into_iter()
+        .find(|&n| n != expected)
+    {
+        Some(found) => Err(Error::WeightLength {
+            name: "parameters",
+            expected,
+            found,
+        }),
+        None => Ok(()),
+    }
+}
+
 /// `value`, a literal of GML's source, in the scalar `S`.
 fn literal<S: RealField + Copy>(value: f64) -> S {
     nalgebra::convert(value)
@@ -488,16 +510,7 @@ impl<S: RealField + Copy> FlatOptimizer<S> {
     /// [`Error::WeightLength`] if `parameters` or `gradient` does not have the optimiser's
     /// length (then nothing changes).
     pub fn step(&mut self, parameters: &mut [S], gradient: &[S]) -> Result<(), Error> {
-        if let Some(found) = [parameters.len(), gradient.len()]
-            .into_iter()
-            .find(|&n| n != self.len)
-        {
-            return Err(Error::WeightLength {
-                name: "parameters",
-                expected: self.len,
-                found,
-            });
-        }
+        check_lengths(self.len, parameters, gradient)?;
         match &mut self.kind {
             Flat::Gradient(o) => {
                 o.steps += 1;

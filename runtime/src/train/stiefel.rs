@@ -52,6 +52,7 @@ use nalgebra::{DMatrix, RealField};
 use rand::Rng;
 
 use super::FlatOptimizer;
+use super::optimizer::check_lengths;
 use crate::Error;
 use crate::init::standard_normal;
 use crate::schema::Kind;
@@ -251,16 +252,7 @@ impl<S: RealField + Copy> ManifoldOptimizer<S> {
     /// [`Error::WeightLength`] if `parameters` or `gradient` is not as long as the layout (then
     /// nothing changes).
     pub fn step(&mut self, parameters: &mut [S], gradient: &[S]) -> Result<(), Error> {
-        if let Some(found) = [parameters.len(), gradient.len()]
-            .into_iter()
-            .find(|&n| n != self.len)
-        {
-            return Err(Error::WeightLength {
-                name: "parameters",
-                expected: self.len,
-                found,
-            });
-        }
+        check_lengths(self.len, parameters, gradient)?;
         for run in &self.runs {
             let (c, g) = (run.coordinates.clone(), &gradient[run.values.clone()]);
             match &run.section {
