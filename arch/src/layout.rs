@@ -141,7 +141,7 @@ impl Values {
     }
 
     /// The runtime's kind of parameter with its rows and columns (`n×n` for the special
-    /// matrices, `len×1` for a vector): what [`geomattn::gml::Node::parameter`] reads.
+    /// matrices, `len×1` for a vector): what [`geomattn::gml::Node::stored`] reads.
     ///
     /// ```
     /// use geomattn::Kind;

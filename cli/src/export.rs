@@ -12,8 +12,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use geomattn::gml::GmlFile;
 use geomattn_codegen::embed::{StaticItem, network_static};
-use geomattn_codegen::gml_file;
 use geomattn_networks::{Arch, Precision, export};
 use quote::quote;
 
@@ -82,7 +82,9 @@ fn rust_module(args: &Args, arch: &Arch, precision: Precision) -> Result<String,
         file: shown.clone(),
         reason,
     };
-    let contents = gml_file::read(&args.file, &shown).map_err(export_failure)?;
+    let contents = GmlFile::open_as(&args.file, shown.clone())
+        .and_then(|file| file.contents())
+        .map_err(|error| export_failure(error.to_string()))?;
     let text = export::rust_type(arch, precision)
         .ok_or_else(|| export_failure(format!("geomattn has no compile-time type of {arch}")))?;
     let ty: syn::Type = syn::parse_str(&text)

@@ -1,5 +1,5 @@
 //! The `embed_gml!` macro of geomattn, minus the proc-macro shim: parsing
-//! `static NAME: Type = "file.h5";`, reading the file ([`crate::gml_file`]) relative to the
+//! `static NAME: Type = "file.h5";`, reading the file (with [`geomattn_gml_file`]) relative to the
 //! calling crate's `CARGO_MANIFEST_DIR`, and emitting the `static`, built in `const` evaluation
 //! by `geomattn::embedded` from the file's values as literals.
 //!
@@ -30,7 +30,7 @@ use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
 use syn::{Attribute, Ident, LitStr, Path, Token, Type, Visibility};
 
-use crate::gml_file::{self, FileParam, GmlContents};
+use geomattn_gml_file::{Contents, GmlFile, Parameter};
 
 /// The arguments of `embed_gml!`: the path of `geomattn`, then `[attributes] [vis] static NAME:
 /// Type = "path";`.
@@ -79,12 +79,14 @@ pub fn embed(args: &EmbedArgs) -> syn::Result<TokenStream> {
         .map(PathBuf::from)
         .unwrap_or_default();
     let path = root.join(args.file.value());
-    let contents = gml_file::read(&path, &args.file.value()).map_err(|message| {
-        syn::Error::new(
-            args.file.span(),
-            format!("embed_gml!: {message} (paths are relative to CARGO_MANIFEST_DIR)"),
-        )
-    })?;
+    let contents = GmlFile::open_as(&path, args.file.value())
+        .and_then(|file| file.contents())
+        .map_err(|message| {
+            syn::Error::new(
+                args.file.span(),
+                format!("embed_gml!: {message} (paths are relative to CARGO_MANIFEST_DIR)"),
+            )
+        })?;
     let tracked = path.to_string_lossy().into_owned();
     let item = StaticItem {
         krate: &args.krate,
@@ -122,8 +124,8 @@ pub struct StaticItem<'a> {
 ///
 /// ```
 /// use geomattn_codegen::embed::{StaticItem, network_static};
-/// use geomattn_codegen::gml_file::GmlContents;
-/// let contents = GmlContents { layers: 0, params: Vec::new() };
+/// use geomattn_gml_file::Contents;
+/// let contents = Contents { layers: 0, params: Vec::new() };
 /// let item = StaticItem {
 ///     krate: &syn::parse_quote!(geomattn),
 ///     attrs: &[],
@@ -138,7 +140,7 @@ pub struct StaticItem<'a> {
 /// ```
 pub fn network_static(
     item: &StaticItem<'_>,
-    contents: &GmlContents,
+    contents: &Contents,
     tracked: Option<&str>,
 ) -> TokenStream {
     let StaticItem {
@@ -195,7 +197,7 @@ pub fn network_static(
 }
 
 /// One `EmbeddedParam` literal.
-fn describe(krate: &Path, param: &FileParam, offset: usize) -> TokenStream {
+fn describe(krate: &Path, param: &Parameter, offset: usize) -> TokenStream {
     let parent = match &param.parent {
         Some(parent) => quote!(::core::option::Option::Some(#parent)),
         None => quote!(::core::option::Option::None),

@@ -18,7 +18,6 @@ pub mod elimination;
 pub mod embed;
 pub mod emit;
 pub mod expand;
-pub mod gml_file;
 pub mod gram_schmidt;
 pub mod program;
 pub mod quaternion;

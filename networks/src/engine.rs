@@ -24,7 +24,7 @@ use geomattn::engine::{
     SymplecticTransformer, Transformer, Upscaled, Upscaling, VolumePreservingAttention,
     VolumePreservingFeedForward, VolumePreservingLayer, VolumePreservingTransformer,
 };
-use geomattn::gml::{GmlFile, LoadError, Node};
+use geomattn::gml::{GmlFile, LoadError, Node, ReadWeights};
 use geomattn::nalgebra::{DMatrix, RealField};
 use geomattn::softmax::Function as Softmax;
 use geomattn::{Field, MapScalar};
@@ -470,7 +470,7 @@ fn read_chain<S: Field + RealField, T>(
                 let values = parameters(node, layer)?;
                 make(layer, values).map_err(|source| LoadError::Invalid {
                     path: node.path().into(),
-                    source,
+                    source: source.into(),
                 })
             })
             .collect()
@@ -487,7 +487,14 @@ fn assembled<T>(
 ) -> Result<T, Error> {
     network.map_err(|source| {
         let path = file.name().into();
-        load_error(file, arch, LoadError::Invalid { path, source })
+        load_error(
+            file,
+            arch,
+            LoadError::Invalid {
+                path,
+                source: source.into(),
+            },
+        )
     })
 }
 

@@ -6,7 +6,7 @@
 //! (`geomattn_testkit::gml_reference::standard_chain`) on files written by the test kit's writer;
 //! and GML's own tutorial integrators (`fixtures/gml/integrator_parameters*.h5`).
 
-use geomattn::gml::GmlFile;
+use geomattn::gml::{GmlFile, ReadWeights};
 use geomattn::nalgebra::DMatrix;
 use geomattn::{AddConnection, MultiHeadAttention, NoConnection, ResNetStack, Tanh, Transformer};
 use geomattn_networks::batch::{Arithmetic, Layout};

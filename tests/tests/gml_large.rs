@@ -5,7 +5,7 @@
 //! release (`cargo test --release -p geomattn-tests --test integration gml_large::`): the by-value path is the
 //! one that overflows in debug, and release must not rely on copies being elided either.
 
-use geomattn::gml::{GmlFile, Layers, LoadError, load_file_boxed};
+use geomattn::gml::{GmlFile, Layers, LoadError, ReadWeights, load_file_boxed};
 use geomattn::nalgebra::{SMatrix, SVector};
 use geomattn::{
     MultiHeadAttention, NoConnection, ResNetLayer, Schema, SequenceLayer, Stiefel, Tanh,

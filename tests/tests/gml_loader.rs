@@ -5,8 +5,8 @@ use geomattn::MultiHeadAttention;
 use geomattn::Tanh;
 use geomattn::VolumePreservingFeedForward;
 use geomattn::gml::Object;
-use geomattn::gml::{GmlFile, LoadError, load, load_file};
-use geomattn::{ArbitraryVpa, Error, SkewVpa};
+use geomattn::gml::{GmlFile, LoadError, ReadWeights, load, load_file};
+use geomattn::{ArbitraryVpa, SkewVpa};
 use geomattn_testkit::fixture;
 use hdf5_pure::{AttrValue, FileBuilder, GroupBuilder};
 
@@ -110,17 +110,24 @@ fn wrong_packed_length_and_size() {
         packed: vec![1.0, 2.0],
         ..Spec::default()
     };
-    assert!(matches!(
-        read(&short),
-        Err(LoadError::Invalid {
-            source: Error::PackedLength {
+    let error = read(&short).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            LoadError::PackedLength {
+                gml_type: "LowerTriangular",
+                n: 3,
                 expected: 3,
                 found: 2,
                 ..
-            },
-            ..
-        })
-    ));
+            }
+        ),
+        "{error:?}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "`/L1/weight/S` has 2 values, a 3×3 `LowerTriangular` has 3"
+    );
     let four = Spec {
         n: 4,
         ..Spec::default()

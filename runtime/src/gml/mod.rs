@@ -1,5 +1,9 @@
 //! Loading networks trained in GeometricMachineLearning.jl (feature `hdf5`).
 //!
+//! The file is read by [`geomattn-gml-file`](geomattn_gml_file) (re-exported here: [`GmlFile`],
+//! [`Node`], [`LoadError`]), the one reader of GML's files that the compile-time embedding
+//! ([`embed_gml!`](crate::embed_gml)) uses too; this module builds networks from it.
+//!
 //! GML saves a network as one HDF5 group per layer of its flattened chain, `/L1 … /Ln`, each
 //! holding the layer's named parameters. Dense matrices appear transposed (Julia writes
 //! column-major data under reversed dimensions), special matrices are groups tagged with a
@@ -86,12 +90,13 @@
 //! (`tests/tests/statics.rs`), and [`read_blob_into`](crate::read_blob_into) fills one in place
 //! from a blob in flash without an allocation.
 
-mod error;
-mod file;
 mod networks;
 mod save;
+mod weights;
 
-pub use error::{LoadError, Object};
-pub use file::{GmlFile, LAYER_TYPE, Node, regular_file};
+pub use geomattn_gml_file::{
+    Contents, GmlFile, LAYER_TYPE, LoadError, Node, Object, Parameter, regular_file,
+};
 pub use networks::{Layers, load, load_boxed, load_file, load_file_boxed};
 pub use save::{GmlWriter, SaveError, Storage, save_file, to_bytes};
+pub use weights::ReadWeights;

@@ -34,7 +34,7 @@ use std::vec::Vec;
 
 use nalgebra::RealField;
 
-use super::file::param_name;
+use super::weights::{self, param_name};
 use super::{GmlFile, LoadError, Node};
 use crate::{LayerType, Param, Schema, Source, Visit};
 
@@ -49,7 +49,7 @@ use crate::{LayerType, Param, Schema, Source, Visit};
 /// ```
 /// use geomattn::{MultiHeadAttention, NoConnection, ResNetLayer, Stiefel, Tanh, Transformer};
 /// use geomattn::{nalgebra::SMatrix, read_boxed};
-/// use geomattn::gml::{GmlFile, Layers};
+/// use geomattn::gml::{GmlFile, Layers, ReadWeights};
 /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/gml/mnist_nn2.h5");
 /// // GML's MNIST ClassificationTransformer (add_connection = false, Stiefel = true): 16 blocks of
 /// // attention and a ResNet layer in dim 49, then a 10×49 classification weight.
@@ -278,7 +278,7 @@ impl<S: RealField + Copy> Source<S> for Layers {
     }
 
     fn param(&mut self, param: &Param, out: &mut [S]) -> Result<(), LoadError> {
-        self.current()?.param(param, out)?;
+        weights::param(self.current()?, param, out)?;
         self.read.push((param.name.parent, param_name(param)));
         Ok(())
     }
@@ -288,7 +288,7 @@ impl<S: RealField + Copy> Source<S> for Layers {
             path: self
                 .current()
                 .map_or_else(|_| String::new(), |n| n.path().into()),
-            source,
+            source: source.into(),
         }
     }
 }

@@ -46,8 +46,9 @@ use std::vec::Vec;
 use hdf5_pure::{AttrValue, FileBuilder, GroupBuilder};
 use nalgebra::RealField;
 
-use super::file::{LAYER_TYPE, STIEFEL, param_name, special};
+use super::LAYER_TYPE;
 use super::networks::LayerTypes;
+use super::weights::param_name;
 use crate::{Kind, Param, Schema, Sink};
 
 /// The element type the weights are stored in.
@@ -283,9 +284,9 @@ impl GmlWriter {
     }
 
     fn path(&self, param: &Param) -> String {
-        let dataset = match (param.kind, special(param.kind)) {
-            (Kind::Stiefel, _) => "/A",
-            (_, Some(_)) => "/S",
+        let dataset = match param.kind {
+            Kind::Stiefel => "/A",
+            kind if kind.is_packed() => "/S",
             _ => "",
         };
         let parent = param
@@ -351,20 +352,20 @@ impl<S: RealField + Copy> Sink<S> for GmlWriter {
 /// `entry` into `holder`, as GML writes a parameter of its kind.
 fn write_entry(holder: &mut GroupBuilder, entry: &Entry) {
     let reversed = [entry.cols as u64, entry.rows as u64];
-    match (entry.kind, special(entry.kind)) {
+    match (entry.kind, entry.kind.gml_type()) {
         (Kind::Vector, _) => {
             dataset(holder, &entry.name, &entry.values).with_shape(&[entry.rows as u64]);
         }
-        (Kind::Stiefel, _) => {
+        (Kind::Stiefel, Some(gml_type)) => {
             let mut group = holder.create_group(&entry.name);
-            group.set_attr("gml_type", AttrValue::String(STIEFEL.into()));
+            group.set_attr("gml_type", AttrValue::String(gml_type.into()));
             dataset(&mut group, "A", &entry.values).with_shape(&reversed);
             holder.add_group(group.finish());
         }
         (_, None) => {
             dataset(holder, &entry.name, &entry.values).with_shape(&reversed);
         }
-        (_, Some((gml_type, _))) => {
+        (_, Some(gml_type)) => {
             let mut group = holder.create_group(&entry.name);
             group.set_attr("gml_type", AttrValue::String(gml_type.into()));
             let len = match &entry.values {

@@ -86,71 +86,7 @@ pub use flat::{from_flat, to_flat};
 pub use layer_type::OwnedLayerType;
 pub use layer_type::{LayerType, Setting, SettingValue};
 
-/// The kind of matrix a parameter is, which fixes how many scalars it has and in which order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
-    /// A dense `rows×cols` matrix, column-major (Julia's and nalgebra's order).
-    Dense,
-    /// A dense `rows×cols` matrix with orthonormal columns (GML's `StiefelManifold`),
-    /// column-major.
-    Stiefel,
-    /// A skew-symmetric `n×n` matrix, GML's packed `n(n−1)/2` entries
-    /// ([`SkewSymmetric`](crate::SkewSymmetric)).
-    Skew,
-    /// A symmetric `n×n` matrix, GML's packed `n(n+1)/2` entries
-    /// ([`Symmetric`](crate::Symmetric)).
-    Symmetric,
-    /// A strictly lower triangular `n×n` matrix, GML's packed `n(n−1)/2` entries
-    /// ([`StrictlyLower`](crate::StrictlyLower)).
-    StrictlyLower,
-    /// A strictly upper triangular `n×n` matrix, GML's packed `n(n−1)/2` entries
-    /// ([`StrictlyUpper`](crate::StrictlyUpper)).
-    StrictlyUpper,
-    /// A vector of `rows` entries (`cols = 1`).
-    Vector,
-}
-
-impl Kind {
-    /// The number of scalars of a `rows×cols` parameter of this kind, saturating rather than
-    /// overflowing (sizes read from a file are not trusted).
-    pub const fn len(self, rows: usize, cols: usize) -> usize {
-        match self {
-            Self::Dense | Self::Stiefel => rows.saturating_mul(cols),
-            Self::Skew | Self::StrictlyLower | Self::StrictlyUpper => {
-                rows.saturating_mul(rows.saturating_sub(1)) / 2
-            }
-            Self::Symmetric => rows.saturating_mul(rows.saturating_add(1)) / 2,
-            Self::Vector => rows,
-        }
-    }
-
-    /// A one-byte code, stable across versions (a blob's type description records it).
-    pub const fn code(self) -> u8 {
-        match self {
-            Self::Dense => 1,
-            Self::Stiefel => 2,
-            Self::Skew => 3,
-            Self::Symmetric => 4,
-            Self::StrictlyLower => 5,
-            Self::StrictlyUpper => 6,
-            Self::Vector => 7,
-        }
-    }
-
-    /// The kind of a [`code`](Self::code), if it is one.
-    pub const fn from_code(code: u8) -> Option<Self> {
-        Some(match code {
-            1 => Self::Dense,
-            2 => Self::Stiefel,
-            3 => Self::Skew,
-            4 => Self::Symmetric,
-            5 => Self::StrictlyLower,
-            6 => Self::StrictlyUpper,
-            7 => Self::Vector,
-            _ => return None,
-        })
-    }
-}
+pub use geomattn_gml_file::Kind;
 
 /// A parameter's name inside its layer group, as GML writes it: `stem` (`A`, `weight`), or a
 /// numbered child of a plain group (`PQ/head_1`: `parent = Some("PQ")`, `stem = "head_"`,

@@ -15,11 +15,8 @@ use std::string::{String, ToString};
 use std::vec::Vec;
 
 use hdf5_pure::{DType, Dataset, File, Group};
-use nalgebra::{RealField, SMatrix, SVector};
 
-use super::{LoadError, Object};
-use crate::packed::{Lower, Packed, PackedLayout, Skew, Sym, Upper};
-use crate::{Kind, Param};
+use crate::{Kind, LoadError, Object};
 
 /// A GML file opened for reading.
 pub struct GmlFile {
@@ -42,20 +39,6 @@ pub struct Node {
 /// (`LinearSymplecticAttentionQ(dim = 4, seq_length = 2)`). GML ignores it; geomattn's loader
 /// refuses to read the group as another type.
 pub const LAYER_TYPE: &str = "geomattn_layer";
-
-/// The `gml_type` attribute GML writes for a special matrix of this kind, and the kind's name in
-/// [`crate::Error::PackedLength`]; `None` for the dense kinds.
-pub(crate) fn special(kind: Kind) -> Option<(&'static str, &'static str)> {
-    match kind {
-        Kind::Skew => Some(("SkewSymMatrix", Skew::KIND)),
-        Kind::Symmetric => Some(("SymmetricMatrix", Sym::KIND)),
-        Kind::StrictlyLower => Some(("LowerTriangular", Lower::KIND)),
-        Kind::StrictlyUpper => Some(("UpperTriangular", Upper::KIND)),
-        Kind::Dense | Kind::Stiefel | Kind::Vector => None,
-    }
-}
-
-pub(crate) const STIEFEL: &str = "StiefelManifold";
 
 /// Refuses a path that names a FIFO (opening it blocks until a writer comes, forever if none
 /// does), a device or a socket: every file the crate and the command read is read whole or by
@@ -83,6 +66,16 @@ impl GmlFile {
     /// [`LoadError::Hdf5`] if it cannot be read or is not HDF5.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, LoadError> {
         let name = path.as_ref().display().to_string();
+        Self::open_as(path, name)
+    }
+
+    /// Opens a file, named `name` in messages (the path as the user wrote it, where `path` is
+    /// resolved against a folder).
+    ///
+    /// # Errors
+    /// As [`open`](Self::open).
+    pub fn open_as(path: impl AsRef<Path>, name: impl Into<String>) -> Result<Self, LoadError> {
+        let name = name.into();
         regular_file(path.as_ref()).map_err(|source| LoadError::NotAFile {
             path: name.clone(),
             source,
@@ -222,7 +215,11 @@ impl Node {
 
     /// Checks that the names of the form `<prefix><digits>` are exactly `<prefix>1 …
     /// <prefix>n`, and returns them in order.
-    fn numbered(&self, names: Vec<String>, prefix: &str) -> Result<Vec<String>, LoadError> {
+    pub(crate) fn numbered(
+        &self,
+        names: Vec<String>,
+        prefix: &str,
+    ) -> Result<Vec<String>, LoadError> {
         let mut numbered = Vec::new();
         for name in names {
             match number(&name, prefix) {
@@ -280,7 +277,7 @@ impl Node {
     /// is larger than the file's size in bytes (an empty matrix too).
     ///
     /// # Errors
-    /// As [`matrix`](Self::matrix), and [`LoadError::Shape`] for an array of rank above 2.
+    /// As [`stored`](Self::stored), and [`LoadError::Shape`] for an array of rank above 2.
     pub fn dynamic_matrix(&self, name: &str) -> Result<(usize, usize, Vec<f64>), LoadError> {
         let dataset = self.dataset(name, Object::floats(&[]))?;
         let shape = self.shape(&dataset, name)?;
@@ -342,7 +339,7 @@ impl Node {
 
     /// What the file has at `name`: a dataset (its type and shape), a group (its `gml_type`), or
     /// nothing.
-    pub(crate) fn describe(&self, name: &str) -> Result<Option<Object>, LoadError> {
+    pub fn describe(&self, name: &str) -> Result<Option<Object>, LoadError> {
         if self.has_group(name)? {
             let group = self.group(name)?;
             return Ok(Some(Object::Group {
@@ -363,209 +360,84 @@ impl Node {
         }))
     }
 
-    /// A Julia `ROWS×COLS` dense matrix: a Float32 or Float64 dataset of HDF5 shape `(COLS,
-    /// ROWS)`, converted once to `S` (see the [loader's docs](crate::gml)).
-    ///
-    /// # Errors
-    /// [`LoadError::Missing`], [`LoadError::Kind`] (a group), [`LoadError::Shape`],
-    /// [`LoadError::DataType`], [`LoadError::ValueCount`], [`LoadError::NonFinite`],
-    /// [`LoadError::OutOfRange`].
-    pub fn matrix<S: RealField + Copy, const ROWS: usize, const COLS: usize>(
-        &self,
-        name: &str,
-    ) -> Result<SMatrix<S, ROWS, COLS>, LoadError> {
-        let mut matrix = SMatrix::<S, ROWS, COLS>::zeros();
-        self.values(name, Kind::Dense, ROWS, COLS, matrix.as_mut_slice())?;
-        Ok(matrix)
-    }
-
-    /// A Float32 or Float64 vector of length `LEN`.
-    ///
-    /// # Errors
-    /// As [`matrix`](Self::matrix).
-    pub fn vector<S: RealField + Copy, const LEN: usize>(
-        &self,
-        name: &str,
-    ) -> Result<SVector<S, LEN>, LoadError> {
-        let mut vector = SVector::<S, LEN>::zeros();
-        self.values(name, Kind::Vector, LEN, 1, vector.as_mut_slice())?;
-        Ok(vector)
-    }
-
-    /// A special matrix: a group `name` with `gml_type` naming layout `Layout`, the packed vector `S`
-    /// and the size `n`.
-    ///
-    /// # Errors
-    /// [`LoadError::Kind`] (a dataset, e.g. a dense matrix, where the group is expected),
-    /// [`LoadError::GmlType`], [`LoadError::Size`] (wrong `n`), [`LoadError::Invalid`] (wrong
-    /// length of `S`), and those of [`matrix`](Self::matrix).
-    pub fn packed<S: RealField + Copy, const SIZE: usize, Layout: PackedLayout>(
-        &self,
-        name: &str,
-    ) -> Result<Packed<S, SIZE, Layout>, LoadError> {
-        let mut scratch = SMatrix::<S, SIZE, SIZE>::zeros();
-        let values = &mut scratch.as_mut_slice()[..Layout::packed_len(SIZE)];
-        self.values(name, Layout::PARAM_KIND, SIZE, SIZE, values)?;
-        Packed::from_packed(values).map_err(|source| LoadError::Invalid {
-            path: self.child_path(name),
-            source,
-        })
-    }
-
-    /// The values of the parameter `param` (a child of this layer group, or of one of its plain
-    /// groups) into `out`, in the kind's order.
-    pub(crate) fn param<S: RealField + Copy>(
-        &self,
-        param: &Param,
-        out: &mut [S],
-    ) -> Result<(), LoadError> {
-        let name = param_name(param);
-        let holder = match param.name.parent {
-            Some(parent) => &self.group(parent)?,
-            None => self,
-        };
-        holder.values(&name, param.kind, param.rows, param.cols, out)
-    }
-
     /// The values of the parameter at `path` inside this group (`A`, or `PQ/head_1` through
-    /// plain groups), a `rows×cols` parameter of kind `kind`, in `S`: GML's column-major order,
-    /// or its packed order for the special matrices. What a network whose sizes are known only
-    /// at run time reads ([`crate::engine`]); the file's shapes are checked before anything of
+    /// plain groups), a `rows×cols` parameter of kind `kind` (`rows = cols = n` for a packed
+    /// one): GML's column-major order, or its packed order for the special matrices, each
+    /// widened to `f64` exactly and finite. The file's shapes are checked before anything of
     /// that size is allocated.
     ///
     /// # Errors
-    /// As [`matrix`](Self::matrix) and [`packed`](Self::packed).
-    pub fn parameter<S: RealField + Copy>(
+    /// [`LoadError::Missing`], [`LoadError::Kind`] (a dataset where a special matrix's group is
+    /// expected, or the other way round), [`LoadError::Shape`], [`LoadError::DataType`],
+    /// [`LoadError::GmlType`], [`LoadError::Size`] (a special matrix's `n`),
+    /// [`LoadError::PackedLength`], [`LoadError::ValueCount`], [`LoadError::NonFinite`],
+    /// [`LoadError::TooLarge`].
+    pub fn stored(
         &self,
         path: &str,
         kind: Kind,
         rows: usize,
         cols: usize,
-    ) -> Result<Vec<S>, LoadError> {
+    ) -> Result<Vec<f64>, LoadError> {
         if let Some((parent, rest)) = path.split_once('/') {
-            return self.group(parent)?.parameter(rest, kind, rows, cols);
+            return self.group(parent)?.stored(rest, kind, rows, cols);
         }
-        let values = self.file_values(path, kind, rows, cols)?;
-        let mut out = std::vec![S::zero(); values.len()];
-        self.convert(path, kind, &values, &mut out)?;
-        Ok(out)
-    }
-
-    /// The values of the child `name`, a `rows×cols` parameter of kind `kind`, into `out`.
-    fn values<S: RealField + Copy>(
-        &self,
-        name: &str,
-        kind: Kind,
-        rows: usize,
-        cols: usize,
-        out: &mut [S],
-    ) -> Result<(), LoadError> {
-        let values = self.file_values(name, kind, rows, cols)?;
-        if values.len() != out.len() {
-            return Err(LoadError::ValueCount {
-                path: self.child_path(name),
-                shape: std::vec![out.len() as u64],
-                expected: out.len() as u64,
-                found: values.len(),
-            });
-        }
-        self.convert(name, kind, &values, out)
-    }
-
-    /// The values of the child `name` as the file stores them, checked to be a `rows×cols`
-    /// parameter of kind `kind`.
-    fn file_values(
-        &self,
-        name: &str,
-        kind: Kind,
-        rows: usize,
-        cols: usize,
-    ) -> Result<Vec<f64>, LoadError> {
         // Column-major Julia data is the row-major HDF5 data of the reversed shape.
-        match (kind, special(kind)) {
-            (Kind::Vector, _) => self.floats(name, &[rows as u64]),
-            (Kind::Stiefel, _) => {
-                let group = self.group_expecting(name, Object::tagged(STIEFEL))?;
-                group.expect_gml_type(STIEFEL)?;
-                group.floats("A", &[cols as u64, rows as u64])
-            }
-            (_, None) => self.floats(name, &[cols as u64, rows as u64]),
-            (_, Some((gml_type, what))) => self.packed_values(name, kind, gml_type, what, rows),
+        let reversed = [cols as u64, rows as u64];
+        match (kind, kind.gml_type()) {
+            (Kind::Vector, _) => self.floats(path, &[rows as u64]),
+            (_, None) => self.floats(path, &reversed),
+            (Kind::Stiefel, Some(gml_type)) => self.tagged(path, gml_type)?.floats("A", &reversed),
+            (_, Some(gml_type)) => self
+                .tagged(path, gml_type)?
+                .packed_values(kind, gml_type, rows),
         }
     }
 
-    /// `values` (of the child `name`, of kind `kind`) converted into `out`, each checked to stay
-    /// finite in `S`.
-    fn convert<S: RealField + Copy>(
-        &self,
-        name: &str,
-        kind: Kind,
-        values: &[f64],
-        out: &mut [S],
-    ) -> Result<(), LoadError> {
-        for (index, (slot, &x)) in out.iter_mut().zip(values).enumerate() {
-            *slot = nalgebra::convert(x);
-            // A finite Float64 value beyond the scalar's range would become an infinity.
-            if !slot.is_finite() {
-                // The dataset holding it: the parameter, or `A` / `S` in its special-matrix group.
-                let dataset = match (kind, special(kind)) {
-                    (Kind::Stiefel, _) => "/A",
-                    (_, Some(_)) => "/S",
-                    _ => "",
-                };
-                return Err(LoadError::OutOfRange {
-                    path: format!("{}{dataset}", self.child_path(name)),
-                    index,
-                    value: x,
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// The packed vector `S` of the special matrix `name`, checked to be an `n×n` matrix tagged
-    /// `gml_type` with the packed length of `what`.
-    fn packed_values(
-        &self,
-        name: &str,
-        kind: Kind,
-        gml_type: &'static str,
-        what: &'static str,
-        n: usize,
-    ) -> Result<Vec<f64>, LoadError> {
+    /// The group `name`, checked to have the `gml_type` attribute `gml_type`.
+    fn tagged(&self, name: &str, gml_type: &'static str) -> Result<Node, LoadError> {
         let group = self.group_expecting(name, Object::tagged(gml_type))?;
         group.expect_gml_type(gml_type)?;
-        let found = group.int("n")?;
+        Ok(group)
+    }
+
+    /// The packed values `S` of this special-matrix group, checked to be an `n×n` matrix of kind
+    /// `kind` (tagged `gml_type`).
+    fn packed_values(
+        &self,
+        kind: Kind,
+        gml_type: &'static str,
+        n: usize,
+    ) -> Result<Vec<f64>, LoadError> {
+        let found = self.int("n")?;
         if found != n as i64 {
             return Err(LoadError::Size {
-                path: group.child_path("n"),
+                path: self.child_path("n"),
                 expected: n,
                 found,
             });
         }
         let expected_len = kind.len(n, n);
         let expected = [expected_len as u64];
-        let s = group.dataset("S", Object::floats(&expected))?;
-        let shape = group.shape(&s, "S")?;
+        let s = self.dataset("S", Object::floats(&expected))?;
+        let shape = self.shape(&s, "S")?;
         if shape.len() != 1 {
             return Err(LoadError::Shape {
-                path: group.child_path("S"),
+                path: self.child_path("S"),
                 expected: expected.to_vec(),
                 found: shape,
             });
         }
         // A vector of another length is read (within the file's size) and rejected as the layer
         // would reject it, naming both lengths.
-        let values = group.checked_floats(&s, "S", &shape)?;
+        let values = self.checked_floats(&s, "S", &shape)?;
         if values.len() != expected_len {
-            return Err(LoadError::Invalid {
-                path: group.path.clone(),
-                source: crate::Error::PackedLength {
-                    kind: what,
-                    n,
-                    expected: expected_len,
-                    found: values.len(),
-                },
+            return Err(LoadError::PackedLength {
+                path: self.path.clone(),
+                gml_type,
+                n,
+                expected: expected_len,
+                found: values.len(),
             });
         }
         Ok(values)
@@ -610,6 +482,16 @@ impl Node {
                 found,
             })
         }
+    }
+
+    /// The size `n` of this special-matrix group, whatever it is (for reading a file without
+    /// its architecture).
+    pub(crate) fn size(&self) -> Result<usize, LoadError> {
+        let found = self.int("n")?;
+        usize::try_from(found).map_err(|_| LoadError::NegativeSize {
+            path: self.child_path("n"),
+            found,
+        })
     }
 
     /// The scalar Int64 dataset `name` (GML's size `n` of a special matrix).
@@ -754,30 +636,22 @@ impl Node {
             .map_err(|source| LoadError::Hdf5 { path, source })
     }
 
-    pub(crate) fn group_names(&self) -> Result<Vec<String>, LoadError> {
+    pub fn group_names(&self) -> Result<Vec<String>, LoadError> {
         self.group.groups().map_err(|source| LoadError::Hdf5 {
             path: self.path.clone(),
             source,
         })
     }
 
-    pub(crate) fn dataset_names(&self) -> Result<Vec<String>, LoadError> {
+    pub fn dataset_names(&self) -> Result<Vec<String>, LoadError> {
         self.group.datasets().map_err(|source| LoadError::Hdf5 {
             path: self.path.clone(),
             source,
         })
     }
 
-    pub(crate) fn child_path(&self, name: &str) -> String {
+    pub fn child_path(&self, name: &str) -> String {
         format!("{}/{name}", self.path)
-    }
-}
-
-/// The name of a parameter inside its holder: `stem`, or `stem` and its number.
-pub(crate) fn param_name(param: &Param) -> String {
-    match param.name.number {
-        Some(number) => format!("{}{number}", param.name.stem),
-        None => param.name.stem.into(),
     }
 }
 

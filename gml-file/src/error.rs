@@ -1,6 +1,7 @@
 //! What can go wrong when loading a network from a GML file.
 
 use core::fmt;
+use std::boxed::Box;
 use std::string::String;
 use std::vec::Vec;
 
@@ -23,7 +24,7 @@ pub enum LoadError {
     NotAFile {
         /// The path.
         path: String,
-        /// What [`super::regular_file`] reported.
+        /// What [`crate::regular_file`] reported.
         source: std::io::Error,
     },
     /// A group or dataset the architecture needs is not in the file.
@@ -181,14 +182,37 @@ pub enum LoadError {
         /// The size in the file.
         found: i64,
     },
-    /// The layer rejects a weight: a packed vector `S` of the wrong length, or a Stiefel weight
-    /// without orthonormal columns.
+    /// A special matrix's size `n` is negative.
+    #[error("`{path}` is {found}: a matrix's size is at least 0")]
+    NegativeSize {
+        /// The dataset `n`.
+        path: String,
+        /// Its value.
+        found: i64,
+    },
+    /// A special matrix's packed values `S` are not as many as its size `n` needs.
+    #[error("`{path}/S` has {found} values, a {n}×{n} `{gml_type}` has {expected}")]
+    PackedLength {
+        /// The special matrix's group.
+        path: String,
+        /// Its `gml_type`.
+        gml_type: &'static str,
+        /// Its size `n`.
+        n: usize,
+        /// `n(n−1)/2`, or `n(n+1)/2` for a symmetric matrix.
+        expected: usize,
+        /// The values in the file.
+        found: usize,
+    },
+    /// The layer rejects its weights: a Stiefel weight without orthonormal columns, or any rule
+    /// of the layer the file's shapes alone do not show. `source` is the layer's own error
+    /// (`geomattn::Error` for geomattn's layers).
     #[error("`{path}`: {source}")]
     Invalid {
-        /// The group.
+        /// The layer group.
         path: String,
         /// What the layer reported.
-        source: crate::Error,
+        source: Box<dyn core::error::Error + Send + Sync>,
     },
     /// A weight is NaN or infinite.
     #[error("`{path}` has a non-finite entry at flat index {index}")]
@@ -243,7 +267,7 @@ impl Object {
     /// A floating-point (Float32 or Float64) dataset of this shape.
     pub(crate) fn floats(shape: &[u64]) -> Self {
         Self::Dataset {
-            dtype: super::file::FLOATS.into(),
+            dtype: crate::file::FLOATS.into(),
             shape: shape.to_vec(),
         }
     }
