@@ -1,6 +1,7 @@
-//! Any bytes, read by everything the command reads a GML file with: `inspect`, and the loader as
-//! each rigid-body architecture (by value and in place on the heap) and as GML's MNIST classifier
-//! (on the heap). Every outcome must be `Ok` or an error, never a panic, a hang or an allocation
+//! Any bytes, read by everything the command reads a GML file with: `inspect`, the listing of
+//! every parameter that `embed_gml!` and `export --to rust` read (`GmlFile::contents`), and the
+//! loader as each rigid-body architecture (by value and in place on the heap) and as GML's MNIST
+//! classifier (on the heap). Every outcome must be `Ok` or an error, never a panic, a hang or an allocation
 //! without bound. Seed the corpus with `../fixtures/gml/*.h5` (the classifiers' files are
 //! 800 KB: raise `-max_len` to reach them whole) and Float64 rewrites of them (see `README.md`).
 #![no_main]
@@ -25,6 +26,7 @@ fn both<N: Schema<Scalar = f64>>(file: &GmlFile) {
 fuzz_target!(|data: &[u8]| {
     if let Ok(file) = GmlFile::from_bytes(data.to_vec()) {
         let _ = geomattn_networks::inspect::inspect(&file);
+        let _ = file.contents();
         both::<Vpt>(&file);
         both::<Vpff>(&file);
         both::<St>(&file);
