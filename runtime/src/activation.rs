@@ -26,8 +26,8 @@
 
 use nalgebra::{RealField, SMatrix};
 
-use crate::Real;
 use crate::backward::ActivationDerivative;
+use crate::scalar::Real;
 
 /// A scalar function applied entry by entry.
 pub trait Activation<S> {

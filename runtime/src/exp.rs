@@ -30,8 +30,8 @@
 
 use nalgebra::{RealField, SMatrix};
 
-use crate::OrthogonalMap;
 use crate::cayley::solve_without_pivoting;
+use crate::orthogonal::OrthogonalMap;
 use crate::orthogonal::{in_range, not_a_number, skew_from_upper};
 
 /// The exponential of a skew matrix, in closed form for `T ≤ 3` and by [`ScalingSquaring`]

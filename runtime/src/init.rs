@@ -68,7 +68,7 @@ pub fn glorot_dense<S: RealField + Copy, const ROWS: usize, const COLS: usize, R
 /// # Errors
 /// What `N`'s layers report for random values: a Stiefel weight ([`Kind::Stiefel`]), which GML
 /// initialises on its manifold rather than uniformly, is off it ([`crate::Error`]).
-pub fn glorot_network<N, R>(rng: &mut R) -> Result<N, crate::Error>
+pub fn glorot_network<N, R>(rng: &mut R) -> Result<N, crate::error::Error>
 where
     N: Schema<Scalar: RealField + Copy>,
     R: Rng + ?Sized,
@@ -145,23 +145,23 @@ struct GlorotSource<'r, R: ?Sized> {
 }
 
 impl<S: RealField + Copy, R: Rng + ?Sized> Source<S> for GlorotSource<'_, R> {
-    type Error = crate::Error;
+    type Error = crate::error::Error;
 
-    fn begin_layer(&mut self) -> Result<(), crate::Error> {
+    fn begin_layer(&mut self) -> Result<(), crate::error::Error> {
         Ok(())
     }
 
-    fn end_layer(&mut self) -> Result<(), crate::Error> {
+    fn end_layer(&mut self) -> Result<(), crate::error::Error> {
         Ok(())
     }
 
-    fn param(&mut self, param: &Param, out: &mut [S]) -> Result<(), crate::Error> {
+    fn param(&mut self, param: &Param, out: &mut [S]) -> Result<(), crate::error::Error> {
         let bias = param.name.stem == "bias";
         glorot_parameter((param.kind, param.rows, param.cols), bias, self.rng, out);
         Ok(())
     }
 
-    fn invalid(&mut self, error: crate::Error) -> crate::Error {
+    fn invalid(&mut self, error: crate::error::Error) -> crate::error::Error {
         error
     }
 }

@@ -29,7 +29,8 @@
 pub use products::LaneMatrix;
 pub use residual_backward::ResidualLayer;
 
-use crate::{Lanes, Real};
+use crate::lanes::Lanes;
+use crate::scalar::Real;
 
 mod cayley_product;
 pub(crate) mod polynomial;
@@ -132,7 +133,7 @@ pub(crate) mod sealed {
     use num_traits::Zero;
 
     use super::polynomial::ElementaryScalar;
-    use crate::Real;
+    use crate::scalar::Real;
 
     /// The vector types of a [`super::BatchScalar`], one per instruction set.
     pub trait Vectors: Sized {
@@ -339,7 +340,7 @@ impl sealed::Vectors for f64 {
 
 impl<S, const N: usize> LaneVector for Lanes<S, N>
 where
-    S: crate::LaneScalar<N> + polynomial::ElementaryScalar,
+    S: crate::lanes::LaneScalar<N> + polynomial::ElementaryScalar,
 {
     type Scalar = S;
     const LANES: usize = N;

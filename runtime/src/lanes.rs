@@ -30,7 +30,7 @@ use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAss
 
 use num_traits::{One, Zero};
 
-use crate::Real;
+use crate::scalar::Real;
 
 /// A scalar that has a SIMD vector type of `N` lanes: `f32` with 4, 8 or 16, `f64` with 2, 4 or 8
 /// (`wide`'s `f32x4` … `f64x8`).

@@ -51,11 +51,14 @@ use core::marker::PhantomData;
 use nalgebra::SMatrix;
 use num_traits::Zero;
 
+use crate::error::Error;
+use crate::isa::Isa;
 use crate::isa::polynomial::Polynomial;
 use crate::isa::{BatchScalar, LaneVector, MAX_LANES, sealed::Vectors};
+use crate::layer::SequenceLayer;
 use crate::layer::flat_sequence_count;
 use crate::product;
-use crate::{Error, Isa, MapScalar, Real, SequenceLayer};
+use crate::scalar::{MapScalar, Real};
 
 /// A layer that can be rebuilt over any [`Real`] scalar and is then a [`SequenceLayer`] over it:
 /// what [`Lanewise`] needs to run the layer over lane vectors.

@@ -10,8 +10,9 @@
 
 use nalgebra::{Dim, Matrix, RawStorage, RealField, SMatrix, SMatrixView, SMatrixViewMut, SVector};
 
+use crate::error::Error;
 use crate::error::{FieldPath, INPUT, NonFinite};
-use crate::{Error, Field};
+use crate::scalar::Field;
 
 /// A map `R^{D×T} → R^{D×T}` applied to one sequence (one column per time step) at a time.
 ///
@@ -197,7 +198,7 @@ pub trait SequenceLayer<S: Field, const D: usize, const T: usize> {
     /// # Ok::<(), geomattn::Error>(())
     /// ```
     fn rollout(&self, initial: &SMatrix<S, D, T>, out: &mut [SVector<S, D>]) {
-        crate::iterate::<S, D, T, T, Self>(self, initial, out);
+        crate::architectures::iterate::<S, D, T, T, Self>(self, initial, out);
     }
 }
 

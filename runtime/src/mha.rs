@@ -51,10 +51,15 @@ use core::marker::PhantomData;
 use nalgebra::{Const, DimMin, RealField, SMatrix, SMatrixView, SMatrixViewMut};
 use rand::Rng;
 
+use crate::error::Error;
+use crate::lanewise::LaneTwin;
+use crate::layer::SequenceLayer;
 use crate::packed::matrix_from_slice;
 use crate::scalar::ratio;
+use crate::scalar::{Field, MapScalar, Real};
+use crate::schema::Kind;
 use crate::softmax::{Softmax, VectorSoftmax};
-use crate::{Error, Field, Kind, LaneTwin, MapScalar, Real, SequenceLayer, init, product};
+use crate::{init, product};
 
 /// The three projections of one head, each `D×DH` and applied transposed (`PQᵀ Z`).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -108,10 +108,14 @@
 use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut};
 
 use crate::error::INPUT;
-use crate::{Error, Field, LaneTwin, MapScalar, NonFinite, Real, SequenceLayer, product};
+use crate::error::{Error, NonFinite};
+use crate::lanewise::LaneTwin;
+use crate::layer::SequenceLayer;
+use crate::product;
+use crate::scalar::{Field, MapScalar, Real};
 
 #[cfg(doc)]
-use crate::FieldPath;
+use crate::error::FieldPath;
 
 /// The checked pass of one field of a derived network: `layer`'s own checked pass, with `field`
 /// prepended to the error's [`NonFinite::field`] (except for the network's input, which belongs to

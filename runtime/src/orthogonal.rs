@@ -53,9 +53,12 @@
 
 use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut};
 
-use crate::Field;
+use crate::scalar::Field;
 #[cfg(doc)]
-use crate::{Elimination, Exp, Generated, GramSchmidt, LuSolve, NalgebraInverse, ScalingSquaring};
+use crate::{
+    cayley::{Elimination, Generated, GramSchmidt, LuSolve, NalgebraInverse},
+    exp::{Exp, ScalingSquaring},
+};
 
 /// A map from skew-symmetric `T×T` matrices over the scalar `S` to orthogonal ones.
 ///
@@ -97,7 +100,7 @@ pub trait OrthogonalMap<S: Field, const T: usize> {
 }
 
 /// The map layers use unless told otherwise: the Cayley transform by [`crate::Generated`].
-pub type DefaultCayley = crate::Generated;
+pub type DefaultCayley = crate::cayley::Generated;
 
 /// The skew matrix whose strict upper triangle is that of `c`: what every map reads of its
 /// argument.

@@ -30,11 +30,13 @@ use core::marker::PhantomData;
 use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut};
 use rand::Rng;
 
+use crate::cayley::{Elimination, Generated, GramSchmidt};
 use crate::correlation::{lower_correlation, skew_from_lower};
-use crate::{
-    DefaultCayley, Elimination, Field, Generated, GramSchmidt, LaneTwin, MapScalar, OrthogonalMap,
-    Real, SequenceLayer, init, product,
-};
+use crate::lanewise::LaneTwin;
+use crate::layer::SequenceLayer;
+use crate::orthogonal::{DefaultCayley, OrthogonalMap};
+use crate::scalar::{Field, MapScalar, Real};
+use crate::{init, product};
 
 /// GML's older `Attention(dim, σ; add_connection)` with `σ = Map` (default: the Cayley transform).
 #[derive(Debug, Clone, Copy, PartialEq)]

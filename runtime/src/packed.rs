@@ -30,7 +30,10 @@ use core::marker::PhantomData;
 use nalgebra::{Dim, Matrix, RawStorageMut, RealField, SMatrix};
 use rand::Rng;
 
-use crate::{Error, Field, Kind, init};
+use crate::error::Error;
+use crate::init;
+use crate::scalar::Field;
+use crate::schema::Kind;
 
 /// How the triangle that is not stored is filled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -19,7 +19,7 @@ use nalgebra::{ArrayStorage, Const, Dim, Matrix, RawStorage, RawStorageMut, SMat
 #[cfg(feature = "std")]
 use nalgebra::{DefaultAllocator, OMatrix};
 
-use crate::Field;
+use crate::scalar::Field;
 
 /// The matrix with entries `f(i, j)`, built column by column: nalgebra's `from_fn`, but always
 /// inlined (a closure-taking constructor is otherwise often kept out of line).

@@ -20,12 +20,14 @@ use core::marker::PhantomData;
 
 use nalgebra::{SMatrixView, SMatrixViewMut};
 
+use crate::activation::{Identity, Tanh};
 use crate::correlation::Correlation;
+use crate::correlation::{Additive, ArbitraryWeight, Bilinear, LowRank, SkewWeight};
+use crate::lanewise::LaneTwin;
+use crate::layer::SequenceLayer;
+use crate::product;
+use crate::scalar::{Field, MapScalar, Real};
 use crate::softmax::{Softmax, VectorSoftmax};
-use crate::{
-    Additive, ArbitraryWeight, Bilinear, Field, Identity, LaneTwin, LowRank, MapScalar, Real,
-    SequenceLayer, SkewWeight, Tanh, product,
-};
 
 /// `Z ↦ Z · σ(C(Z))` with correlation `Corr` and softmax `Sm` (default: column-wise).
 #[derive(Debug, Clone, Copy, PartialEq)]

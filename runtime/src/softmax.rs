@@ -31,7 +31,7 @@
 
 use nalgebra::SMatrix;
 
-use crate::Real;
+use crate::scalar::Real;
 
 /// A normalisation of a matrix of scores into weights, applied as `σ(C)`.
 ///

@@ -39,11 +39,13 @@ use core::marker::PhantomData;
 use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut};
 use rand::Rng;
 
+use crate::cayley::{Elimination, Generated, GramSchmidt};
 use crate::correlation::{ArbitraryWeight, SkewCorrelation, SkewWeight};
-use crate::{
-    DefaultCayley, Elimination, Field, Generated, GramSchmidt, LaneTwin, MapScalar, OrthogonalMap,
-    Real, SequenceLayer, SkewSymmetric,
-};
+use crate::lanewise::LaneTwin;
+use crate::layer::SequenceLayer;
+use crate::orthogonal::{DefaultCayley, OrthogonalMap};
+use crate::packed::SkewSymmetric;
+use crate::scalar::{Field, MapScalar, Real};
 
 /// Volume-preserving attention on sequences of `T` vectors in `R^D`, with the skew correlation
 /// `Corr` and the orthogonal map `Map` (by default the Cayley kernel [`DefaultCayley`]).

@@ -115,3 +115,108 @@ fn the_scan_finds_declarations_and_skips_methods() {
         "pub struct A;\npub(crate) fn b() {}\nimpl A {\n    pub fn c() {}\n}\npub trait D<S> {}\n";
     assert_eq!(public_items(source), ["A", "D"]);
 }
+
+/// The module names the crate root declares (`mod scalar;`, `pub mod engine;`).
+fn root_modules(root: &str) -> Vec<String> {
+    root.lines()
+        .filter_map(|line| {
+            let line = line.trim();
+            let rest = ["pub(crate) mod ", "pub mod ", "mod "]
+                .iter()
+                .find_map(|prefix| line.strip_prefix(prefix))?;
+            rest.strip_suffix(';').map(String::from)
+        })
+        .collect()
+}
+
+/// The first segment of every path the code (not its comments) names through `crate::`: `scalar`
+/// of `crate::scalar::Field`, each item of `crate::{a::B, c}`.
+fn crate_paths(source: &str) -> Vec<String> {
+    let code: String = source
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut firsts = Vec::new();
+    for (at, _) in code.match_indices("crate::") {
+        if code[..at].ends_with('$') || code[..at].ends_with(|c: char| c.is_alphanumeric()) {
+            continue;
+        }
+        let rest = &code[at + "crate::".len()..];
+        let items = match rest.strip_prefix('{') {
+            Some(group) => {
+                let (mut depth, mut end) = (1, 0);
+                for (i, c) in group.char_indices() {
+                    depth += i32::from(c == '{') - i32::from(c == '}');
+                    if depth == 0 {
+                        end = i;
+                        break;
+                    }
+                }
+                let mut items = Vec::new();
+                let (mut depth, mut start) = (0, 0);
+                for (i, c) in group[..end].char_indices() {
+                    depth += i32::from(c == '{') - i32::from(c == '}');
+                    if c == ',' && depth == 0 {
+                        items.push(&group[start..i]);
+                        start = i + 1;
+                    }
+                }
+                items.push(&group[start..end]);
+                items
+            }
+            None => vec![rest],
+        };
+        for item in items {
+            let first: String = item
+                .trim()
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !first.is_empty() {
+                firsts.push(first);
+            }
+        }
+    }
+    firsts
+}
+
+/// Inside the runtime, modules name each other by their path (`crate::scalar::Field`), not
+/// through the root's re-exports (`crate::Field`): the imports say where each concept lives.
+#[test]
+fn modules_name_each_other_by_path_not_through_the_root() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime/src");
+    let root = std::fs::read_to_string(src.join("lib.rs")).expect("lib.rs is readable");
+    let modules = root_modules(&root);
+    assert!(modules.len() > 20, "{modules:?}: the scan is broken");
+    let mut through_root = Vec::new();
+    let mut checked = 0;
+    for file in sources(&src) {
+        let relative = file.strip_prefix(&src).expect("under src");
+        if relative == Path::new("lib.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).expect("a source file is readable");
+        for first in crate_paths(&text) {
+            checked += 1;
+            if !modules.contains(&first) && first != "self" {
+                through_root.push(format!("crate::{first} ({})", relative.display()));
+            }
+        }
+    }
+    assert!(
+        checked > 300,
+        "only {checked} paths found: the scan is broken"
+    );
+    assert!(
+        through_root.is_empty(),
+        "paths through the crate root: {through_root:?}"
+    );
+}
+
+#[test]
+fn the_path_scan_reads_groups_and_skips_comments_and_macros() {
+    let source = "use crate::{a::B, c, d::{E, F}};\n// crate::G\nlet x = crate::h::I;\n\
+                  $crate::J; use crate::K;";
+    assert_eq!(crate_paths(source), ["a", "c", "d", "h", "K"]);
+}

@@ -3,9 +3,12 @@
 
 use nalgebra::{RealField, SMatrix, SVector};
 
-use crate::{
-    Field, MultiHeadAttention, ResNetLayer, SequenceLayer, Softmax, Transformer, VectorSoftmax,
-};
+use crate::architectures::Transformer;
+use crate::feedforward::ResNetLayer;
+use crate::layer::SequenceLayer;
+use crate::mha::MultiHeadAttention;
+use crate::scalar::Field;
+use crate::softmax::{Softmax, VectorSoftmax};
 
 /// GML's `ClassificationLayer(D, CLASSES, softmax; average = false)`: the class probabilities
 /// `softmax(W · z_T)` of the **last** column `z_T` of a sequence, `W` dense `CLASSES×D` (GML's

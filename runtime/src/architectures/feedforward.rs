@@ -3,11 +3,13 @@
 
 use nalgebra::SVector;
 
-#[cfg(doc)]
-use crate::SequenceLayer;
 use crate::activation::{Activation, Identity, Tanh};
 use crate::feedforward::{ResNetLayer, VolumePreservingLowerLayer, VolumePreservingUpperLayer};
-use crate::{ColumnLayer, Field, LaneTwin, MapScalar, Real};
+use crate::lanewise::LaneTwin;
+use crate::layer::ColumnLayer;
+#[cfg(doc)]
+use crate::layer::SequenceLayer;
+use crate::scalar::{Field, MapScalar, Real};
 
 /// A linear lower layer followed by a linear upper layer (both with the identity activation).
 pub type LinearPair<S, const D: usize> = (

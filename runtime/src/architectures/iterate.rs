@@ -2,7 +2,8 @@
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::{Field, SequenceLayer};
+use crate::layer::SequenceLayer;
+use crate::scalar::Field;
 
 /// Rolls a network out into `out` (one state per slot, `n_points = out.len()`), as GML's
 /// `iterate(nn, ics; n_points, prediction_window = WINDOW)`: the first `T` states are the initial
@@ -57,7 +58,9 @@ mod tests {
     use nalgebra::{Matrix2x3, SMatrix, Vector1, Vector2};
 
     use super::iterate;
-    use crate::{ColumnLayer, SequenceLayer, SkewSymmetric, SkewVpa};
+    use crate::layer::{ColumnLayer, SequenceLayer};
+    use crate::packed::SkewSymmetric;
+    use crate::vpa::SkewVpa;
 
     /// `x ↦ 2x + 1` on one state: a network of one time step, a layer for every `T`.
     struct Affine;

@@ -8,11 +8,15 @@ use core::marker::PhantomData;
 
 use nalgebra::SVector;
 
-use crate::{
-    Activation, ColumnLayer, DenseA, Field, GradientLayer, GradientLayerQ, Identity, LaneTwin,
-    LinearSymplecticAttentionP, LinearSymplecticAttentionQ, MapScalar, PhaseSide, Real,
-    SymplecticAttentionP, SymplecticAttentionQ, Tanh, Transformer, UpdateP, UpdateQ,
-};
+use crate::activation::{Activation, Identity, Tanh};
+use crate::architectures::Transformer;
+use crate::feedforward::{GradientLayer, GradientLayerQ};
+use crate::lanewise::LaneTwin;
+use crate::layer::ColumnLayer;
+use crate::scalar::{Field, MapScalar, Real};
+use crate::symplectic::attention::{DenseA, SymplecticAttentionP, SymplecticAttentionQ};
+use crate::symplectic::linear::{LinearSymplecticAttentionP, LinearSymplecticAttentionQ};
+use crate::symplectic::{PhaseSide, UpdateP, UpdateQ};
 
 /// GML's `n_sympnet` gradient layers of a symplectic transformer, alternating `Q`, `P`, `Q`, … when
 /// `First` is [`UpdateQ`] (GML's `init_upper = true`), `P`, `Q`, … when it is [`UpdateP`]. Layer
@@ -192,8 +196,8 @@ mod tests {
 
     #[test]
     fn init_upper_picks_the_first_side() {
-        type Upper = SympNetStack<f64, 1, 1, 3, crate::Tanh, UpdateQ>;
-        type Lower = SympNetStack<f64, 1, 1, 3, crate::Tanh, UpdateP>;
+        type Upper = SympNetStack<f64, 1, 1, 3, crate::activation::Tanh, UpdateQ>;
+        type Lower = SympNetStack<f64, 1, 1, 3, crate::activation::Tanh, UpdateP>;
         assert_eq!([0, 1, 2].map(Upper::layer_updates_q), [true, false, true]);
         assert_eq!([0, 1, 2].map(Lower::layer_updates_q), [false, true, false]);
     }

@@ -4,12 +4,16 @@
 use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut};
 
 use super::{ResNetStack, VolumePreservingFeedForward};
+use crate::correlation::ArbitraryWeight;
+use crate::error::Error;
 use crate::error::INPUT;
+use crate::lanewise::LaneTwin;
+use crate::layer::SequenceLayer;
 use crate::layer::check_finite;
-use crate::{
-    ArbitraryWeight, DefaultCayley, Error, Field, LaneTwin, MapScalar, Real, SequenceLayer,
-    VolumePreservingAttention, product,
-};
+use crate::orthogonal::DefaultCayley;
+use crate::product;
+use crate::scalar::{Field, MapScalar, Real};
+use crate::vpa::VolumePreservingAttention;
 
 /// `L` blocks, each an attention layer `Att` then a feed-forward part `Ff`, applied in order.
 ///

@@ -5,17 +5,19 @@
 use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut, SVector};
 
 use super::{ActivationDerivative, Backward, ColumnBackward};
-use crate::{
-    Field, LinearPair, Packed, Transformer, VolumePreservingFeedForward, VolumePreservingLayer,
-    VolumePreservingLowerLayer, VolumePreservingUpperLayer, VpffBlock,
+use crate::architectures::{LinearPair, Transformer, VolumePreservingFeedForward, VpffBlock};
+use crate::feedforward::{
+    VolumePreservingLayer, VolumePreservingLowerLayer, VolumePreservingUpperLayer,
 };
+use crate::packed::Packed;
+use crate::scalar::Field;
 
 /// A layer of the feed-forward network with its gradient zeroed (the same bias presence).
 fn zeroed<S: Field, const D: usize, Layout, Act>(
     layer: &VolumePreservingLayer<S, D, Layout, Act>,
 ) -> VolumePreservingLayer<S, D, Layout, Act>
 where
-    Layout: crate::StrictlyTriangular,
+    Layout: crate::feedforward::StrictlyTriangular,
 {
     VolumePreservingLayer::new(Packed::zeros(), layer.bias().map(|_| SVector::zeros()))
 }

@@ -2,9 +2,10 @@
 
 use nalgebra::SMatrix;
 
-use crate::{
-    Elimination, Field, Generated, GramSchmidt, LuSolve, NalgebraInverse, OrthogonalMap, product,
-};
+use crate::cayley::{Elimination, Generated, GramSchmidt, LuSolve, NalgebraInverse};
+use crate::orthogonal::OrthogonalMap;
+use crate::product;
+use crate::scalar::Field;
 
 /// An [`OrthogonalMap`] computing the Cayley transform `Λ = (I − C)(I + C)⁻¹`, whose
 /// vector-Jacobian product is therefore [`cayley_vjp`] of its own output.

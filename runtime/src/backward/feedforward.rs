@@ -8,8 +8,12 @@ use super::Backward;
 use nalgebra::RealField;
 
 use crate::activation::{Activation, Identity, Relu, Sigmoid, Softplus, Tanh};
+use crate::feedforward::{ResNetLayer, VolumePreservingLayer};
 use crate::feedforward::{StrictlyTriangular, residual_keeping};
-use crate::{ColumnLayer, Field, Packed, Real, ResNetLayer, VolumePreservingLayer, product};
+use crate::layer::ColumnLayer;
+use crate::packed::Packed;
+use crate::product;
+use crate::scalar::{Field, Real};
 
 /// An [`Activation`] with its derivative.
 pub trait ActivationDerivative<S>: Activation<S> {

@@ -3,14 +3,17 @@
 
 use super::{Backward, SoftmaxBackward};
 use crate::activation::{Identity, Tanh};
+use crate::architectures::{ResNetStack, SympNetStack, Transformer, VolumePreservingFeedForward};
+use crate::cayley::{Elimination, Generated, GramSchmidt};
+use crate::feedforward::{ResNetLayer, VolumePreservingLayer};
+use crate::mha::MultiHeadAttention;
 use crate::mha::{Connection, Euclidean};
+use crate::packed::{Lower, Upper};
+use crate::scalar::{Field, MapScalar, Real};
 use crate::symplectic::PhaseSide;
-use crate::{
-    ArbitraryVpa, DenseA, Elimination, Field, Generated, GramSchmidt, LinearSymplecticAttention,
-    Lower, MapScalar, MultiHeadAttention, Real, ResNetLayer, ResNetStack, SkewVpa, SymmetricA,
-    SymmetricMode, SympNetStack, SymplecticAttention, Transformer, Upper,
-    VolumePreservingFeedForward, VolumePreservingLayer,
-};
+use crate::symplectic::attention::{DenseA, SymmetricA, SymmetricMode, SymplecticAttention};
+use crate::symplectic::linear::LinearSymplecticAttention;
+use crate::vpa::{ArbitraryVpa, SkewVpa};
 
 /// A layer with a [`Backward`] pass that can be rebuilt over any [`Real`] scalar with its backward
 /// pass there too (its *backward twin*, over lane vectors for the lane path), and whose gradient

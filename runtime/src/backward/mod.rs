@@ -46,7 +46,8 @@ pub use vpa::CorrelationBackward;
 
 use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut};
 
-use crate::{Field, SequenceLayer};
+use crate::layer::SequenceLayer;
+use crate::scalar::Field;
 
 /// A [`SequenceLayer`] with its exact vector-Jacobian product (see the [module docs](self)).
 pub trait Backward<S: Field, const D: usize, const T: usize>: SequenceLayer<S, D, T> {

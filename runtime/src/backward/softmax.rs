@@ -2,7 +2,7 @@
 
 use nalgebra::SMatrix;
 
-use crate::Field;
+use crate::scalar::Field;
 use crate::softmax::{MatrixSoftmax, OneMatrixSoftmax, OneVectorSoftmax, Softmax, VectorSoftmax};
 
 /// A [`Softmax`] with its vector-Jacobian product.

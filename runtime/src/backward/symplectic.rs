@@ -7,11 +7,14 @@
 use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut};
 
 use super::{Backward, SoftmaxBackward};
-use crate::symplectic::{PhaseSide, assert_phase_space};
-use crate::{
-    DenseA, Field, LinearSymplecticAttention, Real, Symmetric, SymmetricA, SymmetricMode,
-    SymplecticAttention, SymplecticWeight, product,
+use crate::packed::Symmetric;
+use crate::product;
+use crate::scalar::{Field, Real};
+use crate::symplectic::attention::{
+    DenseA, SymmetricA, SymmetricMode, SymplecticAttention, SymplecticWeight,
 };
+use crate::symplectic::linear::LinearSymplecticAttention;
+use crate::symplectic::{PhaseSide, assert_phase_space};
 
 /// The rows `first..first + N` of `z`.
 fn half<S: Field, const N: usize, const D: usize, const T: usize>(

@@ -4,8 +4,11 @@
 use nalgebra::{SMatrix, SVector};
 
 use super::{ActivationDerivative, ColumnBackward};
+use crate::architectures::SympNetStack;
+use crate::feedforward::GradientLayer;
+use crate::product;
+use crate::scalar::Field;
 use crate::symplectic::{PhaseSide, UpdateP, UpdateQ, assert_phase_space};
-use crate::{Field, GradientLayer, SympNetStack, product};
 
 /// The backward pass of the shear on `Side` with the weights of `layer` (whichever side its type
 /// names), its gradient added to `gradient`. For `y_t = x_t + Kᵀ h`, `h = a ⊙ σ(u)`,

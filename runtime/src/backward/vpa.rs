@@ -4,7 +4,10 @@ use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut};
 
 use super::{Backward, CayleyDifferentiable, cayley_vjp};
 use crate::correlation::{ArbitraryWeight, SkewCorrelation, SkewWeight};
-use crate::{Field, SkewSymmetric, VolumePreservingAttention, product};
+use crate::packed::SkewSymmetric;
+use crate::product;
+use crate::scalar::Field;
+use crate::vpa::VolumePreservingAttention;
 
 /// A skew correlation with its vector-Jacobian product. The gradient is the weighting's own type,
 /// its weight holding `∂L/∂A` (packed entry by packed entry for the skew one; the arbitrary one's

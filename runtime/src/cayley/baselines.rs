@@ -3,8 +3,9 @@
 
 use nalgebra::{Const, DimMin, RealField, SMatrix};
 
+use crate::orthogonal::OrthogonalMap;
 use crate::orthogonal::{in_range, not_a_number, skew_from_upper};
-use crate::{Field, OrthogonalMap};
+use crate::scalar::Field;
 
 /// `(I − C)·(I + C).try_inverse()`: nalgebra's generic inverse (closed forms up to `T = 4`, LU
 /// with partial pivoting above). Kept by name as the baseline of the benchmarks.

@@ -14,7 +14,9 @@ use super::polish::polished;
 #[cfg(doc)]
 use super::{Elimination, GramSchmidt};
 use crate::isa::{LaneVector, MAX_LANES, polynomial::Polynomial};
-use crate::{Field, Lanes, product};
+use crate::lanes::Lanes;
+use crate::product;
+use crate::scalar::Field;
 
 /// `‖C‖_F` from which the default `f32` kernel ([`Generated`](crate::Generated), `T ≥ 5`) leaves
 /// [`Elimination`] in `f32` for the wide kernel: `2⁴`.

@@ -5,7 +5,9 @@ use core::mem::MaybeUninit;
 use nalgebra::{ArrayStorage, SMatrix, SMatrixView, SMatrixViewMut};
 
 use super::gram_schmidt::identity_plus_skew;
-use crate::{Field, OrthogonalMap, product, scalar::two};
+use crate::orthogonal::OrthogonalMap;
+use crate::product;
+use crate::scalar::{Field, two};
 
 /// Inverts `I + C` in place by Gauss–Jordan elimination without pivoting, then returns
 /// `2(I + C)⁻¹ − I` (`Cay(C)`, since `I − C` and `(I + C)⁻¹` commute).

@@ -10,7 +10,9 @@ use super::GramSchmidt;
 use super::by_norm::f32_kernel;
 use super::gram_schmidt::cayley_columns;
 use super::polish::{polished, rounds_as_coarsely_as_f32};
-use crate::{Field, OrthogonalMap, product};
+use crate::orthogonal::OrthogonalMap;
+use crate::product;
+use crate::scalar::Field;
 
 /// Unrolled, branch-free Cayley transforms for the sizes marked unrolled in the table below, each
 /// from the strategy [`cayley!`](crate::cayley!) uses by default for that size, and the

@@ -5,7 +5,9 @@ use core::mem::MaybeUninit;
 
 use nalgebra::{ArrayStorage, SMatrix, SMatrixView, SMatrixViewMut};
 
-use crate::{Field, OrthogonalMap, product, scalar::two};
+use crate::orthogonal::OrthogonalMap;
+use crate::product;
+use crate::scalar::{Field, two};
 
 /// `Cay(C) = 2(I + C)⁻¹ − I` through a QR factorisation of `M = I + C` by modified Gram–Schmidt
 /// without square roots.

@@ -3,7 +3,8 @@
 
 use nalgebra::SMatrix;
 
-use crate::{Field, product, scalar::ratio};
+use crate::product;
+use crate::scalar::{Field, ratio};
 
 /// `q` after three Newton–Schulz steps `Λ ← Λ + Λ(I − ΛᵀΛ)/2` (the polar iteration
 /// `Λ(3I − ΛᵀΛ)/2`, written as a correction) where `S` rounds as coarsely as `f32`; `q`
@@ -72,8 +73,8 @@ mod tests {
         assert!(rounds_as_coarsely_as_f32::<f32>());
         assert!(!rounds_as_coarsely_as_f32::<f64>());
         assert!(!rounds_as_coarsely_as_f32::<Ratio<i64>>());
-        assert!(rounds_as_coarsely_as_f32::<crate::Lanes<f32, 4>>());
-        assert!(!rounds_as_coarsely_as_f32::<crate::Lanes<f64, 2>>());
+        assert!(rounds_as_coarsely_as_f32::<crate::lanes::Lanes<f32, 4>>());
+        assert!(!rounds_as_coarsely_as_f32::<crate::lanes::Lanes<f64, 2>>());
     }
 
     #[test]

@@ -27,8 +27,10 @@ pub use skew::{ArbitraryWeight, SkewWeight, arbitrary_correlation, skew_sym_corr
 
 use nalgebra::{SMatrix, SMatrixView};
 
+use crate::error::Error;
 use crate::layer::check_batch_lengths;
-use crate::{Error, Field, product};
+use crate::product;
+use crate::scalar::Field;
 
 /// How an attention layer scores every pair of time steps of a sequence in `R^D`.
 pub trait Correlation<S: Field, const D: usize> {

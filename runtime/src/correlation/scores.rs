@@ -10,7 +10,8 @@ use rand::Rng;
 
 use super::Correlation;
 use crate::activation::{Activation, Tanh};
-use crate::{Field, MapScalar, init, product};
+use crate::scalar::{Field, MapScalar};
+use crate::{init, product};
 
 /// `C = Zᵀ W Z` with `W` dense `D×D` (no scaling).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -8,7 +8,9 @@ use nalgebra::{
 use rand::Rng;
 
 use super::{Correlation, SkewCorrelation, lower_correlation, skew_from_lower};
-use crate::{Field, MapScalar, SkewSymmetric, init, product};
+use crate::packed::SkewSymmetric;
+use crate::scalar::{Field, MapScalar};
+use crate::{init, product};
 
 /// GML's `skew_sym = true` weighting: `C = Zᵀ A Z` with `A` skew-symmetric, unscaled.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -5,8 +5,9 @@ use nalgebra::{DMatrix, RealField};
 use super::backward::{column_major, dot_rows, transpose};
 use super::{Backward, Element, Forward, Scratch, cayley, matrix, mul, tr_mul};
 use crate::correlation::{gml_scale, skew_of_lower_in_place};
+use crate::error::Error;
 use crate::packed::{PackedLayout, Skew, dense_from_packed};
-use crate::{Error, Field, MapScalar};
+use crate::scalar::{Field, MapScalar};
 
 /// GML's `VolumePreservingAttention(dim, seq_length; skew_sym)`: `Z ↦ Z·Cay(C(Z))`, the
 /// compile-time [`crate::VolumePreservingAttention`] with its default Cayley kernel, whose

@@ -32,8 +32,8 @@ use std::vec::Vec;
 use nalgebra::{DMatrix, DMatrixView, DVector};
 
 use super::{Element, Forward, Scratch};
-use crate::MapScalar;
 use crate::activation::Function;
+use crate::scalar::MapScalar;
 
 /// A layer of run-time size with its exact vector-Jacobian product: its gradient a flat slice,
 /// its parameters one after the other in GML's order and packing; a network's, its layers' side
@@ -103,9 +103,12 @@ impl<L> Chain<L> {
 
 impl<L: MapScalar> MapScalar for Chain<L> {
     type Scalar = L::Scalar;
-    type Over<X: crate::Field> = Chain<L::Over<X>>;
+    type Over<X: crate::scalar::Field> = Chain<L::Over<X>>;
 
-    fn map_scalar<X: crate::Field>(&self, mut f: impl FnMut(L::Scalar) -> X) -> Self::Over<X> {
+    fn map_scalar<X: crate::scalar::Field>(
+        &self,
+        mut f: impl FnMut(L::Scalar) -> X,
+    ) -> Self::Over<X> {
         Chain::new(self.layers.iter().map(|l| l.map_scalar(&mut f)).collect())
     }
 }

@@ -15,7 +15,7 @@
 use nalgebra::RealField;
 
 use super::{Element, FastLanes, Forward, Scratch};
-use crate::{LaneScalar, Lanes};
+use crate::lanes::{LaneScalar, Lanes};
 
 /// A vector of [`WIDTH`](Self::WIDTH) values of the scalar `S`: as many windows, one per lane.
 pub trait LanesOf<S>: Element + Send + Sync {

@@ -3,7 +3,8 @@
 use nalgebra::{DMatrix, DMatrixView, SMatrix};
 
 use super::{Element, Scratch};
-use crate::{Generated, OrthogonalMap};
+use crate::cayley::Generated;
+use crate::orthogonal::OrthogonalMap;
 
 /// The longest sequence whose Cayley transform runs the compile-time kernel of its length
 /// ([`Generated`]: closed forms up to 4, Gram–Schmidt or elimination beyond); longer ones run

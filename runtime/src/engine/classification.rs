@@ -3,8 +3,9 @@
 use nalgebra::{DMatrix, DVector, RealField};
 
 use super::{Forward, MultiHeadAttention, ResNetStack, Transformer, matrix};
+use crate::error::Error;
+use crate::scalar::Field;
 use crate::softmax::Function as Softmax;
-use crate::{Error, Field};
 
 /// GML's `ClassificationLayer(dim, classes, softmax; average = false)`: the class probabilities
 /// `softmax(W · z_T)` of the last column `z_T` of a sequence, `W` dense `classes×dim` (the

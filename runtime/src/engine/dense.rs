@@ -5,7 +5,8 @@ use nalgebra::{DMatrix, DVector};
 use super::backward::{activated, activation_cotangent, add_affine_gradient, column_major};
 use super::{Backward, Element, Forward, Scratch, matrix, tr_mul, vector};
 use crate::activation::Function;
-use crate::{Error, Field, MapScalar};
+use crate::error::Error;
+use crate::scalar::{Field, MapScalar};
 
 /// `Dense(inputs, outputs, activation; use_bias)`: `x ↦ σ(W x + b)` on every time step, `W`
 /// `outputs×inputs` (the compile-time [`crate::Dense`]): the standard transformer's maps up to

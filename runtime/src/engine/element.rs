@@ -4,7 +4,11 @@
 use nalgebra::{DMatrix, DMatrixView, DVector, RealField, SMatrix};
 
 use crate::activation::Function;
-use crate::{Field, Generated, LaneScalar, Lanes, OrthogonalMap, Real, product};
+use crate::cayley::Generated;
+use crate::lanes::{LaneScalar, Lanes};
+use crate::orthogonal::OrthogonalMap;
+use crate::product;
+use crate::scalar::{Field, Real};
 
 /// A scalar of the engine's forward passes: every [`nalgebra::RealField`] (`f32`, `f64`, dual
 /// numbers), and [`Lanes`] of them, each lane computing exactly what its scalar computes, so that a

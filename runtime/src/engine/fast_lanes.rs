@@ -9,7 +9,10 @@ use super::element::tr_mul_generic;
 use super::{Element, LanesOf};
 use crate::activation::Function;
 use crate::isa::BatchScalar;
-use crate::{Isa, LaneMatrix, LaneScalar, Lanes, Real, product};
+use crate::isa::{Isa, LaneMatrix};
+use crate::lanes::{LaneScalar, Lanes};
+use crate::product;
+use crate::scalar::Real;
 
 /// The engine's lanes for throughput ([`Batched::FastLanes`](super::Batched)), whose
 /// `exp`, `tanh` and sigmoid run as polynomials on the processor's own vectors.

@@ -8,8 +8,9 @@ use nalgebra::{DMatrix, DVector};
 use super::backward::{activated, activation_cotangent, add_affine_gradient};
 use super::{Backward, Element, Forward, ResNetLayer, Scratch, tr_mul, vector};
 use crate::activation::Function;
+use crate::error::Error;
 use crate::packed::{Lower, PackedLayout, Upper, dense_from_packed};
-use crate::{Error, Field, MapScalar};
+use crate::scalar::{Field, MapScalar};
 
 /// GML's `VolumePreservingLowerLayer` / `VolumePreservingUpperLayer(dim, activation; use_bias)`:
 /// `x ↦ x + σ(W x + b)` on every time step, `W` strictly lower / upper triangular (the

@@ -6,8 +6,9 @@ use super::backward::column_major;
 use super::feedforward::{FeedForward, StackLayer, add_to_columns};
 use super::{Backward, Element, Forward, Scratch, half, matrix, mul, tr_mul, vector};
 use crate::activation::Function;
+use crate::error::Error;
+use crate::scalar::{Field, MapScalar};
 use crate::symplectic::Side;
-use crate::{Error, Field, MapScalar};
 
 /// GML's `GradientLayerQ / GradientLayerP(dim, upscaling_dimension, activation)`: on every time
 /// step `(q, p)`, `q ← q + Kᵀ(a ⊙ σ(K p + b))` (`Q`) or `p ← p + Kᵀ(a ⊙ σ(K q + b))` (`P`), with

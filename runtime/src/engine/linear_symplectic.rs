@@ -4,9 +4,10 @@ use nalgebra::DMatrix;
 
 use super::transformer::BlockAttention;
 use super::{Backward, Element, Forward, Scratch, half, mul};
+use crate::error::Error;
 use crate::packed::{PackedLayout, Sym, dense_from_packed};
+use crate::scalar::{Field, MapScalar};
 use crate::symplectic::Side;
-use crate::{Error, Field, MapScalar};
 
 /// GML's `LinearSymplecticAttentionQ / P(dim, seq_length)`: `q ← q + p A` (`Q`) or
 /// `p ← p + q A` (`P`), `A` a symmetric `seq_length × seq_length` matrix acting along time (the

@@ -92,9 +92,10 @@ pub use transformer::{
 
 use nalgebra::{DMatrix, DMatrixView, DVector, RealField};
 
+use crate::error::Error;
 use crate::error::INPUT;
 use crate::layer::check_finite;
-use crate::{Error, Field};
+use crate::scalar::Field;
 
 /// A layer or network of run-time size on sequences `Z ∈ R^{dim×T}` (columns are time steps):
 /// the run-time counterpart of [`crate::SequenceLayer`].

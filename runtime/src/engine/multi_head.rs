@@ -6,9 +6,10 @@ use nalgebra::{DMatrix, RealField};
 
 use super::backward::{dot_rows, transpose};
 use super::{Backward, Element, Forward, Scratch, matrix, mul, tr_mul};
+use crate::error::Error;
 use crate::scalar::ratio;
+use crate::scalar::{Field, MapScalar};
 use crate::softmax::Function as Softmax;
-use crate::{Error, Field, MapScalar};
 
 /// GML's `MultiHeadAttention(dim, n_heads; add_connection)` with its softmax (GML's
 /// `activation`, [`Softmax::Vector`] by default): per head, `Q = PQᵀ Z`, `K = PKᵀ Z`,

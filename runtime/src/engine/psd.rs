@@ -5,7 +5,8 @@ use nalgebra::DMatrix;
 use super::backward::{column_major, dot_rows};
 use super::transformer::Upscaling;
 use super::{Backward, Element, Forward, Scratch, half, matrix, mul, tr_mul};
-use crate::{Error, Field, MapScalar};
+use crate::error::Error;
+use crate::scalar::{Field, MapScalar};
 
 /// GML's `PSDLayer(inputs, outputs)` (proper symplectic decomposition): on every time step
 /// `(q, p) ↦ (Φ q, Φ p)` when `outputs > inputs`, `(Φᵀ q, Φᵀ p)` otherwise, with `Φ` of

@@ -11,7 +11,8 @@ use super::feedforward::{
 };
 use super::{Backward, Element, Forward, Scratch, matrix, vector};
 use crate::activation::Function;
-use crate::{Error, Field, MapScalar};
+use crate::error::Error;
+use crate::scalar::{Field, MapScalar};
 
 /// GML's `ResNetLayer(dim, activation; use_bias)`: `x ↦ x + σ(W x + b)` on every time step, `W`
 /// dense (the compile-time [`crate::ResNetLayer`]).

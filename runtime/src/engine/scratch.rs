@@ -10,7 +10,7 @@ use std::vec::Vec;
 
 use nalgebra::DMatrix;
 
-use crate::Field;
+use crate::scalar::Field;
 
 /// Spare buffers for [`Forward::forward_in_place`](super::Forward::forward_in_place): keep one
 /// for a run of calls (one per thread) and the calls after the first allocate nothing.

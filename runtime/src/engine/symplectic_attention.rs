@@ -5,11 +5,12 @@ use nalgebra::{DMatrix, DMatrixView};
 use super::backward::{column_major, dot_rows, transpose};
 use super::transformer::BlockAttention;
 use super::{Backward, Element, Forward, Scratch, half, matrix, mul, tr_mul};
+use crate::error::Error;
 use crate::packed::{PackedLayout, Sym, dense_from_packed};
 use crate::scalar::two;
+use crate::scalar::{Field, MapScalar};
 use crate::softmax::Function as Softmax;
 use crate::symplectic::Side;
-use crate::{Error, Field, MapScalar};
 
 /// The kick a [`SymplecticAttention`] adds, from its weight `A` and `S = σ(xᵀ A x)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

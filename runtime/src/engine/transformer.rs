@@ -10,9 +10,10 @@ use super::{
     Scratch, SympNetStack, SymplecticAttention, VolumePreservingAttention,
     VolumePreservingFeedForward,
 };
+use crate::error::Error;
 use crate::error::INPUT;
 use crate::layer::check_finite;
-use crate::{Error, Field, MapScalar};
+use crate::scalar::{Field, MapScalar};
 
 /// `L` blocks, each an attention layer `Att` then a feed-forward part `Ff` (the compile-time
 /// [`crate::Transformer`]): GML's [`VolumePreservingTransformer`] and

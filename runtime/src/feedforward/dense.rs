@@ -11,8 +11,11 @@ use rand::Rng;
 
 use super::{affine, bias_from_slice, glorot_vector};
 use crate::activation::Activation;
+use crate::error::Error;
+use crate::init;
+use crate::layer::ColumnLayer;
 use crate::packed::matrix_from_slice;
-use crate::{ColumnLayer, Error, Field, init};
+use crate::scalar::Field;
 
 /// `x ↦ σ(W x + b)` from `R^IN` to `R^OUT`. GML's default activation is `tanh`; the transformer
 /// integrators use [`crate::activation::Identity`] for their up and down projections.

@@ -17,9 +17,13 @@ use rand::Rng;
 
 use super::{affine, glorot_vector};
 use crate::activation::{Activation, Identity, Tanh};
+use crate::error::Error;
+use crate::lanewise::LaneTwin;
+use crate::layer::ColumnLayer;
 use crate::packed::matrix_from_slice;
+use crate::scalar::{Field, MapScalar, Real};
 use crate::symplectic::{PhaseSide, UpdateP, UpdateQ, assert_phase_space};
-use crate::{ColumnLayer, Error, Field, LaneTwin, MapScalar, Real, init, product};
+use crate::{init, product};
 
 /// A SympNet gradient layer on `R^{2N}` with `HIDDEN` hidden units, changing the half `Side` of
 /// phase space. Use the aliases [`GradientLayerQ`] and [`GradientLayerP`].

@@ -32,10 +32,12 @@ use nalgebra::{RealField, SMatrix, SVector};
 use rand::Rng;
 
 use crate::activation::Activation;
-use crate::packed::matrix_from_slice;
+use crate::error::Error;
 #[cfg(doc)]
-use crate::{ColumnLayer, SequenceLayer};
-use crate::{Error, Field, init, product};
+use crate::layer::{ColumnLayer, SequenceLayer};
+use crate::packed::matrix_from_slice;
+use crate::scalar::Field;
+use crate::{init, product};
 
 /// `W x + b`, or `W x` without a bias (always inlined, like every step of a forward pass: see
 /// [`crate::Isa`]).

@@ -7,8 +7,12 @@ use rand::Rng;
 
 use super::{bias_from_slice, residual};
 use crate::activation::{Activation, Identity, Tanh};
+use crate::error::Error;
+use crate::lanewise::LaneTwin;
+use crate::layer::ColumnLayer;
 use crate::packed::matrix_from_slice;
-use crate::{ColumnLayer, Error, Field, LaneTwin, MapScalar, Real, init, product};
+use crate::scalar::{Field, MapScalar, Real};
+use crate::{init, product};
 
 /// `x ↦ x + σ(W x + b)`, `W` dense; GML's default activation is the identity.
 ///

@@ -11,8 +11,11 @@ use rand::Rng;
 
 use super::{bias_from_slice, residual};
 use crate::activation::{Activation, Tanh};
+use crate::error::Error;
+use crate::layer::ColumnLayer;
 use crate::packed::{Lower, Packed, PackedLayout, Upper};
-use crate::{ColumnLayer, Error, Field, MapScalar, product};
+use crate::product;
+use crate::scalar::{Field, MapScalar};
 
 /// The two packed layouts a volume-preserving feed-forward weight can have:
 /// [`Lower`] and [`Upper`] (strict).

@@ -36,7 +36,7 @@ use nalgebra::RealField;
 
 use super::weights::{self, param_name};
 use super::{GmlFile, LoadError, Node};
-use crate::{LayerType, Param, Schema, Source, Visit};
+use crate::schema::{LayerType, Param, Schema, Source, Visit};
 
 /// The layer groups of a file as a [`Source`] of values: each layer's parameters are read by name,
 /// and a layer group holding anything its schema does not have is rejected
@@ -126,7 +126,7 @@ impl Layers {
         N::Scalar: RealField,
     {
         self.check_recorded::<N>()?;
-        crate::read_boxed(self)
+        crate::schema::read_boxed(self)
     }
 
     /// Reads the values of the next layer group as the layer of type `layer` (a type built at
@@ -283,7 +283,7 @@ impl<S: RealField + Copy> Source<S> for Layers {
         Ok(())
     }
 
-    fn invalid(&mut self, source: crate::Error) -> LoadError {
+    fn invalid(&mut self, source: crate::error::Error) -> LoadError {
         LoadError::Invalid {
             path: self
                 .current()

@@ -49,7 +49,7 @@ use nalgebra::RealField;
 use super::LAYER_TYPE;
 use super::networks::LayerTypes;
 use super::weights::param_name;
-use crate::{Kind, Param, Schema, Sink};
+use crate::schema::{Kind, Param, Schema, Sink};
 
 /// The element type the weights are stored in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,7 +80,7 @@ pub enum SaveError {
     },
     /// The network does not fit its own schema.
     #[error("the network does not fit its schema: {0}")]
-    Invalid(crate::Error),
+    Invalid(crate::error::Error),
     /// The HDF5 writer refused the file.
     #[error("cannot write HDF5: {0}")]
     Hdf5(hdf5_pure::Error),
@@ -255,7 +255,7 @@ impl GmlWriter {
     ) -> Result<(), SaveError> {
         let expected: usize = types.iter().flat_map(|t| &t.params).map(Param::len).sum();
         if expected != values.len() {
-            return Err(SaveError::Invalid(crate::Error::WeightLength {
+            return Err(SaveError::Invalid(crate::error::Error::WeightLength {
                 name: "parameters",
                 expected,
                 found: values.len(),
@@ -344,7 +344,7 @@ impl<S: RealField + Copy> Sink<S> for GmlWriter {
         Ok(())
     }
 
-    fn invalid(&mut self, error: crate::Error) -> SaveError {
+    fn invalid(&mut self, error: crate::error::Error) -> SaveError {
         SaveError::Invalid(error)
     }
 }

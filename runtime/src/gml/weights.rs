@@ -9,7 +9,7 @@ use nalgebra::{RealField, SMatrix, SVector};
 
 use super::{LoadError, Node};
 use crate::packed::{Packed, PackedLayout};
-use crate::{Kind, Param};
+use crate::schema::{Kind, Param};
 
 /// A layer group's parameters in a network's scalar `S` and compile-time shapes: for reading a
 /// file part by part ([`Layers`](super::Layers) shows it). Each reads the file's values as

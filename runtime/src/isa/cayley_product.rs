@@ -21,7 +21,8 @@ use nalgebra::SMatrix;
 
 use super::sealed::LaneVector;
 use super::{BatchScalar, Isa};
-use crate::{Generated, OrthogonalMap};
+use crate::cayley::Generated;
+use crate::orthogonal::OrthogonalMap;
 
 /// The longest sequence with a kernel here: the closed forms of [`Generated`] (beyond, its
 /// kernels choose lane by lane by `‖C‖`, as only the lanes of `f32` themselves can).
@@ -152,7 +153,7 @@ mod tests {
     use std::vec::Vec;
 
     use super::*;
-    use crate::LaneMatrix;
+    use crate::isa::LaneMatrix;
 
     /// One value of order one for each index.
     #[allow(clippy::cast_precision_loss)]

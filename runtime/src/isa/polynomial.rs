@@ -17,7 +17,7 @@
 use nalgebra::{ComplexField, RealField};
 
 use super::{LaneVector, MAX_LANES};
-use crate::Real;
+use crate::scalar::Real;
 
 /// A scalar with the constants of the polynomial `exp` and `tanh` (`f32`, `f64`).
 pub trait ElementaryScalar: RealField + Copy {
@@ -358,7 +358,8 @@ mod tests {
     use std::vec::Vec;
 
     use super::*;
-    use crate::{Isa, Lanes};
+    use crate::isa::Isa;
+    use crate::lanes::Lanes;
 
     /// The largest errors [`crate::VectorFunctions`] documents, in ulps of the exact result.
     const EXP_ULPS: f64 = 1.25;

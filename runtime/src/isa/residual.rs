@@ -242,19 +242,19 @@ mod tests {
     }
 
     /// Every dimension up to one past the largest kernel, every activation, with and without a
-    /// bias, on every instruction set of the machine: bit for bit the steps taken one after the
-    /// other (the product's fused sums, `+ b`, the polynomial, `+ x`), or `false` and `X`
-    /// untouched.
+    /// bias, one to five columns, on every instruction set of the machine: bit for bit the steps
+    /// taken one after the other (the product's fused sums, `+ b`, the polynomial, `+ x`), or
+    /// `false` and `X` untouched.
     #[test]
     fn the_fused_update_is_its_steps_one_after_the_other() {
         let lanes = 16;
         for isa in Isa::ALL.into_iter().filter(|isa| isa.is_available()) {
-            for dim in 1..=MAX_DIM + 1 {
+            for (dim, columns) in (1..=MAX_DIM + 1).flat_map(|d| (1..=5).map(move |n| (d, n))) {
                 for activation in Function::ALL {
                     for bias in [false, true] {
                         let (w, b) = (values(dim * dim * lanes, 1), values(dim * lanes, 2));
                         let b = bias.then_some(&b[..]);
-                        let before = values(dim * 3 * lanes, 3);
+                        let before = values(dim * columns * lanes, 3);
                         let mut x = before.clone();
                         let fused = isa.residual_in_place(lanes, dim, &w, b, activation, &mut x);
                         let supported = isa.is_compact()

@@ -19,7 +19,7 @@ use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAss
 use num_traits::{One, Zero};
 
 use super::LaneVector;
-use crate::Real;
+use crate::scalar::Real;
 
 macro_rules! vector {
     (
@@ -513,7 +513,7 @@ unsafe fn transpose_f64x4(r: [__m256d; 4]) -> [__m256d; 4] {
 #[cfg(all(test, feature = "std"))]
 pub(crate) mod tests {
     use super::*;
-    use crate::Isa;
+    use crate::isa::Isa;
 
     /// Values where IEEE operations have their special cases: signed zeros, subnormals, the
     /// extremes, infinities, NaN.

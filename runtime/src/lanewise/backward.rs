@@ -4,11 +4,12 @@ use nalgebra::SMatrix;
 use num_traits::Zero;
 
 use super::{Functions, Lanewise, Padding, pack, pack_partial, unpack, unpack_partial, zeros};
+use crate::backward::{Backward, LaneBackward};
+use crate::error::Error;
 #[cfg(target_arch = "x86_64")]
-use crate::Isa;
+use crate::isa::Isa;
 use crate::isa::{BatchScalar, LaneVector};
 use crate::layer::flat_sequence_count;
-use crate::{Backward, Error, LaneBackward};
 
 impl<L, F: Functions> Lanewise<L, F> {
     /// The backward passes of every sequence of a flat `(D, T, B)` batch,

@@ -8,7 +8,8 @@ use super::{
     Kind, LayerType, Name, Param, Schema, Setting, Sink, Source, Visit, fill,
     layer_type_description,
 };
-use crate::{ClassificationLayer, Classifier, Field};
+use crate::architectures::{ClassificationLayer, Classifier};
+use crate::scalar::Field;
 
 /// GML's name of the classification layer.
 pub(crate) const CLASSIFICATION: &str = "ClassificationLayer";

@@ -5,11 +5,11 @@ use core::mem::MaybeUninit;
 
 use super::layers::VpLayer;
 use super::{Schema, Sink, Source, Visit, fill};
+use crate::activation::{Activation, Identity};
+use crate::architectures::{ResNetStack, Transformer, VolumePreservingFeedForward, VpffBlock};
+use crate::feedforward::{ResNetLayer, VolumePreservingLayer};
 use crate::packed::{Lower, Upper};
-use crate::{
-    Activation, Field, Identity, ResNetLayer, ResNetStack, Transformer,
-    VolumePreservingFeedForward, VolumePreservingLayer, VpffBlock,
-};
+use crate::scalar::Field;
 
 /// The slots of the elements of an uninitialised array.
 fn array_slots<T, const LEN: usize>(

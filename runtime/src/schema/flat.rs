@@ -15,7 +15,7 @@
 //! ```
 
 use super::{Param, Schema, Sink, Source};
-use crate::Error;
+use crate::error::Error;
 
 /// The values of a flat slice, handed out in order.
 struct SliceSource<'a, S> {

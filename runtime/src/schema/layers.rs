@@ -8,13 +8,17 @@ use nalgebra::{RealField, SMatrix, SVector};
 use super::{
     Kind, LayerType, Name, Param, Schema, Setting, Sink, Source, Visit, layer_type_description,
 };
+use crate::activation::Activation;
+use crate::error::Error;
+use crate::feedforward::{ResNetLayer, StrictlyTriangular, VolumePreservingLayer};
 use crate::mha::check_stiefel;
+use crate::mha::{Connection, Head, MultiHeadAttention, Projection, STIEFEL_TOLERANCE};
+use crate::orthogonal::OrthogonalMap;
 use crate::packed::{Packed, PackedLayout};
-use crate::{
-    Activation, ArbitraryVpa, Connection, Error, Field, Head, Kind as ParamKind,
-    MultiHeadAttention, OrthogonalMap, Projection, ResNetLayer, STIEFEL_TOLERANCE, SkewVpa,
-    Softmax, StrictlyTriangular, VolumePreservingLayer,
-};
+use crate::scalar::Field;
+use crate::schema::Kind as ParamKind;
+use crate::softmax::Softmax;
+use crate::vpa::{ArbitraryVpa, SkewVpa};
 
 /// The parameter `name`, a dense (or Stiefel) `ROWS×COLS` matrix.
 pub(crate) const fn matrix_param<const ROWS: usize, const COLS: usize>(

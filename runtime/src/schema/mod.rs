@@ -209,7 +209,7 @@ pub trait Source<S> {
 
     /// The layer being read rejected its values (a Stiefel weight off the manifold): the error,
     /// with where it happened.
-    fn invalid(&mut self, error: crate::Error) -> Self::Error;
+    fn invalid(&mut self, error: crate::error::Error) -> Self::Error;
 }
 
 /// Where a network's values go ([`Schema::write`]): a blob, a comparison, a checksum.
@@ -232,7 +232,7 @@ pub trait Sink<S> {
 
     /// The network does not fit its own schema (a bias where the architecture has none): the
     /// error, with where it happened.
-    fn invalid(&mut self, error: crate::Error) -> Self::Error;
+    fn invalid(&mut self, error: crate::error::Error) -> Self::Error;
 }
 
 /// A network (or a part of one) described layer by layer and parameter by parameter in GML's

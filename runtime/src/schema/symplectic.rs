@@ -10,10 +10,14 @@ use super::layers::{
 use super::{
     Kind, LayerType, Name, Param, Schema, Setting, Sink, Source, Visit, layer_type_description,
 };
-use crate::{
-    Activation, DenseA, Field, GradientLayer, GradientLayerQ, LinearSymplecticAttention, PhaseSide,
-    Softmax, SymmetricA, SymmetricMode, SympNetStack, SymplecticAttention, UpdateP, UpdateQ,
-};
+use crate::activation::Activation;
+use crate::architectures::SympNetStack;
+use crate::feedforward::{GradientLayer, GradientLayerQ};
+use crate::scalar::Field;
+use crate::softmax::Softmax;
+use crate::symplectic::attention::{DenseA, SymmetricA, SymmetricMode, SymplecticAttention};
+use crate::symplectic::linear::LinearSymplecticAttention;
+use crate::symplectic::{PhaseSide, UpdateP, UpdateQ};
 
 /// GML's name of a phase-space layer: `q` if it updates `q`, else `p`.
 pub(crate) const fn sided(updates_q: bool, q: &'static str, p: &'static str) -> &'static str {

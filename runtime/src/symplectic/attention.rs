@@ -60,13 +60,16 @@ use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut};
 use rand::Rng;
 
 use super::{PhaseSide, UpdateP, UpdateQ, assert_phase_space};
+use crate::error::Error;
+use crate::lanewise::LaneTwin;
+use crate::layer::SequenceLayer;
+use crate::packed::Symmetric;
 use crate::packed::matrix_from_slice;
+use crate::scalar::{Field, MapScalar, Real, two};
 #[cfg(doc)]
 use crate::softmax::VectorSoftmax;
 use crate::softmax::{MatrixSoftmax, Softmax};
-use crate::{
-    Error, Field, LaneTwin, MapScalar, Real, SequenceLayer, Symmetric, init, product, scalar::two,
-};
+use crate::{init, product};
 
 /// The weight of a symplectic attention layer: how the driving half `x` (`p` for a `Q` layer)
 /// becomes the kick added to the other half.

@@ -23,7 +23,12 @@ use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut};
 use rand::Rng;
 
 use super::{PhaseSide, UpdateP, UpdateQ, assert_phase_space};
-use crate::{Error, Field, LaneTwin, MapScalar, Real, SequenceLayer, Symmetric, product};
+use crate::error::Error;
+use crate::lanewise::LaneTwin;
+use crate::layer::SequenceLayer;
+use crate::packed::Symmetric;
+use crate::product;
+use crate::scalar::{Field, MapScalar, Real};
 
 /// Linear symplectic attention on sequences of `T` points of `R^{2N}`, updating the half chosen by
 /// `Side` ([`UpdateQ`] or [`UpdateP`]).

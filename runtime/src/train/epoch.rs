@@ -60,8 +60,9 @@ use rand::Rng;
 use rand::seq::SliceRandom;
 
 use super::{Optimizer, train_step};
+use crate::backward::Backward;
+use crate::error::Error;
 use crate::schema::Schema;
-use crate::{Backward, Error};
 
 /// A minibatch's windows, each `D×T` (its inputs, or its targets).
 pub type MinibatchWindows<S, const D: usize, const T: usize> = Vec<SMatrix<S, D, T>>;

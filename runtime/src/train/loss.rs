@@ -31,7 +31,8 @@
 
 use nalgebra::{RealField, SMatrix};
 
-use crate::{Backward, Error};
+use crate::backward::Backward;
+use crate::error::Error;
 
 /// `(‖O − Y‖², ‖Y‖²)` summed over every window, after checking the minibatch.
 fn squared_norms<'a, S: RealField + Copy, const D: usize, const T: usize>(

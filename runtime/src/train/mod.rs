@@ -25,8 +25,9 @@ pub use stiefel::ManifoldOptimizer;
 
 use nalgebra::{RealField, SMatrix};
 
+use crate::backward::Backward;
+use crate::error::Error;
 use crate::schema::Schema;
-use crate::{Backward, Error};
 
 /// One minibatch of GML's training: the [transformer loss](loss) of `net` on the windows
 /// `inputs` → `targets`, its gradient, and one step of `optimizer`. Returns the loss before the

@@ -37,8 +37,9 @@ use core::num::NonZeroU64;
 
 use nalgebra::RealField;
 
+use crate::error::Error;
+use crate::scalar::Field;
 use crate::schema::{Schema, from_flat, to_flat};
-use crate::{Error, Field};
 
 /// One of GML's optimisers over `P` parameters of scalar `S`.
 pub trait Optimizer<S: Field, const P: usize> {

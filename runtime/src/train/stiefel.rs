@@ -53,7 +53,7 @@ use rand::Rng;
 
 use super::FlatOptimizer;
 use super::optimizer::check_lengths;
-use crate::Error;
+use crate::error::Error;
 use crate::init::standard_normal;
 use crate::schema::Kind;
 

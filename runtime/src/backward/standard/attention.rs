@@ -2,11 +2,12 @@
 
 use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut};
 
-use crate::SoftmaxBackward;
 use crate::backward::Backward;
+use crate::backward::SoftmaxBackward;
 use crate::mha::{Connection, Euclidean, Head, MultiHeadAttention};
+use crate::product;
+use crate::scalar::Real;
 use crate::scalar::ratio;
-use crate::{Real, product};
 
 /// Per head `h`, with `Q = PQᵀZ`, `K = PKᵀZ`, `V = PVᵀZ`, `Λ = σ(s QᵀK)`, `s = 1/√D` and `Ō_h` the
 /// head's rows of `Ō`:

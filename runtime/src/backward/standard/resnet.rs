@@ -2,8 +2,10 @@
 
 use nalgebra::SVector;
 
+use crate::architectures::ResNetStack;
 use crate::backward::{ActivationDerivative, ColumnBackward};
-use crate::{ColumnLayer, Field, ResNetStack};
+use crate::layer::ColumnLayer;
+use crate::scalar::Field;
 
 /// The gradient is the stack's own type, every layer holding its gradient. The inputs of the
 /// nonlinear layers are kept on the stack during the forward pass, then the layers' backward

@@ -4,7 +4,7 @@
 use core::fmt;
 
 use super::BLOB_VERSION;
-use crate::Name;
+use crate::schema::Name;
 
 /// Why a blob cannot be read into the network asked for, or a network not written as a blob.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -93,7 +93,7 @@ pub enum BlobError {
         /// The layer group (from 1).
         layer: usize,
         /// What the layer reported.
-        source: crate::Error,
+        source: crate::error::Error,
     },
     /// The buffer given to [`write_blob`](super::write_blob) is too small.
     #[error("the blob needs {needed} bytes, the buffer has {found}")]

@@ -258,7 +258,7 @@ impl<S: BlobScalar> Source<S> for BlobSource<'_, S> {
         Ok(())
     }
 
-    fn invalid(&mut self, source: crate::Error) -> BlobError {
+    fn invalid(&mut self, source: crate::error::Error) -> BlobError {
         BlobError::Invalid {
             layer: self.layer,
             source,
@@ -373,7 +373,7 @@ impl<S: BlobScalar> Sink<S> for BlobSink<'_> {
         Ok(())
     }
 
-    fn invalid(&mut self, source: crate::Error) -> BlobError {
+    fn invalid(&mut self, source: crate::error::Error) -> BlobError {
         BlobError::Invalid {
             layer: self.layer,
             source,

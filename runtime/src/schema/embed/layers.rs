@@ -8,15 +8,19 @@ use nalgebra::{ArrayStorage, SMatrix};
 
 use super::fit::{Fit, Fitted, Mismatch};
 use super::{EmbedFrom, Embedded, sqrt};
+use crate::activation::Identity;
+use crate::architectures::{
+    ClassificationLayer, LinearPair, VolumePreservingFeedForward, VpffBlock,
+};
+use crate::feedforward::{GradientLayer, ResNetLayer, StrictlyTriangular, VolumePreservingLayer};
+use crate::mha::{Head, MultiHeadAttention, Projection, STIEFEL_TOLERANCE};
 use crate::packed::{Lower, Packed, PackedLayout, Skew, Sym, Upper};
 use crate::schema::layers::{matrix_param, packed_param, vector_param};
 use crate::schema::{Kind, Name};
-use crate::{
-    ArbitraryVpa, ClassificationLayer, DenseA, GradientLayer, Head, Identity, LinearPair,
-    LinearSymplecticAttention, MultiHeadAttention, PhaseSide, Projection, ResNetLayer,
-    STIEFEL_TOLERANCE, SkewVpa, StrictlyTriangular, SymmetricA, SymplecticAttention,
-    VolumePreservingFeedForward, VolumePreservingLayer, VpffBlock,
-};
+use crate::symplectic::PhaseSide;
+use crate::symplectic::attention::{DenseA, SymmetricA, SymplecticAttention};
+use crate::symplectic::linear::LinearSymplecticAttention;
+use crate::vpa::{ArbitraryVpa, SkewVpa};
 
 /// GML's names of the three projections of multi-head attention, in its order.
 const PROJECTIONS: [&str; 3] = ["PQ", "PK", "PV"];

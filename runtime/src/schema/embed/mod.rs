@@ -27,10 +27,10 @@ use core::marker::PhantomData;
 pub use fit::{Fitted, Mismatch};
 
 use super::{Kind, Name, Schema};
-use crate::{
-    Classifier, GradientLayerQ, Identity, PhaseSide, ResNetLayer, ResNetStack, SympNetStack,
-    Transformer,
-};
+use crate::activation::Identity;
+use crate::architectures::{Classifier, ResNetStack, SympNetStack, Transformer};
+use crate::feedforward::{GradientLayerQ, ResNetLayer};
+use crate::symplectic::PhaseSide;
 
 /// One parameter of an embedded file: where it is (layer group, from 1), what it is, and where its
 /// values start in [`Embedded::DATA`].
@@ -156,7 +156,7 @@ where
 impl<Src: Embedded, S, const D: usize, const NB: usize, Act> EmbedFrom<Src>
     for ResNetStack<S, D, NB, Act>
 where
-    S: crate::Field,
+    S: crate::scalar::Field,
     [ResNetLayer<S, D, Act>; NB]: Schema + EmbedFrom<Src>,
     ResNetLayer<S, D, Identity>: EmbedFrom<After<Src, [ResNetLayer<S, D, Act>; NB]>>,
 {
