@@ -18,7 +18,7 @@ use core::fmt;
 use geomattn::gml::{GmlFile, LoadError, Node, Object};
 use geomattn::nalgebra::DMatrix;
 
-use crate::Error;
+use crate::error::Error;
 use crate::layout::{self, Packed, Values};
 use crate::spec::{
     Activation, Arch, AttentionActivation, Ct, Kick, LinSympt, St, Sympt, Vpff, Vpt,

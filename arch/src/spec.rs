@@ -119,7 +119,7 @@ use core::str::FromStr;
 
 pub use self::grammar::gml_defaults;
 use self::options::Options;
-use crate::Error;
+use crate::error::Error;
 
 /// An element-wise activation, by GML's name: the runtime's choice of function as a value
 /// ([`geomattn::activation::Function`]), which the run-time engine applies.

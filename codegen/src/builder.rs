@@ -34,7 +34,9 @@ use std::collections::HashMap;
 use num_rational::BigRational;
 use num_traits::{One, Signed, Zero};
 
-use crate::{Op, Program, Value};
+use crate::program::Op;
+use crate::program::Program;
+use crate::program::Value;
 
 /// An operand with a sign. Constants always carry their sign in the value.
 #[derive(Debug, Clone, PartialEq, Eq)]

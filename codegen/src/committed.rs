@@ -21,7 +21,7 @@
 //! text), while elimination grows like `T³`, so larger sizes are not worth a straight-line program.
 //! Deriving all seven takes about 7 s (6 s of it for `T = 8`).
 
-use crate::Program;
+use crate::program::Program;
 use crate::sizes::{self, Strategy};
 
 /// The committed texts by size: one for each size the table gives a symbolic program.

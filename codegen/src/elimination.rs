@@ -28,8 +28,8 @@
 //!
 //! (GML's counts are from CONVENTIONS.md; GML then also multiplies by `I − C`, `T³` products.)
 
-use crate::Program;
 use crate::builder::{Builder, Expr, finish_cayley, identity_plus_skew};
+use crate::program::Program;
 
 /// The elimination program for `Cay(C)` at size `t` (any `t`; `t = 0` gives the empty program).
 ///
@@ -91,7 +91,7 @@ pub fn program(t: usize) -> Program {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::OpCounts;
+    use crate::program::OpCounts;
 
     /// The table in the module docs.
     #[test]

@@ -19,7 +19,9 @@ use num_traits::ToPrimitive;
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::{Op, Program, Value};
+use crate::program::Op;
+use crate::program::Program;
+use crate::program::Value;
 
 /// A constant of the program that does not fit the `i64` numerator and denominator of
 /// `geomattn::__private::ratio`.

@@ -33,8 +33,8 @@
 //! operations for accuracy at every `‖C‖`; `Y` and the divisors that keep it finite cost 14–17%
 //! of them.)
 
-use crate::Program;
 use crate::builder::{Builder, Expr, finish_cayley, identity_plus_skew};
+use crate::program::Program;
 
 /// The Gram–Schmidt program for `Cay(C)` at size `t` (any `t`).
 ///
@@ -115,7 +115,7 @@ fn squared_norm(b: &mut Builder, q: &[Vec<Expr>], y: &[Vec<Expr>], k: usize) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::OpCounts;
+    use crate::program::OpCounts;
 
     /// The table in the module docs.
     #[test]

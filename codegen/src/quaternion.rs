@@ -36,8 +36,8 @@
 
 use num_rational::BigRational;
 
-use crate::Program;
 use crate::builder::{Builder, Expr};
+use crate::program::Program;
 
 /// `L_p` as signs and indices into `p`: entry `(i, j)` is `sign·p[index]`, or 0 on the diagonal.
 const LEFT: [[(i64, usize); 4]; 4] = [
@@ -163,7 +163,7 @@ mod tests {
     use num_traits::{One, Zero};
 
     use super::*;
-    use crate::OpCounts;
+    use crate::program::OpCounts;
 
     fn q(n: i64, d: i64) -> BigRational {
         BigRational::new(n.into(), d.into())

@@ -21,7 +21,8 @@
 
 use core::fmt;
 
-use crate::{Program, committed, elimination, gram_schmidt, quaternion};
+use crate::program::Program;
+use crate::{committed, elimination, gram_schmidt, quaternion};
 
 /// How a program is obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

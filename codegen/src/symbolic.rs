@@ -29,8 +29,8 @@ mod translate;
 use symbolica::atom::Atom;
 use symbolica::atom::AtomCore;
 
-use crate::Program;
 use crate::builder::{Builder, Expr};
+use crate::program::Program;
 
 /// The Symbolica version the committed programs were derived with (pinned in `Cargo.toml`).
 pub const SYMBOLICA_VERSION: &str = "3.0.0";

@@ -39,7 +39,8 @@
 
 use geomattn::{Error, FieldPath, LaneTwin, NonFinite, SequenceLayer};
 
-use crate::{Arch, Scalar};
+use crate::network::Scalar;
+use geomattn_arch::Arch;
 
 mod lanes;
 mod staging;

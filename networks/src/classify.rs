@@ -23,7 +23,9 @@ use geomattn::Isa;
 use geomattn::gml::GmlFile;
 
 use crate::dispatch::read;
-use crate::{Arch, Error, Precision};
+use crate::error::Error;
+use crate::network::Precision;
+use geomattn_arch::Arch;
 
 mod batched;
 pub mod engine;

@@ -6,8 +6,12 @@ use std::path::Path;
 use geomattn::gml::{GmlFile, LoadError};
 
 use crate::engine;
+use crate::error::Error;
+use crate::network::Network;
+use crate::network::Precision;
+use crate::structure::Measurement;
 use crate::structure::Sampling;
-use crate::{Arch, Error, Measurement, Network, Precision};
+use geomattn_arch::Arch;
 
 /// What the loader reported, as an [`Error`] naming the file and the architecture: where the
 /// file's layers are not the architecture's chain, the first difference

@@ -33,12 +33,17 @@ use geomattn_arch::layout::{self, Layer, Op};
 use num_dual::Dual64;
 
 use crate::dispatch::load_error;
+use crate::error::Error;
+use crate::network::Network;
+use crate::network::Scalar;
 use crate::network::{Precision, checked};
+use crate::structure::Measurement;
 use crate::structure::{
     Sampling, feed_forward_measurements, largest, symplectic_measurement, symplecticity,
     transformer_measurements, worse,
 };
-use crate::{Arch, Error, Kick, Measurement, Network, Scalar};
+use geomattn_arch::Arch;
+use geomattn_arch::Kick;
 
 /// Loads `file` as `arch` on the run-time engine, computing in `precision`.
 ///
@@ -701,10 +706,10 @@ mod batched {
     use geomattn::engine::forward_in_lanes;
 
     use super::Engine;
-    use crate::Scalar;
     use crate::batch::{
         Arithmetic, Batch, Layout, Windows, forward_windows, network_name, rollout_windows,
     };
+    use crate::network::Scalar;
 
     /// Windows several at a time in lanes ([`forward_in_lanes`]): in `Exact`, each window's
     /// output bit for bit its scalar pass; in `Fast`, for `f32`, with the polynomial `exp` and

@@ -40,7 +40,13 @@ use geomattn::{BlobScalar, OwnedLayerType, described_to_blob};
 use geomattn_arch::layout::{self, Op};
 
 use crate::dispatch::{load_error, read};
-use crate::{Activation, Arch, AttentionActivation, Error, Kick, Precision, engine};
+use crate::engine;
+use crate::error::Error;
+use crate::network::Precision;
+use geomattn_arch::Activation;
+use geomattn_arch::Arch;
+use geomattn_arch::AttentionActivation;
+use geomattn_arch::Kick;
 
 /// The marker of GML's `init_upper`.
 fn first_side(init_upper: bool) -> &'static str {

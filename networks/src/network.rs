@@ -6,7 +6,8 @@ use geomattn::nalgebra::RealField;
 use geomattn::{BatchScalar, Field, LaneTwin};
 
 use crate::batch::Batch;
-use crate::{Arch, Error};
+use crate::error::Error;
+use geomattn_arch::Arch;
 
 /// The scalar a network computes in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

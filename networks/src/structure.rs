@@ -23,7 +23,7 @@ use geomattn::nalgebra::DMatrix;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::Error;
+use crate::error::Error;
 
 /// Bound on `|det J − 1|`: the Jacobians are exact, so only the rounding of a few dozen layers in
 /// `f64` is left.

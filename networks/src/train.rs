@@ -48,7 +48,8 @@ use geomattn::train::window_order;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use crate::{Arch, Error};
+use crate::error::Error;
+use geomattn_arch::Arch;
 
 mod chain;
 mod data;

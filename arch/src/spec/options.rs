@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use super::call::{Argument, is_name};
 use super::grammar::{Default, Form, Grammar, Key, Kind, Role};
 use super::{Activation, AttentionActivation, Kick};
-use crate::Error;
+use crate::error::Error;
 
 /// An option's value, read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,7 +14,7 @@ use symbolica::poly::PolyVariable;
 use symbolica::poly::polynomial::MultivariatePolynomial;
 use symbolica::symbol;
 
-use crate::Program;
+use crate::program::Program;
 
 /// A polynomial with integer coefficients in the `T(T−1)/2` upper entries of `C`.
 pub(super) type Poly = MultivariatePolynomial<IntegerRing, u16>;

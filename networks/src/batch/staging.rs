@@ -6,7 +6,7 @@ use geomattn::nalgebra::SMatrix;
 use geomattn::{Error, LaneTwin, SequenceLayer};
 
 use super::{Arithmetic, Layout};
-use crate::Scalar;
+use crate::network::Scalar;
 
 /// Windows staged at a time: the staging buffers (two of `STAGED` windows in the network's
 /// scalar) stay in the processor's second-level cache for the sizes of GML's tutorials (288 KiB

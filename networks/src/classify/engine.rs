@@ -10,7 +10,9 @@ use geomattn::{Isa, mnist_patches};
 
 use super::batched::{Body, Element};
 use super::{Classifier, finite, run_batched};
-use crate::{Arch, Error, Precision};
+use crate::error::Error;
+use crate::network::Precision;
+use geomattn_arch::Arch;
 
 /// A classifier on the run-time engine, with its architecture, and its blocks laid out for the
 /// batched path.

@@ -22,9 +22,10 @@ use rand::rngs::SmallRng;
 use super::{Optimizer, Options, Trainee, train_error};
 use crate::dispatch::read;
 use crate::engine::{Read, build, read_values};
+use crate::error::Error;
 use crate::export::{kick, layer_type};
-use crate::{Arch, Error};
 use geomattn::{Field, Kind, MapScalar};
+use geomattn_arch::Arch;
 
 /// The windows of a minibatch run eight at a time, one per lane of an AVX-512 vector (two AVX2
 /// ones), with the vectorised `tanh`, `exp` and sigmoid and fused products ([`FastLanes`]).

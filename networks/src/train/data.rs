@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::Error;
+use crate::error::Error;
 use crate::rigid_body;
 
 /// Trajectories of equal length, each a list of states of `dim` values, in `f64`.
