@@ -8,7 +8,8 @@ The regeneration (`derive --check`: Symbolica re-derives `codegen/programs/cayle
 compares them byte for byte) takes about 15 minutes on 2 cores, almost all of it building
 Symbolica. Its result is a function of its inputs, hashed here (SHA-256):
 
-- the derivation's code: `codegen/Cargo.toml` and everything under `codegen/src/`;
+- the derivation's code: `codegen/Cargo.toml` and everything under `codegen/src/`, and the same of
+  each crate of this repository it depends on (`gml-file/`, the GML file reader of `embed_gml!`);
 - what it is compared with, and what is emitted from it: `codegen/programs/`, `codegen/gen/`;
 - how it is built: the root `Cargo.toml` (workspace dependencies, profiles),
   `rust-toolchain.toml`, and the `Cargo.lock` entries of every package `geomattn-codegen` can
@@ -49,15 +50,17 @@ def locked_closure() -> list[str]:
         name, _, version = dependency.partition(" ")
         return [p for p in by_name[name] if not version or p["version"] == version.split(" ")[0]]
 
+    ours = [name for name, _ in path_dependencies()]
     seen: dict[tuple[str, str], dict] = {}
     todo = list(by_name["geomattn-codegen"])
     while todo:
         package = todo.pop()
         key = (package["name"], package["version"])
         # The workspace's own packages that the lock file lists under geomattn-codegen are its
-        # dev-dependencies (the runtime, the test kit), which the derivation does not build
-        # (`path_dependencies` keeps it so).
-        if key in seen or ("source" not in package and package["name"] != "geomattn-codegen"):
+        # normal dependencies (`path_dependencies`, whose sources are hashed) and its
+        # dev-dependencies (the runtime, the test kit), which the derivation does not build.
+        own = "source" not in package
+        if key in seen or (own and package["name"] not in ["geomattn-codegen", *ours]):
             continue
         seen[key] = package
         for dependency in package.get("dependencies", []):
@@ -68,25 +71,34 @@ def locked_closure() -> list[str]:
     ]
 
 
-def path_dependencies() -> list[str]:
-    """geomattn-codegen's normal dependencies that are sources of this repository."""
-    manifest = tomllib.loads((ROOT / "codegen/Cargo.toml").read_text())
+def path_dependencies() -> list[tuple[str, str]]:
+    """geomattn-codegen's normal dependencies that are crates of this repository: (name, folder).
+    None of them may depend on another crate of the repository (its sources would go unhashed)."""
     workspace = tomllib.loads((ROOT / "Cargo.toml").read_text())["workspace"]["dependencies"]
-    found = []
-    for name, spec in manifest.get("dependencies", {}).items():
-        if isinstance(spec, dict) and spec.get("workspace"):
-            spec = workspace.get(name, {})
-        if isinstance(spec, dict) and "path" in spec:
-            found.append(name)
+
+    def local(folder: str) -> list[tuple[str, str]]:
+        manifest = tomllib.loads((ROOT / folder / "Cargo.toml").read_text())
+        found = []
+        for name, spec in manifest.get("dependencies", {}).items():
+            if isinstance(spec, dict) and spec.get("workspace"):
+                spec = workspace.get(name, {})
+            if isinstance(spec, dict) and "path" in spec:
+                found.append((name, spec["path"]))
+        return found
+
+    found = local("codegen")
+    for name, folder in found:
+        if deeper := local(folder):
+            sys.exit(f"{name} depends on {deeper} by path: hash their sources too")
     return found
 
 
 def inputs_hash() -> str:
-    if found := path_dependencies():
-        sys.exit(f"geomattn-codegen depends on {found} by path: hash their sources too")
     digest = hashlib.sha256()
     paths = [ROOT / f for f in FILES]
-    for folder in FOLDERS:
+    folders = FOLDERS + [f"{folder}/src" for _, folder in path_dependencies()]
+    paths.extend(ROOT / folder / "Cargo.toml" for _, folder in path_dependencies())
+    for folder in folders:
         paths.extend(p for p in (ROOT / folder).rglob("*") if p.is_file())
     for path in sorted(paths):
         content = path.read_bytes()
