@@ -11,6 +11,7 @@ use std::format;
 use std::string::String;
 use std::vec::Vec;
 
+use crate::file::number;
 use crate::{GmlFile, Kind, LoadError, Node, Object};
 
 /// One parameter of a layer group.
@@ -116,10 +117,7 @@ fn numbered_heads(heads: &Node) -> Result<Vec<String>, LoadError> {
     let mut names = heads.group_names()?;
     names.extend(heads.dataset_names()?);
     for name in &names {
-        if !name
-            .strip_prefix("head_")
-            .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
-        {
+        if number(name, "head_").is_none() {
             heads.reject(name)?;
         }
     }

@@ -134,7 +134,7 @@ impl GmlFile {
 /// What one numbered name (`L12`, `head_3`) says: `None` if it is not of the form
 /// `<prefix><digits>`, `Some(None)` if it is but does not count in the numbering `1 … n` (zero, a
 /// leading zero, too large).
-fn number(name: &str, prefix: &str) -> Option<Option<usize>> {
+pub(crate) fn number(name: &str, prefix: &str) -> Option<Option<usize>> {
     let digits = name.strip_prefix(prefix)?;
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
