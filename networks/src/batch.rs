@@ -87,7 +87,7 @@ pub enum Layout {
 /// - [`Fast`](Self::Fast), the default: for a network computing in `f32`, on a processor with
 ///   AVX2 or AVX-512, `exp` (the softmaxes), `tanh` and the sigmoid (the activations) as
 ///   polynomials on whole vectors, and the matrix products with fused multiply-adds
-///   ([`geomattn::VectorFunctions`]: `exp` within 1.25 ulp, `tanh` within 3.5 ulp), on the
+///   ([`geomattn::VectorFunctions`]: `exp` within 1.25 ulp, `tanh` within 7 ulp), on the
 ///   run-time engine's lanes ([`geomattn::engine::FastLanes`], 16 windows at a time) or a
 ///   compile-time network's ([`lanes`]). A network's output then differs from the scalar
 ///   path's by these errors, propagated through the network like its own rounding: **each

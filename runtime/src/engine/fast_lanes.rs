@@ -21,7 +21,7 @@ use crate::scalar::Real;
 /// matrices ([`Element::mul_to`], [`Element::tr_mul_to`]): on AVX2 and AVX-512, fused
 /// multiply-adds on the processor's vectors ([`Isa::lane_products`]), the same sums in the same
 /// order, each term rounded once instead of twice. `exp` and `tanh` are
-/// the polynomials of [`crate::VectorFunctions`] (within 1.25 and 3.5 ulp), run on the best
+/// the polynomials of [`crate::VectorFunctions`] (within 1.25 and 7 ulp), run on the best
 /// instruction set this processor has ([`Isa::best`], asked once): a default build's lanes are
 /// SSE2 vectors, on which the polynomials' primitives (rounding, `2ⁿ`, selects) run lane by lane,
 /// measured slower than the scalar functions, while a function compiled for AVX2 or AVX-512 runs

@@ -228,7 +228,7 @@ mod tests {
 
     /// Every length from 0 to past two blocks of interleaved AVX-512 vectors of f32 (the tails
     /// included), on every instruction set of the machine: each value within the bounds of
-    /// `VectorFunctions` (1.25 ulp for `exp`, 3.5 ulp for `tanh`) of the f64 function, and bit
+    /// `VectorFunctions` (1.25 ulp for `exp`, 7 ulp for `tanh`) of the f64 function, and bit
     /// for bit the value computed alone; NaN kept.
     #[test]
     fn every_length_on_every_isa_is_within_the_stated_bounds() {
@@ -262,7 +262,7 @@ mod tests {
                         "{isa:?} exp {x}"
                     );
                     assert!(
-                        (f64::from(*t) - exact_t).abs() <= 3.5 * ulp(exact_t),
+                        (f64::from(*t) - exact_t).abs() <= 7.0 * ulp(exact_t),
                         "{isa:?} tanh {x}"
                     );
                 }
