@@ -109,6 +109,60 @@ fn subtract_multiple<S: Field, const T: usize>(row: &mut [S; T], pivot_row: &[S;
     }
 }
 
+/// [`cayley_columns`] at a length `t ≤ M` known at run time, written over the first `t` entries
+/// of the first `t` columns of `columns`: the same operations in the same order (the loops
+/// bounded by `t` instead of unrolled), so the same values, bit for bit, in every [`Field`].
+/// `upper(i, j)` is `C`'s entry above the diagonal (`i < j`).
+///
+/// One copy for every length up to `M`, where [`Elimination`] unrolls a copy per `T`: the
+/// run-time engine's vectors (`crate::isa::Isa::cayley_product_in_place`) take it from `T = 5`.
+///
+/// # Panics
+/// If `t > M`.
+#[inline(always)]
+pub(crate) fn cayley_columns_at<S: Field, const M: usize>(
+    t: usize,
+    upper: impl Fn(usize, usize) -> S,
+    columns: &mut [[S; M]; M],
+) {
+    assert!(t <= M, "sequences of at most {M}");
+    let columns = &mut columns[..t];
+    for (j, column) in columns.iter_mut().enumerate() {
+        for (i, x) in column[..t].iter_mut().enumerate() {
+            *x = match i.cmp(&j) {
+                core::cmp::Ordering::Less => upper(i, j),
+                core::cmp::Ordering::Greater => -upper(j, i),
+                core::cmp::Ordering::Equal => S::one(),
+            };
+        }
+    }
+    for k in 0..t {
+        let inverse = S::one() / columns[k][k];
+        let mut pivot_row = [S::zero(); M];
+        for (p, &x) in pivot_row[..t].iter_mut().zip(&columns[k][..t]) {
+            *p = x * inverse;
+        }
+        pivot_row[k] = inverse;
+        for (i, row) in columns.iter_mut().enumerate() {
+            if i == k {
+                row[..t].copy_from_slice(&pivot_row[..t]);
+            } else {
+                let minus_factor = -row[k];
+                row[k] = S::zero();
+                for (x, &p) in row[..t].iter_mut().zip(&pivot_row[..t]) {
+                    *x = product::accumulate(*x, minus_factor, p);
+                }
+            }
+        }
+    }
+    for (j, column) in columns.iter_mut().enumerate() {
+        for x in &mut column[..t] {
+            *x = two::<S>() * *x;
+        }
+        column[j] -= S::one();
+    }
+}
+
 /// `m⁻¹ rhs` by Gauss–Jordan elimination without pivoting, one reciprocal per pivot.
 ///
 /// Stable for the matrices it is used on, whose pivots stay away from zero: column diagonally
@@ -139,4 +193,43 @@ pub(crate) fn solve_without_pivoting<S: Field, const T: usize>(
         }
     }
     rhs
+}
+
+#[cfg(test)]
+mod tests {
+    use num_rational::Ratio;
+
+    use super::*;
+
+    /// `Elimination`'s columns and the run-time copy's at `T`, for the entries `upper`.
+    fn both<S: Field, const T: usize>(
+        upper: impl Fn(usize, usize) -> S,
+    ) -> ([[S; T]; T], [[S; T]; T]) {
+        let c = SMatrix::<S, T, T>::from_fn(|i, j| if i < j { upper(i, j) } else { S::zero() });
+        let unrolled = <Elimination as OrthogonalMap<S, T>>::map(&c).data.0;
+        let mut columns = [[S::zero(); 16]; 16];
+        cayley_columns_at(T, upper, &mut columns);
+        let at_run_time = core::array::from_fn(|j| core::array::from_fn(|i| columns[j][i]));
+        (unrolled, at_run_time)
+    }
+
+    /// Bit for bit `Elimination` in `f32` at every length it is taken at, and exactly in
+    /// rationals (where both are `Cay(C)` itself).
+    #[test]
+    fn the_run_time_elimination_is_the_unrolled_one() {
+        #[allow(clippy::cast_precision_loss)]
+        let float = |i: usize, j: usize| (((i * 7 + j * 3) % 11) as f32 - 5.0) / 4.0;
+        #[allow(clippy::cast_possible_wrap)]
+        let exact = |i: usize, j: usize| Ratio::new(((i * 5 + j * 3) % 7) as i64 - 3, 4);
+        macro_rules! at {
+            ($($t:literal)*) => {$(
+                let (unrolled, at_run_time) = both::<f32, $t>(float);
+                let bits = |m: [[f32; $t]; $t]| m.map(|column| column.map(f32::to_bits));
+                assert_eq!(bits(unrolled), bits(at_run_time), "T = {}", $t);
+            )*};
+        }
+        at!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16);
+        let (unrolled, at_run_time) = both::<Ratio<i64>, 5>(exact);
+        assert_eq!(unrolled, at_run_time);
+    }
 }

@@ -50,6 +50,6 @@ mod polish;
 pub use baselines::{LuSolve, NalgebraInverse};
 pub use by_norm::{NARROW_BELOW, WIDE_BELOW};
 pub use elimination::Elimination;
-pub(crate) use elimination::solve_without_pivoting;
+pub(crate) use elimination::{cayley_columns_at, solve_without_pivoting};
 pub use generated::Generated;
 pub use gram_schmidt::GramSchmidt;

@@ -21,22 +21,32 @@ use nalgebra::SMatrix;
 
 use super::sealed::LaneVector;
 use super::{BatchScalar, Isa};
-use crate::cayley::Generated;
+use crate::cayley::{Generated, NARROW_BELOW, cayley_columns_at};
 use crate::orthogonal::OrthogonalMap;
+use crate::product;
 
-/// The longest sequence with a kernel here: the closed forms of [`Generated`] (beyond, its
-/// kernels choose lane by lane by `‖C‖`, as only the lanes of `f32` themselves can).
-const MAX_SEQ: usize = 4;
+/// The longest sequence with a closed form ([`Generated`]'s).
+const MAX_CLOSED: usize = 4;
+
+/// The longest sequence with a kernel here: from 5, pivot-free elimination over whole vectors
+/// while every lane's `‖C‖_F` is below [`NARROW_BELOW`] (where [`Generated`]'s `f32` kernel takes
+/// that elimination too; beyond, it chooses lane by lane by `‖C‖`, as only the lanes of `f32`
+/// themselves can).
+const MAX_SEQ: usize = 16;
 
 impl Isa {
     /// `Z ← Z·Cay(C)` in every lane `l < lanes`, for the skew `C` (`seq × seq`, its strict upper
-    /// triangle read, as [`Generated`] reads it) and `Z` (`dim × seq`), if `seq ≤ 4` and this
-    /// instruction set computes on whole vectors ([`Isa::is_compact`]); `false` (and `Z`
-    /// untouched) otherwise. Both column-major, each entry a run of `lanes` values.
+    /// triangle read, as [`Generated`] reads it) and `Z` (`dim × seq`), if `seq ≤ 16` and this
+    /// instruction set computes on whole vectors ([`Isa::is_compact`]), and from `seq = 5` every
+    /// lane's `‖C‖_F` is below [`NARROW_BELOW`]; `false` (and `Z` untouched) otherwise. Both
+    /// column-major, each entry a run of `lanes` values.
     ///
-    /// `Cay(C)` is [`Generated`]'s closed form, operation for operation, and each entry of the
-    /// product the fused multiply-adds of [`Isa::lane_products`] (over the sequence in order,
-    /// from zero): each lane's values those of the two steps one after the other.
+    /// `Cay(C)` is [`Generated`]'s closed form up to `seq = 4`, operation for operation; from 5,
+    /// pivot-free elimination, which [`Generated`]'s `f32` kernel takes below that bound, operation
+    /// for operation, in a loop over `seq` (one copy of the code for every length, where
+    /// [`Generated`] unrolls one per length). Each entry of the product is the fused
+    /// multiply-adds of [`Isa::lane_products`] (over the sequence in order, from zero): each
+    /// lane's values those of the two steps one after the other.
     ///
     /// # Panics
     /// If `lanes` is not a multiple of this instruction set's lanes ([`Isa::lanes`]), if the
@@ -76,11 +86,10 @@ impl Isa {
             Isa::Avx2 => unsafe { cayley_avx2(product, z) },
             // Not compact on x86-64 (`wide`'s SSE2 pairs): refused above, and not compiled.
             #[cfg(target_arch = "x86_64")]
-            Isa::Portable => return false,
+            Isa::Portable => false,
             #[cfg(not(target_arch = "x86_64"))]
             _ => by_seq::<S::Portable>(product, z),
         }
-        true
     }
 }
 
@@ -95,33 +104,37 @@ struct Product<'a, S> {
 /// [`by_seq`] over AVX-512 vectors, compiled for AVX-512.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,avx,fma")]
-fn cayley_avx512<S: BatchScalar>(product: Product<'_, S>, z: &mut [S]) {
-    by_seq::<S::Avx512>(product, z);
+fn cayley_avx512<S: BatchScalar>(product: Product<'_, S>, z: &mut [S]) -> bool {
+    by_seq::<S::Avx512>(product, z)
 }
 
 /// [`by_seq`] over AVX2 vectors, compiled for AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx,fma")]
-fn cayley_avx2<S: BatchScalar>(product: Product<'_, S>, z: &mut [S]) {
-    by_seq::<S::Avx2>(product, z);
+fn cayley_avx2<S: BatchScalar>(product: Product<'_, S>, z: &mut [S]) -> bool {
+    by_seq::<S::Avx2>(product, z)
 }
 
-/// The kernel of the sequence's length (a jump on it, then every loop over it unrolled).
+/// The kernel of the sequence's length (a jump on it; up to 4 every loop over it unrolled, then
+/// elimination in storage of 8 or 16 columns): whether it ran.
 #[inline(always)]
-fn by_seq<V: LaneVector>(product: Product<'_, V::Scalar>, z: &mut [V::Scalar]) {
+fn by_seq<V: LaneVector>(product: Product<'_, V::Scalar>, z: &mut [V::Scalar]) -> bool {
     match product.seq {
         1 => cayley::<V, 1>(product, z),
         2 => cayley::<V, 2>(product, z),
         3 => cayley::<V, 3>(product, z),
-        _ => cayley::<V, 4>(product, z),
+        4 => cayley::<V, 4>(product, z),
+        5..=8 => return eliminated::<V, 8>(product, z),
+        _ => return eliminated::<V, MAX_SEQ>(product, z),
     }
+    true
 }
 
 /// `Z ← Z·Cay(C)` for sequences of `T`, one vector of lanes at a time: `Cay(C)` held while
 /// each row of `Z` is multiplied by it.
 #[inline(always)]
 fn cayley<V: LaneVector, const T: usize>(product: Product<'_, V::Scalar>, z: &mut [V::Scalar]) {
-    const { assert!(T <= MAX_SEQ) };
+    const { assert!(T <= MAX_CLOSED) };
     let (lanes, c) = (product.lanes, product.c);
     assert!(c.len() == T * T * lanes && z.len().is_multiple_of(T * lanes));
     let dim = z.len() / (T * lanes);
@@ -148,6 +161,60 @@ fn cayley<V: LaneVector, const T: usize>(product: Product<'_, V::Scalar>, z: &mu
     }
 }
 
+/// `Z ← Z·Cay(C)` for sequences of 5 to `M` by [`cayley_columns_at`] over whole vectors, then
+/// the fused product, if every lane's `‖C‖_F` is below [`NARROW_BELOW`] (as [`Generated`]'s `f32`
+/// kernel decides it: `Σ_{i<j} C_ij² < NARROW_BELOW²/2`, summed in its order); `false`, `Z`
+/// untouched, if one is not or is NaN.
+#[inline(always)]
+fn eliminated<V: LaneVector, const M: usize>(
+    product: Product<'_, V::Scalar>,
+    z: &mut [V::Scalar],
+) -> bool {
+    let (lanes, t, c) = (product.lanes, product.seq, product.c);
+    assert!(t <= M && c.len() == t * t * lanes && z.len().is_multiple_of(t * lanes));
+    let dim = z.len() / (t * lanes);
+    let vectors = (0..lanes / V::LANES).map(|v| v * V::LANES);
+    // SAFETY (every load and store below): entry (i, j) of C is run j·t + i of its t² runs of
+    // `lanes`, entry (i, k) of Z run k·dim + i of its dim·t runs, and lane + LANES ≤ lanes
+    // (asserted above).
+    let entry = |lane: usize| {
+        move |i: usize, j: usize| unsafe { V::load_at(c, (j * t + i) * lanes + lane) }
+    };
+    let bound: V::Scalar = nalgebra::convert(f64::from(NARROW_BELOW * NARROW_BELOW / 2.0));
+    for lane in vectors.clone() {
+        let c = entry(lane);
+        let mut half_squared = V::zero();
+        for j in 1..t {
+            for i in 0..j {
+                half_squared = product::accumulate(half_squared, c(i, j), c(i, j));
+            }
+        }
+        let mut below = true;
+        half_squared.for_each_lane(|_, x| below &= x < bound);
+        if !below {
+            return false;
+        }
+    }
+    let mut q = [[V::zero(); M]; M];
+    for lane in vectors {
+        cayley_columns_at(t, entry(lane), &mut q);
+        for i in 0..dim {
+            let mut row = [V::zero(); M];
+            for (k, x) in row[..t].iter_mut().enumerate() {
+                *x = unsafe { V::load_at(z, (k * dim + i) * lanes + lane) };
+            }
+            for (k, column) in q[..t].iter().enumerate() {
+                let mut sum = V::zero();
+                for (x, q) in row[..t].iter().zip(column) {
+                    sum = x.mul_add(*q, sum);
+                }
+                unsafe { sum.store_at(z, (k * dim + i) * lanes + lane) };
+            }
+        }
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use std::vec::Vec;
@@ -163,10 +230,10 @@ mod tests {
             .collect()
     }
 
-    /// Every length up to one past the closed forms, several dimensions, on every instruction
+    /// Every length up to one past the longest kernel, several dimensions, on every instruction
     /// set of the machine: bit for bit `Generated` on each lane's `C` (over `f32`, as the
-    /// engine's exact lanes compute it) and then the product of `Isa::lane_products`, or `false`
-    /// and `Z` untouched.
+    /// engine's exact lanes compute it: from 5, below `NARROW_BELOW`, its elimination) and then
+    /// the product of `Isa::lane_products`, or `false` and `Z` untouched.
     #[test]
     fn the_fused_product_is_the_transform_then_the_product() {
         let lanes = 16;
@@ -174,6 +241,8 @@ mod tests {
             for seq in 1..=MAX_SEQ + 1 {
                 for dim in [1, 3, 5] {
                     let c = values(seq * seq * lanes, seq);
+                    // Of order one, `‖C‖_F` below `NARROW_BELOW` at every length.
+                    let c: Vec<f32> = c.iter().map(|x| x / 2.0).collect();
                     let before = values(dim * seq * lanes, dim);
                     let mut z = before.clone();
                     let fused = isa.cayley_product_in_place(lanes, seq, &c, &mut z);
@@ -230,7 +299,51 @@ mod tests {
             1 => at::<1>(c),
             2 => at::<2>(c),
             3 => at::<3>(c),
-            _ => at::<4>(c),
+            4 => at::<4>(c),
+            5 => at::<5>(c),
+            6 => at::<6>(c),
+            7 => at::<7>(c),
+            8 => at::<8>(c),
+            9 => at::<9>(c),
+            10 => at::<10>(c),
+            11 => at::<11>(c),
+            12 => at::<12>(c),
+            13 => at::<13>(c),
+            14 => at::<14>(c),
+            15 => at::<15>(c),
+            _ => at::<16>(c),
+        }
+    }
+
+    /// From `seq = 5`, one lane whose `‖C‖_F` is at `NARROW_BELOW` or NaN (where `Generated`'s
+    /// `f32` kernel leaves elimination): `false` and `Z` untouched, on every instruction set.
+    #[test]
+    fn a_lane_beyond_the_elimination_s_bound_is_left_to_the_scalar_kernel() {
+        let (lanes, seq, dim) = (16, 6, 2);
+        for isa in Isa::ALL
+            .into_iter()
+            .filter(|isa| isa.is_available() && isa.is_compact())
+        {
+            for (lane, value) in [(0, NARROW_BELOW / 2.0_f32.sqrt()), (15, f32::NAN)] {
+                let mut c: Vec<f32> = values(seq * seq * lanes, 1)
+                    .iter()
+                    .map(|x| x / 8.0)
+                    .collect();
+                // Entry (0, 1) alone: Σ_{i<j} C_ij² ≥ NARROW_BELOW² / 2 in that lane.
+                c[seq * lanes + lane] = value;
+                let before = values(dim * seq * lanes, 2);
+                let mut z = before.clone();
+                assert!(
+                    !isa.cayley_product_in_place(lanes, seq, &c, &mut z),
+                    "{isa:?}"
+                );
+                assert_eq!(z, before);
+                c[seq * lanes + lane] = 0.0;
+                assert!(
+                    isa.cayley_product_in_place(lanes, seq, &c, &mut z),
+                    "{isa:?}"
+                );
+            }
         }
     }
 
