@@ -374,12 +374,10 @@ fn sigmoid_in_place<S: BatchScalar + RealField>(isa: Isa, values: &mut [S]) {
         }
         isa.exp_in_place(t);
         for (x, &t) in run.iter_mut().zip(t.iter()) {
+            // One quotient, its numerator chosen: the same bits as a quotient in each branch.
             let one = S::one();
-            *x = if *x >= S::zero() {
-                one / (one + t)
-            } else {
-                t / (one + t)
-            };
+            let numerator = if *x >= S::zero() { one } else { t };
+            *x = numerator / (one + t);
         }
     }
 }

@@ -182,7 +182,8 @@ impl Sigma for Sigmoid {
         let mut t = polynomial::exp_each(minus);
         let one = V::one();
         for (t, x) in t.iter_mut().zip(&x) {
-            *t = x.below(V::Scalar::zero(), *t / (one + *t), one / (one + *t));
+            // One quotient, its numerator chosen: the same bits as both quotients and a choice.
+            *t = x.below(V::Scalar::zero(), *t, one) / (one + *t);
         }
         t
     }
