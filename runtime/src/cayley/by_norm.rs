@@ -98,7 +98,7 @@ pub(super) fn f32_kernel<S: Field, const T: usize>(
 /// its own copies of the three kernels (the lane path at `T = 8` overflowed a test thread's stack).
 #[inline(never)]
 fn scalar_kernel<const T: usize>(c: &SMatrix<f32, T, T>, out: &mut MaybeUninit<[[f32; T]; T]>) {
-    let half_squared = half_squared_norm(c);
+    let half_squared = half_squared_norm(T, |i, j| c[(i, j)]);
     let below = |norm: f32| half_squared < norm * norm / 2.0;
     if below(NARROW_BELOW) {
         elimination_columns(c, out);
@@ -141,10 +141,7 @@ where
     ) else {
         return false;
     };
-    let bound = NARROW_BELOW * NARROW_BELOW / 2.0;
-    let mut every_lane_below = true;
-    half_squared_norm(c).for_each_lane(|_, x| every_lane_below &= x < bound);
-    if every_lane_below {
+    if every_lane_narrow(T, |i, j| c[(i, j)]) {
         elimination_columns(c, out);
     } else {
         out.write(lane_by_lane(c).data.0);
@@ -202,13 +199,25 @@ fn wide<'a, const T: usize>(
     )
 }
 
-/// `‖C‖_F² / 2`: the sum of the squares of the strict upper triangle of `c`, column by column.
+/// Whether every lane of the skew `t × t` matrix whose strict upper triangle is `c(i, j)` has
+/// `‖C‖_F` below [`NARROW_BELOW`], where the `f32` kernel takes [`Elimination`] (a lane of NaN
+/// does not).
 #[inline(always)]
-fn half_squared_norm<S: Field, const T: usize>(c: &SMatrix<S, T, T>) -> S {
+pub(crate) fn every_lane_narrow<P: LaneVector>(t: usize, c: impl Fn(usize, usize) -> P) -> bool {
+    let bound: P::Scalar = nalgebra::convert(f64::from(NARROW_BELOW * NARROW_BELOW / 2.0));
+    let mut below = true;
+    half_squared_norm(t, c).for_each_lane(|_, x| below &= x < bound);
+    below
+}
+
+/// `‖C‖_F² / 2`: the sum of the squares of the strict upper triangle `c(i, j)` of a `t × t`
+/// matrix, column by column.
+#[inline(always)]
+fn half_squared_norm<S: Field>(t: usize, c: impl Fn(usize, usize) -> S) -> S {
     let mut sum = S::zero();
-    for j in 1..T {
+    for j in 1..t {
         for i in 0..j {
-            sum = product::accumulate(sum, c[(i, j)], c[(i, j)]);
+            sum = product::accumulate(sum, c(i, j), c(i, j));
         }
     }
     sum

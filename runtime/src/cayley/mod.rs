@@ -48,6 +48,7 @@ mod gram_schmidt;
 mod polish;
 
 pub use baselines::{LuSolve, NalgebraInverse};
+pub(crate) use by_norm::every_lane_narrow;
 pub use by_norm::{NARROW_BELOW, WIDE_BELOW};
 pub use elimination::Elimination;
 pub(crate) use elimination::{cayley_columns_at, solve_without_pivoting};

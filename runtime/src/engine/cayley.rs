@@ -15,7 +15,7 @@ use crate::orthogonal::OrthogonalMap;
 /// numbers'), growing like `T³`: the lengths 11 to 16 were 40 s of `geomattn-networks`'s 88 s
 /// release build (lengths 5 to 10, 10 s). The price: LU at those lengths is 1.6 – 3.5× slower
 /// (`docs/src/performance.md`), but for the `Fast` lanes of `f32` up to 16 while `‖C‖_F` stays
-/// below [`crate::NARROW_BELOW`] in every lane, which run the elimination of the `f32` kernel
+/// below [`crate::cayley::NARROW_BELOW`] in every lane, which run the elimination of the `f32` kernel
 /// over whole vectors, in one loop for every length (`Isa::cayley_product_in_place`).
 pub const MAX_SPECIALISED_SEQ: usize = 10;
 

@@ -217,7 +217,7 @@ where
 
     /// On AVX2 or AVX-512 ([`Isa::cayley_product_in_place`] on vectors of `N` lanes), for
     /// sequences up to 4, and up to 16 while every lane's `‖C‖_F` is below
-    /// [`crate::NARROW_BELOW`] (the `f32` kernel's elimination, over whole vectors).
+    /// [`crate::cayley::NARROW_BELOW`] (the `f32` kernel's elimination, over whole vectors).
     fn cayley_product_in_place(z: &mut DMatrix<Self>, c: &DMatrix<Self>) -> bool {
         let Some(isa) = fused::<S, N>() else {
             return false;

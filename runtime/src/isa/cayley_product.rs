@@ -21,15 +21,14 @@ use nalgebra::SMatrix;
 
 use super::sealed::LaneVector;
 use super::{BatchScalar, Isa};
-use crate::cayley::{Generated, NARROW_BELOW, cayley_columns_at};
+use crate::cayley::{Generated, cayley_columns_at, every_lane_narrow};
 use crate::orthogonal::OrthogonalMap;
-use crate::product;
 
 /// The longest sequence with a closed form ([`Generated`]'s).
 const MAX_CLOSED: usize = 4;
 
 /// The longest sequence with a kernel here: from 5, pivot-free elimination over whole vectors
-/// while every lane's `‖C‖_F` is below [`NARROW_BELOW`] (where [`Generated`]'s `f32` kernel takes
+/// while every lane's `‖C‖_F` is below [`NARROW_BELOW`](crate::cayley::NARROW_BELOW) (where [`Generated`]'s `f32` kernel takes
 /// that elimination too; beyond, it chooses lane by lane by `‖C‖`, as only the lanes of `f32`
 /// themselves can).
 const MAX_SEQ: usize = 16;
@@ -38,7 +37,7 @@ impl Isa {
     /// `Z ← Z·Cay(C)` in every lane `l < lanes`, for the skew `C` (`seq × seq`, its strict upper
     /// triangle read, as [`Generated`] reads it) and `Z` (`dim × seq`), if `seq ≤ 16` and this
     /// instruction set computes on whole vectors ([`Isa::is_compact`]), and from `seq = 5` every
-    /// lane's `‖C‖_F` is below [`NARROW_BELOW`]; `false` (and `Z` untouched) otherwise. Both
+    /// lane's `‖C‖_F` is below [`NARROW_BELOW`](crate::cayley::NARROW_BELOW); `false` (and `Z` untouched) otherwise. Both
     /// column-major, each entry a run of `lanes` values.
     ///
     /// `Cay(C)` is [`Generated`]'s closed form up to `seq = 4`, operation for operation; from 5,
@@ -162,8 +161,8 @@ fn cayley<V: LaneVector, const T: usize>(product: Product<'_, V::Scalar>, z: &mu
 }
 
 /// `Z ← Z·Cay(C)` for sequences of 5 to `M` by [`cayley_columns_at`] over whole vectors, then
-/// the fused product, if every lane's `‖C‖_F` is below [`NARROW_BELOW`] (as [`Generated`]'s `f32`
-/// kernel decides it: `Σ_{i<j} C_ij² < NARROW_BELOW²/2`, summed in its order); `false`, `Z`
+/// the fused product, if every lane's `‖C‖_F` is below [`NARROW_BELOW`](crate::cayley::NARROW_BELOW) (decided as
+/// [`Generated`]'s `f32` kernel decides it over lanes: `every_lane_narrow`); `false`, `Z`
 /// untouched, if one is not or is NaN.
 #[inline(always)]
 fn eliminated<V: LaneVector, const M: usize>(
@@ -180,20 +179,11 @@ fn eliminated<V: LaneVector, const M: usize>(
     let entry = |lane: usize| {
         move |i: usize, j: usize| unsafe { V::load_at(c, (j * t + i) * lanes + lane) }
     };
-    let bound: V::Scalar = nalgebra::convert(f64::from(NARROW_BELOW * NARROW_BELOW / 2.0));
-    for lane in vectors.clone() {
-        let c = entry(lane);
-        let mut half_squared = V::zero();
-        for j in 1..t {
-            for i in 0..j {
-                half_squared = product::accumulate(half_squared, c(i, j), c(i, j));
-            }
-        }
-        let mut below = true;
-        half_squared.for_each_lane(|_, x| below &= x < bound);
-        if !below {
-            return false;
-        }
+    if !vectors
+        .clone()
+        .all(|lane| every_lane_narrow(t, entry(lane)))
+    {
+        return false;
     }
     let mut q = [[V::zero(); M]; M];
     for lane in vectors {
@@ -220,6 +210,7 @@ mod tests {
     use std::vec::Vec;
 
     use super::*;
+    use crate::cayley::NARROW_BELOW;
     use crate::isa::LaneMatrix;
 
     /// One value of order one for each index.
