@@ -28,17 +28,17 @@ use crate::orthogonal::OrthogonalMap;
 const MAX_CLOSED: usize = 4;
 
 /// The longest sequence with a kernel here: from 5, pivot-free elimination over whole vectors
-/// while every lane's `‖C‖_F` is below [`NARROW_BELOW`](crate::cayley::NARROW_BELOW) (where [`Generated`]'s `f32` kernel takes
-/// that elimination too; beyond, it chooses lane by lane by `‖C‖`, as only the lanes of `f32`
-/// themselves can).
+/// while every lane's `‖C‖_F` is below [`NARROW_BELOW`](crate::cayley::NARROW_BELOW) (where
+/// [`Generated`]'s `f32` kernel takes that elimination too; beyond, it chooses lane by lane by
+/// `‖C‖`, as only the lanes of `f32` themselves can).
 const MAX_SEQ: usize = 16;
 
 impl Isa {
     /// `Z ← Z·Cay(C)` in every lane `l < lanes`, for the skew `C` (`seq × seq`, its strict upper
     /// triangle read, as [`Generated`] reads it) and `Z` (`dim × seq`), if `seq ≤ 16` and this
     /// instruction set computes on whole vectors ([`Isa::is_compact`]), and from `seq = 5` every
-    /// lane's `‖C‖_F` is below [`NARROW_BELOW`](crate::cayley::NARROW_BELOW); `false` (and `Z` untouched) otherwise. Both
-    /// column-major, each entry a run of `lanes` values.
+    /// lane's `‖C‖_F` is below [`NARROW_BELOW`](crate::cayley::NARROW_BELOW); `false` (and `Z`
+    /// untouched) otherwise. Both column-major, each entry a run of `lanes` values.
     ///
     /// `Cay(C)` is [`Generated`]'s closed form up to `seq = 4`, operation for operation; from 5,
     /// pivot-free elimination, which [`Generated`]'s `f32` kernel takes below that bound, operation
@@ -161,9 +161,9 @@ fn cayley<V: LaneVector, const T: usize>(product: Product<'_, V::Scalar>, z: &mu
 }
 
 /// `Z ← Z·Cay(C)` for sequences of 5 to `M` by [`cayley_columns_at`] over whole vectors, then
-/// the fused product, if every lane's `‖C‖_F` is below [`NARROW_BELOW`](crate::cayley::NARROW_BELOW) (decided as
-/// [`Generated`]'s `f32` kernel decides it over lanes: `every_lane_narrow`); `false`, `Z`
-/// untouched, if one is not or is NaN.
+/// the fused product, if every lane's `‖C‖_F` is below
+/// [`NARROW_BELOW`](crate::cayley::NARROW_BELOW) (decided as [`Generated`]'s `f32` kernel decides
+/// it over lanes: `every_lane_narrow`); `false`, `Z` untouched, if one is not or is NaN.
 #[inline(always)]
 fn eliminated<V: LaneVector, const M: usize>(
     product: Product<'_, V::Scalar>,
