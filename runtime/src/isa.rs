@@ -27,6 +27,7 @@
 //! ```
 
 pub use products::LaneMatrix;
+pub use residual::ResidualStep;
 pub use residual_backward::ResidualLayer;
 
 use crate::lanes::Lanes;

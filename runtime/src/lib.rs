@@ -87,7 +87,7 @@ pub use init::glorot_stiefel;
 #[doc(inline)]
 pub use init::{glorot_bound, glorot_dense, glorot_network, glorot_parameter, uniform};
 #[doc(inline)]
-pub use isa::{BatchScalar, Isa, LaneMatrix, ResidualLayer};
+pub use isa::{BatchScalar, Isa, LaneMatrix, ResidualLayer, ResidualStep};
 #[doc(inline)]
 pub use lanes::{LaneScalar, Lanes};
 #[doc(inline)]

@@ -85,6 +85,21 @@ pub trait Element: Real {
         false
     }
 
+    /// [`residual_in_place`](Self::residual_in_place) of each of `layers` in turn, in one pass,
+    /// if the scalar has a kernel for every one of them: whether it did (`z` untouched if not).
+    /// Each value is that of the layers one after the other.
+    #[inline(always)]
+    fn residual_chain_in_place<'a>(
+        layers: impl Iterator<Item = (&'a DMatrix<Self>, Option<&'a DVector<Self>>, Function)> + Clone,
+        z: &mut DMatrix<Self>,
+    ) -> bool
+    where
+        Self: 'a,
+    {
+        let _ = (layers, z);
+        false
+    }
+
     /// The backward pass of `y = x + σ(W x + b)` in one pass, if the scalar has a kernel for it
     /// ([`FastLanes`](super::FastLanes)): whether it did (nothing written if not). From the
     /// input `x` and `activated = σ(W x + b)`: `x̄ = ȳ + Wᵀ δ` over `bar` (holding `ȳ`),

@@ -183,6 +183,40 @@ where
         isa.residual_in_place(N, z.nrows(), w, b, activation, flat(z.as_mut_slice()))
     }
 
+    /// On AVX2 or AVX-512 ([`Isa::residual_chain_in_place`] on vectors of `N` lanes,
+    /// [`CHAIN`] layers a pass), if every layer has a kernel ([`Isa::has_residual_kernel`]).
+    fn residual_chain_in_place<'a>(
+        layers: impl Iterator<Item = (&'a DMatrix<Self>, Option<&'a DVector<Self>>, Function)> + Clone,
+        z: &mut DMatrix<Self>,
+    ) -> bool
+    where
+        Self: 'a,
+    {
+        let Some(isa) = fused::<S, N>() else {
+            return false;
+        };
+        let dim = z.nrows();
+        if !layers
+            .clone()
+            .all(|(_, _, activation)| isa.has_residual_kernel(dim, activation))
+        {
+            return false;
+        }
+        let mut steps = [(&[][..], None, Function::Identity); CHAIN];
+        let mut layers = layers.peekable();
+        while layers.peek().is_some() {
+            let mut count = 0;
+            for (step, (w, b, activation)) in steps.iter_mut().zip(layers.by_ref()) {
+                let b = b.map(|b| lane_values(b.as_slice()));
+                *step = (lane_values(w.as_slice()), b, activation);
+                count += 1;
+            }
+            let x = flat(z.as_mut_slice());
+            assert!(isa.residual_chain_in_place(N, dim, &steps[..count], x));
+        }
+        true
+    }
+
     /// On AVX2 or AVX-512 ([`Isa::residual_backward_in_place`] on vectors of `N` lanes), for
     /// dimensions up to 8 and the identity, `tanh` and the sigmoid.
     fn residual_backward_in_place(
@@ -235,6 +269,9 @@ where
         Lanes::cayley_by_lu(&z.map(Self::exact), &c.map(Self::exact)).map(Self)
     }
 }
+
+/// The most layers of a [`FastLanes::residual_chain_in_place`] pass.
+const CHAIN: usize = 16;
 
 /// The instruction set of the fused products of `N` lanes of `S`: the polynomials' ([`isa`])
 /// if it is AVX2 or AVX-512 and `N` lanes are whole vectors of it, else AVX2 if they are whole

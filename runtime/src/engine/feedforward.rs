@@ -170,6 +170,10 @@ impl<S: Element> Backward<S> for VolumePreservingLayer<S> {
 
 impl<S: Element> StackLayer<S> for VolumePreservingLayer<S> {
     const STACK: &'static str = "VolumePreservingFeedForward";
+
+    fn residual_parts(&self) -> Option<Affine<'_, S>> {
+        Some(self.parts())
+    }
 }
 
 /// A chain of layers of one kind on states of one dimension, applied to every time step: GML's
@@ -192,6 +196,12 @@ pub type ResNetStack<S> = FeedForward<ResNetLayer<S>>;
 pub trait StackLayer<S: Element>: Forward<S> {
     /// GML's name of a chain of such layers.
     const STACK: &'static str;
+
+    /// The layer's `W`, `b` and `σ` if it is the residual update `x ↦ x + σ(W x + b)`, for
+    /// running a chain of them in one pass ([`Element::residual_chain_in_place`]).
+    fn residual_parts(&self) -> Option<Affine<'_, S>> {
+        None
+    }
 }
 
 impl<L> FeedForward<L> {
@@ -231,7 +241,15 @@ impl<S: Element, L: StackLayer<S>> Forward<S> for FeedForward<L> {
         (self.dim, None)
     }
 
+    /// In one pass if every layer is a residual update with a kernel for the scalar
+    /// ([`Element::residual_chain_in_place`]), else layer by layer.
     fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
+        let parts = self.layers.iter().map(StackLayer::residual_parts);
+        if parts.clone().all(|parts| parts.is_some())
+            && S::residual_chain_in_place(parts.flatten(), z)
+        {
+            return;
+        }
         for layer in &self.layers {
             layer.forward_in_place(z, scratch);
         }
@@ -258,7 +276,7 @@ pub(super) fn residual<S: Element>(
 }
 
 /// A layer's `W`, `b` and `σ` in `σ(W x + b)`.
-pub(super) type Affine<'a, S> = (&'a DMatrix<S>, Option<&'a DVector<S>>, Function);
+pub type Affine<'a, S> = (&'a DMatrix<S>, Option<&'a DVector<S>>, Function);
 
 /// [`residual`], keeping its input and `σ(W x + b)` on `kept` (in that order) for
 /// [`residual_backward`]: the input's buffer itself, and no product or activation twice.

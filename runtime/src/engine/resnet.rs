@@ -139,6 +139,10 @@ impl<S: Element> Backward<S> for ResNetLayer<S> {
 
 impl<S: Element> StackLayer<S> for ResNetLayer<S> {
     const STACK: &'static str = "ResNetStack";
+
+    fn residual_parts(&self) -> Option<Affine<'_, S>> {
+        Some(self.parts())
+    }
 }
 
 impl<S: Field> MapScalar for ResNetLayer<S> {

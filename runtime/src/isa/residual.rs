@@ -49,90 +49,118 @@ impl Isa {
         activation: Function,
         x: &mut [S],
     ) -> bool {
+        self.residual_chain_in_place(lanes, dim, &[(w, b, activation)], x)
+    }
+
+    /// Whether [`Isa::residual_in_place`] has a kernel for a layer of dimension `dim` and
+    /// activation `σ`: `dim ≤ 8`, `σ` the identity, `tanh` or the sigmoid, on an instruction set
+    /// that computes on whole vectors ([`Isa::is_compact`]).
+    ///
+    /// ```
+    /// use geomattn::Isa;
+    /// use geomattn::activation::Function;
+    /// assert!(!Isa::Portable.has_residual_kernel(3, Function::Tanh) || !cfg!(target_arch = "x86_64"));
+    /// assert!(!Isa::best().has_residual_kernel(9, Function::Tanh));
+    /// ```
+    pub fn has_residual_kernel(self, dim: usize, activation: Function) -> bool {
+        self.is_compact()
+            && dim <= MAX_DIM
+            && matches!(
+                activation,
+                Function::Identity | Function::Tanh | Function::Sigmoid
+            )
+    }
+
+    /// [`Isa::residual_in_place`] of each of `layers` in turn, in one pass: each column held in
+    /// registers from the first layer to the last. Each value is that of the layers one after the
+    /// other; `false` (and `X` untouched) unless every layer has a kernel.
+    ///
+    /// # Panics
+    /// As [`Isa::residual_in_place`], for any of the layers.
+    pub fn residual_chain_in_place<S: BatchScalar>(
+        self,
+        lanes: usize,
+        dim: usize,
+        layers: &[ResidualStep<'_, S>],
+        x: &mut [S],
+    ) -> bool {
         assert!(
             lanes.is_multiple_of(self.lanes::<S>()),
             "{lanes} lanes are not whole vectors of {self:?}"
         );
         let column = dim * lanes;
-        assert!(
-            w.len() == dim * column
-                && b.is_none_or(|b| b.len() == column)
-                && column > 0
-                && x.len().is_multiple_of(column),
-            "W of {}, b of {:?} and X of {} values are not those of dimension {dim} in {lanes} lanes",
-            w.len(),
-            b.map(<[S]>::len),
-            x.len()
-        );
+        for &(w, b, _) in layers {
+            assert!(
+                w.len() == dim * column
+                    && b.is_none_or(|b| b.len() == column)
+                    && column > 0
+                    && x.len().is_multiple_of(column),
+                "W of {}, b of {:?} and X of {} values are not those of dimension {dim} in {lanes} lanes",
+                w.len(),
+                b.map(<[S]>::len),
+                x.len()
+            );
+        }
         assert!(
             self.is_available(),
             "{self:?} is not available on this processor"
         );
-        if !self.is_compact()
-            || dim > MAX_DIM
-            || matches!(activation, Function::Relu | Function::Softplus)
+        if !layers
+            .iter()
+            .all(|&(_, _, activation)| self.has_residual_kernel(dim, activation))
         {
             return false;
         }
-        let layer = Layer {
-            lanes,
-            dim,
-            w,
-            b,
-            activation,
-        };
+        let chain = Chain { lanes, dim, layers };
         match self {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: the processor has AVX-512 (F, VL, DQ), AVX2 and FMA: checked above.
-            Isa::Avx512 => unsafe { residual_avx512(layer, x) },
+            Isa::Avx512 => unsafe { residual_avx512(chain, x) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: the processor has AVX2 and FMA: checked above.
-            Isa::Avx2 => unsafe { residual_avx2(layer, x) },
+            Isa::Avx2 => unsafe { residual_avx2(chain, x) },
             // Not compact on x86-64 (`wide`'s SSE2 pairs): refused above, and not compiled.
             #[cfg(target_arch = "x86_64")]
             Isa::Portable => false,
             #[cfg(not(target_arch = "x86_64"))]
-            _ => by_dim::<S::Portable>(layer, x),
+            _ => by_dim::<S::Portable>(chain, x),
         }
     }
 }
 
-/// The arguments of [`Isa::residual_in_place`] but `X`, checked.
+/// A layer `x ↦ x + σ(W x + b)` of [`Isa::residual_chain_in_place`]: `W` (`d × d`) and `b`
+/// (`d`), column-major, each entry a run of lanes; and `σ`.
+pub type ResidualStep<'a, S> = (&'a [S], Option<&'a [S]>, Function);
+
+/// The arguments of [`Isa::residual_chain_in_place`] but `X`, checked.
 #[derive(Clone, Copy)]
-struct Layer<'a, S> {
+struct Chain<'a, 'b, S> {
     lanes: usize,
     dim: usize,
-    w: &'a [S],
-    b: Option<&'a [S]>,
-    activation: Function,
+    layers: &'b [ResidualStep<'a, S>],
 }
 
 /// [`by_dim`] over AVX-512 vectors, compiled for AVX-512.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,avx,fma")]
-fn residual_avx512<S: BatchScalar>(layer: Layer<'_, S>, x: &mut [S]) -> bool {
-    by_dim::<S::Avx512>(layer, x)
+fn residual_avx512<S: BatchScalar>(chain: Chain<'_, '_, S>, x: &mut [S]) -> bool {
+    by_dim::<S::Avx512>(chain, x)
 }
 
 /// [`by_dim`] over AVX2 vectors, compiled for AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx,fma")]
-fn residual_avx2<S: BatchScalar>(layer: Layer<'_, S>, x: &mut [S]) -> bool {
-    by_dim::<S::Avx2>(layer, x)
+fn residual_avx2<S: BatchScalar>(chain: Chain<'_, '_, S>, x: &mut [S]) -> bool {
+    by_dim::<S::Avx2>(chain, x)
 }
 
-/// The kernel of the layer's dimension (a jump on it, then every loop over it unrolled) and
-/// activation.
+/// The kernel of the layers' dimension (a jump on it, then every loop over it unrolled).
 #[inline(always)]
-fn by_dim<V: LaneVector>(layer: Layer<'_, V::Scalar>, x: &mut [V::Scalar]) -> bool {
+fn by_dim<V: LaneVector>(chain: Chain<'_, '_, V::Scalar>, x: &mut [V::Scalar]) -> bool {
     macro_rules! by {
         ($($d:literal)*) => {
-            match (layer.dim, layer.activation) {
-                $(
-                    ($d, Function::Identity) => fused::<V, Identity, $d>(layer, x),
-                    ($d, Function::Tanh) => fused::<V, Tanh, $d>(layer, x),
-                    ($d, Function::Sigmoid) => fused::<V, Sigmoid, $d>(layer, x),
-                )*
+            match chain.dim {
+                $($d => fused::<V, $d>(chain, x),)*
                 _ => return false,
             }
         };
@@ -189,40 +217,50 @@ impl Sigma for Sigmoid {
     }
 }
 
-/// `x ← x + σ(W x + b)` for `W` of `D × D`, one vector of lanes and one column at a time: the
-/// column's `D` vectors held while its `D` sums are formed.
+/// `x ← x + σ(W x + b)` of each layer in turn for `W` of `D × D`, one vector of lanes and one
+/// column at a time: the column's `D` vectors held from the first layer to the last, each
+/// layer's `D` sums formed from them.
 #[inline(always)]
-fn fused<V: LaneVector, A: Sigma, const D: usize>(
-    layer: Layer<'_, V::Scalar>,
-    x: &mut [V::Scalar],
-) {
-    let lanes = layer.lanes;
+fn fused<V: LaneVector, const D: usize>(chain: Chain<'_, '_, V::Scalar>, x: &mut [V::Scalar]) {
+    let lanes = chain.lanes;
     let column = D * lanes;
-    assert!(layer.w.len() == D * column && layer.b.is_none_or(|b| b.len() == column));
+    for &(w, b, _) in chain.layers {
+        assert!(w.len() == D * column && b.is_none_or(|b| b.len() == column));
+    }
     for lane in (0..lanes / V::LANES).map(|v| v * V::LANES) {
         for z in x.chunks_exact_mut(column) {
             // SAFETY: entry i of a column of D runs of `lanes` starts at i·lanes, and
             // lane + LANES ≤ lanes; W has D columns of D runs, b one (asserted above).
-            let old: [V; D] = core::array::from_fn(|i| unsafe { V::load_at(z, i * lanes + lane) });
-            // All `D` sums, then their `D` activations step by step across them: independent
-            // chains (each a polynomial and a division), interleaved. (Loops, not `array::map`:
-            // a function it calls is not compiled for the instruction set.)
-            let mut new = [V::zero(); D];
-            for (i, sum) in new.iter_mut().enumerate() {
-                for (j, x) in old.iter().enumerate() {
-                    // SAFETY: as above, W's entry (i, j) is run j·D + i.
-                    let w = unsafe { V::load_at(layer.w, (j * D + i) * lanes + lane) };
-                    *sum = w.mul_add(*x, *sum);
+            let mut old: [V; D] =
+                core::array::from_fn(|i| unsafe { V::load_at(z, i * lanes + lane) });
+            for &(w, b, activation) in chain.layers {
+                // All `D` sums, then their `D` activations step by step across them: independent
+                // chains (each a polynomial and a division), interleaved. (Loops, not
+                // `array::map`: a function it calls is not compiled for the instruction set.)
+                let mut new = [V::zero(); D];
+                for (i, sum) in new.iter_mut().enumerate() {
+                    for (j, x) in old.iter().enumerate() {
+                        // SAFETY: as above, W's entry (i, j) is run j·D + i.
+                        let w = unsafe { V::load_at(w, (j * D + i) * lanes + lane) };
+                        *sum = w.mul_add(*x, *sum);
+                    }
+                    if let Some(b) = b {
+                        // SAFETY: as above.
+                        *sum += unsafe { V::load_at(b, i * lanes + lane) };
+                    }
                 }
-                if let Some(b) = layer.b {
-                    // SAFETY: as above.
-                    *sum += unsafe { V::load_at(b, i * lanes + lane) };
+                let new = match activation {
+                    Function::Tanh => Tanh::apply(new),
+                    Function::Sigmoid => Sigmoid::apply(new),
+                    _ => Identity::apply(new),
+                };
+                for (old, new) in old.iter_mut().zip(new) {
+                    *old += new;
                 }
             }
-            let new = A::apply(new);
-            for i in 0..D {
+            for (i, old) in old.iter().enumerate() {
                 // SAFETY: as above.
-                unsafe { (old[i] + new[i]).store_at(z, i * lanes + lane) };
+                unsafe { old.store_at(z, i * lanes + lane) };
             }
         }
     }
@@ -278,6 +316,46 @@ mod tests {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    /// A chain of layers (every activation with a kernel, with and without a bias) in one pass
+    /// is bit for bit the layers one after the other; a chain with a layer without a kernel
+    /// (`relu`) is refused whole, `X` untouched.
+    #[test]
+    fn a_chain_is_its_layers_one_after_the_other() {
+        let lanes = 16;
+        let activations = [Function::Tanh, Function::Identity, Function::Sigmoid];
+        for isa in Isa::ALL.into_iter().filter(|isa| isa.is_available()) {
+            for dim in 1..=MAX_DIM + 1 {
+                let weights: Vec<Vec<f32>> = (0..5).map(|k| values(dim * dim * lanes, k)).collect();
+                let biases: Vec<Vec<f32>> = (0..5).map(|k| values(dim * lanes, k + 5)).collect();
+                let layers: Vec<ResidualStep<'_, f32>> = (0..5)
+                    .map(|k| {
+                        let b = (k % 2 == 0).then_some(&biases[k][..]);
+                        (&weights[k][..], b, activations[k % 3])
+                    })
+                    .collect();
+                let before = values(dim * 3 * lanes, 11);
+                let mut chained = before.clone();
+                let fused = isa.residual_chain_in_place(lanes, dim, &layers, &mut chained);
+                assert_eq!(fused, isa.has_residual_kernel(dim, Function::Tanh));
+                if !fused {
+                    assert_eq!(chained, before);
+                    continue;
+                }
+                let mut stepped = before.clone();
+                for &(w, b, activation) in &layers {
+                    assert!(isa.residual_in_place(lanes, dim, w, b, activation, &mut stepped));
+                }
+                let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&chained), bits(&stepped), "{isa:?} dim {dim}");
+                let mut refused = layers.clone();
+                refused[3].2 = Function::Relu;
+                let mut x = before.clone();
+                assert!(!isa.residual_chain_in_place(lanes, dim, &refused, &mut x));
+                assert_eq!(x, before);
             }
         }
     }
