@@ -184,7 +184,7 @@ where
     }
 
     /// On AVX2 or AVX-512 ([`Isa::residual_chain_in_place`] on vectors of `N` lanes,
-    /// [`CHAIN`] layers a pass), if every layer has a kernel ([`Isa::has_residual_kernel`]).
+    /// 16 layers a pass), if every layer has a kernel ([`Isa::has_residual_kernel`]).
     fn residual_chain_in_place<'a>(
         layers: impl Iterator<Item = (&'a DMatrix<Self>, Option<&'a DVector<Self>>, Function)> + Clone,
         z: &mut DMatrix<Self>,
