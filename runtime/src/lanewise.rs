@@ -30,6 +30,12 @@
 //! this), over that instruction set's own vector type: a default `cargo build --release` uses
 //! AVX-512 on a processor that has it, and still runs on any x86-64.
 //!
+//! Only where optimised (`cfg(not(debug_assertions))`): in a build with debug assertions (`cargo
+//! test`), the compile-time layers' functions and this loop's are left to the compiler, each a
+//! function of its own, the same operations in the same order (the same bits). Inlined there,
+//! every batch loop was one function of tens of thousands of lines of LLVM IR, unoptimised: these
+//! loops were half of the test binary's IR.
+//!
 //! # Stack
 //! Each call builds the lane twin once, on the stack: the layer's weights times the lane count
 //! (16 for f32 with AVX-512), besides one group's sequences. That is a few kilobytes to a few
@@ -411,7 +417,7 @@ fn groups_avx2<F: Functions, L, const D: usize, const T: usize>(
 /// `memcpy`), together 15 % of the layer's time in cache. Smaller ones are built per group, which
 /// lets them live in registers (reused, they made d = T = 5 5 % slower). The inputs and outputs
 /// [`PREFETCH_BYTES`] ahead are prefetched into the cache while a group computes.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn groups<V, L, const D: usize, const T: usize>(
     layer: &L,
     input: &[L::Scalar],
@@ -444,10 +450,10 @@ fn groups<V, L, const D: usize, const T: usize>(
 }
 
 /// The lane matrix of zeros.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn zeros<V: LaneVector, const D: usize, const T: usize>() -> SMatrix<V, D, T> {
     product::matrix(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         |_, _| V::zero(),
     )
 }
@@ -474,7 +480,7 @@ const VECTOR_REGISTERS: usize = 32;
 const PREFETCH_BYTES: usize = 4096;
 
 /// Asks the processor to bring `values` into its caches (x86-64; nothing elsewhere).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn prefetch<S>(values: &[S]) {
     #[cfg(target_arch = "x86_64")]
     for line in values.iter().step_by(64 / core::mem::size_of::<S>().max(1)) {
@@ -490,7 +496,7 @@ fn prefetch<S>(values: &[S]) {
 /// The first `count ≤ LANES` sequences of `input` through `twin` into `output`, by way of the lane
 /// matrices `reused` (overwritten) if a sequence has more entries than [`VECTOR_REGISTERS`], of new
 /// ones otherwise.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn forward_group<V: LaneVector, L: SequenceLayer<V, D, T>, const D: usize, const T: usize>(
     twin: &L,
     input: &[V::Scalar],
@@ -519,7 +525,7 @@ fn forward_group<V: LaneVector, L: SequenceLayer<V, D, T>, const D: usize, const
 /// `LANES` sequences of a flat buffer into one lane matrix (entry `e` of sequence `k` in lane `k`
 /// of entry `e`): `LANES × LANES` blocks of the `LANES × D·T` matrix whose rows are the sequences,
 /// loaded row by row and transposed in registers.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn pack<V: LaneVector, const D: usize, const T: usize>(
     input: &[V::Scalar],
     z: &mut SMatrix<V, D, T>,
@@ -530,7 +536,7 @@ fn pack<V: LaneVector, const D: usize, const T: usize>(
     for_each_block(
         per_item,
         lanes,
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         |start, width| {
             for (k, row) in block.iter_mut().enumerate() {
                 let sequence = &input[k * per_item + start..][..width];
@@ -552,7 +558,7 @@ fn pack<V: LaneVector, const D: usize, const T: usize>(
 /// blocks in a loop, then the partial one, whose width is then a constant once inlined. With a
 /// width known only at run time its copies were calls to `memcpy`, each spilling every vector
 /// register around it: 30 calls per lane group at d = T = 5 with AVX-512.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn for_each_block(per_item: usize, lanes: usize, mut f: impl FnMut(usize, usize)) {
     let whole = per_item - per_item % lanes;
     for start in (0..whole).step_by(lanes) {
@@ -564,7 +570,7 @@ fn for_each_block(per_item: usize, lanes: usize, mut f: impl FnMut(usize, usize)
 }
 
 /// A lane matrix of `LANES` sequences back into a flat buffer: [`pack`] reversed.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn unpack<V: LaneVector, const D: usize, const T: usize>(
     out: &SMatrix<V, D, T>,
     output: &mut [V::Scalar],
@@ -575,7 +581,7 @@ fn unpack<V: LaneVector, const D: usize, const T: usize>(
     for_each_block(
         per_item,
         lanes,
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         |start, width| {
             block[..width].copy_from_slice(&out.as_slice()[start..start + width]);
             block[width..].fill(V::zero());
@@ -605,7 +611,7 @@ enum Padding {
 
 /// The first `count ≤ LANES` sequences of a flat buffer into one lane matrix, lane by lane; lanes
 /// from `count` on hold the `padding`.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn pack_partial<V: LaneVector, const D: usize, const T: usize>(
     input: &[V::Scalar],
     count: usize,
@@ -615,7 +621,7 @@ fn pack_partial<V: LaneVector, const D: usize, const T: usize>(
     let per_item = D * T;
     for (e, entry) in z.as_mut_slice().iter_mut().enumerate() {
         *entry = V::from_fn(
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |k| match (k < count, padding) {
                 (true, _) => input[k * per_item + e],
                 (false, Padding::FirstSequence) => input[e],
@@ -626,7 +632,7 @@ fn pack_partial<V: LaneVector, const D: usize, const T: usize>(
 }
 
 /// The first `count` lanes of a lane matrix back into a flat buffer of sequences, lane by lane.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn unpack_partial<V: LaneVector, const D: usize, const T: usize>(
     out: &SMatrix<V, D, T>,
     output: &mut [V::Scalar],
@@ -635,7 +641,7 @@ fn unpack_partial<V: LaneVector, const D: usize, const T: usize>(
     let per_item = D * T;
     for (e, entry) in out.as_slice().iter().enumerate() {
         entry.for_each_lane(
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |k, x| {
                 if k < count {
                     output[k * per_item + e] = x;

@@ -120,7 +120,7 @@ pub trait SequenceLayer<S: Field, const D: usize, const T: usize> {
     // Inlined, as every layer's `forward_into` is: a caller compiled for an instruction set (the
     // lane path's batch loops) must not call a copy compiled without it, whose vector intrinsics
     // are then calls (measured: the spec's lane path ran 3.9× slower than `Lanewise` for it).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn forward(&self, z: &SMatrix<S, D, T>) -> SMatrix<S, D, T> {
         let mut out = SMatrix::<S, D, T>::zeros();
         self.forward_into(z.as_view(), out.as_view_mut());
@@ -313,7 +313,7 @@ pub trait ColumnLayer<const IN: usize, const OUT: usize = IN> {
     fn apply(&self, x: &SVector<Self::Scalar, IN>) -> SVector<Self::Scalar, OUT>;
 
     /// Writes the output for every column of `z` into the same column of `out`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn apply_columns_into<const T: usize>(
         &self,
         z: SMatrixView<'_, Self::Scalar, IN, T>,
@@ -321,7 +321,7 @@ pub trait ColumnLayer<const IN: usize, const OUT: usize = IN> {
     ) {
         for j in 0..T {
             let column = crate::product::matrix(
-                #[inline(always)]
+                #[cfg_attr(not(debug_assertions), inline(always))]
                 |i, _| z[(i, j)],
             );
             let y = self.apply(&column);
@@ -363,7 +363,7 @@ impl<S: Field, const D: usize, const T: usize, Layer> SequenceLayer<S, D, T> for
 where
     Layer: ColumnLayer<D, D, Scalar = S>,
 {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, out: SMatrixViewMut<'_, S, D, T>) {
         self.apply_columns_into(z, out);
     }

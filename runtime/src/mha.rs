@@ -422,7 +422,7 @@ where
     Conn: Connection,
     Sm: Softmax,
 {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
         // GML scales by the square root of the full dimension D (`D` is exact in either float).
         let scale = S::one() / ratio::<S>(D as i64, 1).sqrt();
@@ -435,7 +435,7 @@ where
             let q = product::tr_mul(&head.query, &z);
             let k = product::tr_mul(&head.key, &z);
             let mut c: SMatrix<S, T, T> = product::matrix(
-                #[inline(always)]
+                #[cfg_attr(not(debug_assertions), inline(always))]
                 |i, j| product::column_dot(&q, i, &k, j) * scale,
             );
             Sm::apply_in_place(&mut c);

@@ -201,10 +201,10 @@ where
     First: SequenceLayer<S, D, T>,
     Second: SequenceLayer<S, D, T>,
 {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, out: SMatrixViewMut<'_, S, D, T>) {
         let mut middle: SMatrix<S, D, T> = product::matrix(
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |_, _| S::zero(),
         );
         self.first.forward_into(z, middle.as_view_mut());

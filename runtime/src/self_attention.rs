@@ -68,7 +68,7 @@ where
     Corr: Correlation<S, D>,
     Sm: Softmax,
 {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
         let mut weights = self.correlation.correlation(&z);
         Sm::apply_in_place(&mut weights);

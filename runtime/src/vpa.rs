@@ -139,7 +139,7 @@ where
     Corr: SkewCorrelation<S, D>,
     Map: OrthogonalMap<S, T>,
 {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
         Map::multiply_to(&z, &self.weight.correlation(&z), &mut out);
     }

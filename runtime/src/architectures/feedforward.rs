@@ -80,7 +80,7 @@ impl<S, const D: usize, const NB: usize, const NL: usize, Act>
     }
 }
 
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn pair<S: Field, const D: usize>(pair: &LinearPair<S, D>, x: &SVector<S, D>) -> SVector<S, D> {
     pair.1.apply(&pair.0.apply(x))
 }
@@ -90,7 +90,7 @@ impl<S: Field, const D: usize, const NB: usize, const NL: usize, Act: Activation
 {
     type Scalar = S;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
         let mut x = *x;
         for block in &self.blocks {
@@ -102,7 +102,7 @@ impl<S: Field, const D: usize, const NB: usize, const NL: usize, Act: Activation
 
 impl<S: Field, const D: usize, const NL: usize, Act: Activation<S>> VpffBlock<S, D, NL, Act> {
     /// The block on one state: its linear pairs, then its nonlinear lower and upper layers.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
         let mut x = *x;
         for linear in &self.linear {
@@ -191,7 +191,7 @@ impl<S: Field, const D: usize, const NB: usize, Act: Activation<S>> ColumnLayer<
 {
     type Scalar = S;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
         let mut x = *x;
         for layer in &self.nonlinear {

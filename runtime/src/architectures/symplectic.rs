@@ -71,7 +71,7 @@ where
 {
     type Scalar = S;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
         let mut x = *x;
         for i in 0..NS {
@@ -89,7 +89,7 @@ where
     First: PhaseSide,
 {
     /// Layer `i` (from 0) alone, on the side it updates.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn apply_layer<const D: usize>(&self, i: usize, x: &SVector<S, D>) -> SVector<S, D> {
         let layer = &self.layers[i];
         if Self::layer_updates_q(i) {

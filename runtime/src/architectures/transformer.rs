@@ -116,10 +116,10 @@ where
     Att: SequenceLayer<S, D, T>,
     Ff: SequenceLayer<S, D, T>,
 {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
         let mut x: SMatrix<S, D, T> = product::matrix(
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |i, j| z[(i, j)],
         );
         for (attention, feedforward) in &self.blocks {

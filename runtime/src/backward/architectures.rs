@@ -39,7 +39,7 @@ fn nothing_kept<S: Field, const D: usize>() -> PairKept<S, D> {
 }
 
 /// `lower` then `upper` on `x`, bit for bit their forward passes, keeping each layer's [`Kept`].
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn pair_forward<S, const D: usize, Act>(
     (lower, upper): (
         &VolumePreservingLowerLayer<S, D, Act>,
@@ -60,7 +60,7 @@ where
 
 /// `lower` then `upper`, backward: `ȳ` of the pair's output to `x̄` of its input, from what
 /// [`pair_forward`] kept.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn pair_backward<S, const D: usize, Act>(
     (lower, upper): (
         &VolumePreservingLowerLayer<S, D, Act>,
@@ -110,7 +110,7 @@ impl<S: Field, const D: usize, const NL: usize, Act: ActivationDerivative<S>>
     }
 
     /// The block on `x`, bit for bit [`VpffBlock::apply`], keeping what its backward pass needs.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn forward_keeping(&self, x: &SVector<S, D>, kept: &mut BlockKept<S, D, NL>) -> SVector<S, D> {
         let mut v = *x;
         for ((lower, upper), pair_kept) in self.linear.iter().zip(&mut kept.linear) {
@@ -120,7 +120,7 @@ impl<S: Field, const D: usize, const NL: usize, Act: ActivationDerivative<S>>
     }
 
     /// The block's backward pass from what [`Self::forward_keeping`] kept.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn backward_kept(
         &self,
         kept: &BlockKept<S, D, NL>,
@@ -169,7 +169,7 @@ where
         )
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn column_backward(
         &self,
         x: &SVector<S, D>,
@@ -219,7 +219,7 @@ where
         }))
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn backward_into(
         &self,
         z: SMatrixView<'_, S, D, T>,

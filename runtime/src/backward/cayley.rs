@@ -53,7 +53,7 @@ impl<S: Field, const T: usize> CayleyDifferentiable<S, T> for NalgebraInverse wh
 /// let expected = -theta.cos() * 2.0 / (1.0 + c * c);
 /// assert!((c_bar[(1, 0)] - c_bar[(0, 1)] - expected).abs() < 1e-15);
 /// ```
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn cayley_vjp<S: Field, const T: usize>(
     lambda: &SMatrix<S, T, T>,
     lambda_bar: &SMatrix<S, T, T>,
@@ -61,7 +61,7 @@ pub fn cayley_vjp<S: Field, const T: usize>(
     let half = S::one() / (S::one() + S::one());
     // −½ (Λ + I)ᵀ, then (−½ (Λ + I)ᵀ Λ̄) (Λ + I)ᵀ, entry by entry.
     let shifted_t: SMatrix<S, T, T> = product::matrix(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         |i, j| {
             let entry = if i == j {
                 lambda[(j, i)] + S::one()
@@ -73,7 +73,7 @@ pub fn cayley_vjp<S: Field, const T: usize>(
     );
     let left = product::mul(&shifted_t, lambda_bar);
     product::matrix(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         |i, j| {
             let mut sum = S::zero();
             for k in 0..T {

@@ -21,14 +21,14 @@ pub trait ActivationDerivative<S>: Activation<S> {
     fn derivative_from_value(value: S) -> S;
 
     /// `σ'(x)`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn derivative(x: S) -> S {
         Self::derivative_from_value(Self::apply(x))
     }
 }
 
 impl<S: Field> ActivationDerivative<S> for Identity {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn derivative_from_value(_: S) -> S {
         S::one()
     }
@@ -36,7 +36,7 @@ impl<S: Field> ActivationDerivative<S> for Identity {
 
 /// `tanh' = 1 − tanh²`.
 impl<S: Real> ActivationDerivative<S> for Tanh {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn derivative_from_value(t: S) -> S {
         S::one() - t * t
     }
@@ -44,7 +44,7 @@ impl<S: Real> ActivationDerivative<S> for Tanh {
 
 /// `σ' = σ (1 − σ)`.
 impl<S: RealField + Copy> ActivationDerivative<S> for Sigmoid {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn derivative_from_value(s: S) -> S {
         s * (S::one() - s)
     }
@@ -52,7 +52,7 @@ impl<S: RealField + Copy> ActivationDerivative<S> for Sigmoid {
 
 /// `relu'(x) = 1` where `relu(x) > 0`, else 0 (NNlib's, so 0 at `x = 0`).
 impl<S: RealField + Copy> ActivationDerivative<S> for Relu {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn derivative_from_value(r: S) -> S {
         if r > S::zero() { S::one() } else { S::zero() }
     }
@@ -61,7 +61,7 @@ impl<S: RealField + Copy> ActivationDerivative<S> for Relu {
 /// `softplus'(x) = sigmoid(x) = 1 − e^{−softplus(x)}`, as `−expm1(−v)` (accurate where
 /// `softplus(x)` is tiny).
 impl<S: RealField + Copy> ActivationDerivative<S> for Softplus {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn derivative_from_value(v: S) -> S {
         -(-v).exp_m1()
     }
@@ -96,7 +96,7 @@ where
         ColumnBackward::zero_gradient(self)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn backward_into(
         &self,
         z: SMatrixView<'_, S, D, T>,
@@ -118,7 +118,7 @@ where
 /// The residual update's backward pass: for `y = x + σ(u)`, `u = W x + b`, given the forward
 /// pass's `activated = σ(u)` and `s = σ'(u) ⊙ ȳ`: `x̄ = ȳ + Wᵀ s`, `W̄ = s xᵀ`, `b̄ = s`. Returns
 /// `(x̄, W̄, s)`.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn residual_pullback<S: Field, Act: ActivationDerivative<S>, const D: usize>(
     w: &SMatrix<S, D, D>,
     x: &SVector<S, D>,
@@ -126,16 +126,16 @@ fn residual_pullback<S: Field, Act: ActivationDerivative<S>, const D: usize>(
     y_bar: &SVector<S, D>,
 ) -> (SVector<S, D>, SMatrix<S, D, D>, SVector<S, D>) {
     let s: SVector<S, D> = product::matrix(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         |i, _| Act::derivative_from_value(activated[i]) * y_bar[i],
     );
     let w_t_s = product::tr_mul(w, &s);
     let x_bar = product::matrix(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         |i, _| y_bar[i] + w_t_s[i],
     );
     let w_bar = product::matrix(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         |i, j| s[i] * x[j],
     );
     (x_bar, w_bar, s)
@@ -149,14 +149,14 @@ where
 {
     /// The forward pass on one column, bit for bit [`ColumnLayer::apply`], with what
     /// [`Self::backward_kept`] needs of it: `(x + σ(W x + b), σ(W x + b))`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn apply_keeping(&self, x: &SVector<S, D>) -> (SVector<S, D>, SVector<S, D>) {
         residual_keeping::<S, Act, D>(self.weight().matrix(), x, self.bias())
     }
 
     /// [`ColumnBackward::column_backward`] given the forward pass's `activated = σ(W x + b)`
     /// from [`Self::apply_keeping`], without evaluating `σ` again.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn backward_kept(
         &self,
         x: &SVector<S, D>,
@@ -185,7 +185,7 @@ where
         Self::new(Packed::zeros(), self.bias().map(|_| SVector::zeros()))
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn column_backward(
         &self,
         x: &SVector<S, D>,
@@ -207,7 +207,7 @@ impl<S: Field, const D: usize, Act: ActivationDerivative<S>> ColumnBackward<D>
         Self::new(SMatrix::zeros(), self.bias().map(|_| SVector::zeros()))
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn column_backward(
         &self,
         x: &SVector<S, D>,

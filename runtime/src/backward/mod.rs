@@ -68,7 +68,7 @@ pub trait Backward<S: Field, const D: usize, const T: usize>: SequenceLayer<S, D
     );
 
     /// [`backward_into`](Self::backward_into) for one sequence, returning `∂L/∂Z`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn backward(
         &self,
         z: &SMatrix<S, D, T>,

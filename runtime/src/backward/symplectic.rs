@@ -50,7 +50,7 @@ impl<S: Field, const D: usize, const N: usize, const T: usize, Side: PhaseSide> 
         Self::new(Symmetric::zeros())
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn backward_into(
         &self,
         z: SMatrixView<'_, S, D, T>,
@@ -176,7 +176,7 @@ where
         Self::with_weight(self.weight().zero_gradient())
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn backward_into(
         &self,
         z: SMatrixView<'_, S, D, T>,

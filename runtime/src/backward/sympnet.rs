@@ -80,7 +80,7 @@ where
         zeroed()
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn column_backward(
         &self,
         x: &SVector<S, D>,
@@ -106,7 +106,7 @@ where
         SympNetStack::new([(); NS].map(|()| zeroed()))
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn column_backward(
         &self,
         x: &SVector<S, D>,

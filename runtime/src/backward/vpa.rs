@@ -33,7 +33,7 @@ impl<S: Field, const D: usize> CorrelationBackward<S, D> for SkewWeight<S, D> {
         SkewWeight::new(SkewSymmetric::zeros())
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn correlation_backward<const T: usize>(
         &self,
         z: &SMatrixView<'_, S, D, T>,
@@ -42,14 +42,14 @@ impl<S: Field, const D: usize> CorrelationBackward<S, D> for SkewWeight<S, D> {
         gradient: &mut Self,
     ) {
         let k = product::matrix(
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |i, j| c_bar[(i, j)] - c_bar[(j, i)],
         );
         let zk = product::mul(z, &k);
         let azk = product::mul(self.a().matrix(), &zk);
         product::update(
             z_bar,
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |entry, i, j| entry - azk[(i, j)],
         );
         gradient.accumulate(&product::mul(&zk, &z.transpose()));
@@ -63,7 +63,7 @@ impl<S: Field, const D: usize> CorrelationBackward<S, D> for ArbitraryWeight<S, 
         ArbitraryWeight::with_scale(SMatrix::zeros(), self.scale())
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn correlation_backward<const T: usize>(
         &self,
         z: &SMatrixView<'_, S, D, T>,
@@ -73,7 +73,7 @@ impl<S: Field, const D: usize> CorrelationBackward<S, D> for ArbitraryWeight<S, 
     ) {
         let scale = self.scale();
         let k = product::matrix(
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |i, j| {
                 if i > j {
                     (c_bar[(i, j)] - c_bar[(j, i)]) * scale
@@ -88,7 +88,7 @@ impl<S: Field, const D: usize> CorrelationBackward<S, D> for ArbitraryWeight<S, 
         let (transposed_share, share) = (product::mul(a, &zk_t), product::tr_mul(a, &zk));
         product::update(
             z_bar,
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |entry, i, j| entry + (transposed_share[(i, j)] + share[(i, j)]),
         );
         gradient.accumulate(&product::mul(&zk, &z.transpose()));
@@ -111,7 +111,7 @@ where
         Self::new(self.weight().zero_gradient())
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn backward_into(
         &self,
         z: SMatrixView<'_, S, D, T>,

@@ -46,14 +46,14 @@ pub trait SkewCorrelation<S: Field, const D: usize>: Correlation<S, D> {}
 /// zero on and above the diagonal (no `1/√dim` factor).
 ///
 /// Costs `D²T` for `A Z` plus `D·T(T−1)/2` for the dot products.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn lower_correlation<S: Field, const D: usize, const T: usize>(
     z: &SMatrixView<'_, S, D, T>,
     a: &SMatrix<S, D, D>,
 ) -> SMatrix<S, T, T> {
     let az = product::mul(a, z);
     product::matrix(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         |i, j| {
             if i > j {
                 product::column_dot(z, i, &az, j)
@@ -96,10 +96,10 @@ pub fn tensor_mat_skew_sym_assign<S: Field, const D: usize, const T: usize>(
 }
 
 /// `L − Lᵀ`: the skew-symmetric matrix whose strict lower triangle is that of `l`.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn skew_from_lower<S: Field, const T: usize>(l: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
     product::matrix(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         |i, j| l[(i, j)] - l[(j, i)],
     )
 }

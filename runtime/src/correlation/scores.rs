@@ -102,14 +102,14 @@ impl<S: RealField + Copy, const D: usize, const HIDDEN: usize, Act> Additive<S, 
 }
 
 impl<S: Field, const D: usize> Correlation<S, D> for Bilinear<S, D> {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
         product::tr_mul(z, &product::mul(&self.w, z))
     }
 }
 
 impl<S: Field, const D: usize, const RANK: usize> Correlation<S, D> for LowRank<S, D, RANK> {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
         let u = product::tr_mul(&self.u, z);
         product::tr_mul(&u, &product::tr_mul(&self.v, z))
@@ -119,12 +119,12 @@ impl<S: Field, const D: usize, const RANK: usize> Correlation<S, D> for LowRank<
 impl<S: Field, const D: usize, const HIDDEN: usize, Act: Activation<S>> Correlation<S, D>
     for Additive<S, D, HIDDEN, Act>
 {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
         let rows = product::mul(&self.w, z);
         let columns = product::mul(&self.u, z);
         product::matrix(
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |i, j| {
                 let mut sum = S::zero();
                 for h in 0..HIDDEN {

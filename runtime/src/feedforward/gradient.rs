@@ -141,17 +141,17 @@ where
 {
     type Scalar = S;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
         const { assert_phase_space::<D, N>() };
         let (target, source) = Side::rows(N);
         let driver: SVector<S, N> = product::matrix(
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |i, _| x[source + i],
         );
         let activated = Act::apply_matrix(affine(&self.k, &driver, Some(&self.b)));
         let hidden: SVector<S, HIDDEN> = product::matrix(
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |i, _| activated[i] * self.a[i],
         );
         let update = product::tr_mul(&self.k, &hidden);

@@ -41,7 +41,7 @@ use crate::{init, product};
 
 /// `W x + b`, or `W x` without a bias (always inlined, like every step of a forward pass: see
 /// [`crate::Isa`]).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn affine<S: Field, const ROWS: usize, const COLS: usize>(
     w: &SMatrix<S, ROWS, COLS>,
     x: &SVector<S, COLS>,
@@ -50,7 +50,7 @@ fn affine<S: Field, const ROWS: usize, const COLS: usize>(
     let y = product::mul(w, x);
     match b {
         Some(b) => product::matrix(
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |i, _| y[i] + b[i],
         ),
         None => y,
@@ -58,7 +58,7 @@ fn affine<S: Field, const ROWS: usize, const COLS: usize>(
 }
 
 /// The residual update `x + σ(W x + b)` shared by the volume-preserving and ResNet layers.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn residual<S: Field, Act: Activation<S>, const D: usize>(
     w: &SMatrix<S, D, D>,
     x: &SVector<S, D>,
@@ -69,7 +69,7 @@ fn residual<S: Field, Act: Activation<S>, const D: usize>(
 
 /// The residual update `x + σ(W x + b)` and its activated part `σ(W x + b)`, which the backward
 /// pass reuses instead of evaluating `σ` again ([`crate::backward`]).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn residual_keeping<S: Field, Act: Activation<S>, const D: usize>(
     w: &SMatrix<S, D, D>,
     x: &SVector<S, D>,
@@ -77,7 +77,7 @@ pub(crate) fn residual_keeping<S: Field, Act: Activation<S>, const D: usize>(
 ) -> (SVector<S, D>, SVector<S, D>) {
     let update = Act::apply_matrix(affine(w, x, b));
     let y = product::matrix(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         |i, _| x[i] + update[i],
     );
     (y, update)

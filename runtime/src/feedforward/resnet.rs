@@ -64,17 +64,17 @@ impl<S: Field, const D: usize, Act> ResNetLayer<S, D, Act> {
 
     /// Adds `w_bar` to the weight and `b_bar` to the bias (if any): the layer as a gradient
     /// accumulator (see [`crate::backward`]).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn accumulate(&mut self, w_bar: &SMatrix<S, D, D>, b_bar: &SVector<S, D>) {
         product::update(
             &mut self.weight,
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |entry, i, j| entry + w_bar[(i, j)],
         );
         if let Some(bias) = self.bias.as_mut() {
             product::update(
                 bias,
-                #[inline(always)]
+                #[cfg_attr(not(debug_assertions), inline(always))]
                 |entry, i, _| entry + b_bar[i],
             );
         }
@@ -92,7 +92,7 @@ impl<S: RealField + Copy, const D: usize, Act> ResNetLayer<S, D, Act> {
 impl<S: Field, const D: usize, Act: Activation<S>> ColumnLayer<D> for ResNetLayer<S, D, Act> {
     type Scalar = S;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
         residual::<S, Act, D>(&self.weight, x, self.bias.as_ref())
     }

@@ -97,13 +97,13 @@ impl<S: Field, const D: usize, Layout: StrictlyTriangular, Act>
 
     /// Adds `w_bar` at the weight's packed positions and `b_bar` to the bias (if any): the
     /// layer as a gradient accumulator (see [`crate::backward`]).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn accumulate(&mut self, w_bar: &SMatrix<S, D, D>, b_bar: &SVector<S, D>) {
         self.weight.add_packed_from(w_bar);
         if let Some(bias) = self.bias.as_mut() {
             product::update(
                 bias,
-                #[inline(always)]
+                #[cfg_attr(not(debug_assertions), inline(always))]
                 |entry, i, _| entry + b_bar[i],
             );
         }
@@ -140,7 +140,7 @@ impl<S: Field, const D: usize, Layout: StrictlyTriangular, Act: Activation<S>> C
 {
     type Scalar = S;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn apply(&self, x: &SVector<S, D>) -> SVector<S, D> {
         residual::<S, Act, D>(self.weight.matrix(), x, self.bias.as_ref())
     }

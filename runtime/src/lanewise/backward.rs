@@ -116,7 +116,7 @@ fn backward_avx2<F: Functions, S: BatchScalar, L, const D: usize, const T: usize
 /// sequences) through the backward twin of `layer` over `V`, `V::LANES` at a time; the twin's
 /// gradient holds `gradient` in lane 0 and sums each lane's sequences, and its lanes are added
 /// into `gradient` at the end.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn backward_groups<V, L, const D: usize, const T: usize>(
     layer: &L,
     (input, out_bar, z_bar): Buffers<'_, V::Scalar>,
@@ -129,7 +129,7 @@ fn backward_groups<V, L, const D: usize, const T: usize>(
     let twin = layer.backward_twin(V::splat);
     let mut lane_gradient = L::lift_gradient(
         gradient,
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         |g| V::from_fn(|k| if k == 0 { g } else { V::Scalar::zero() }),
     );
     let group = V::LANES * D * T;
@@ -163,7 +163,7 @@ fn backward_groups<V, L, const D: usize, const T: usize>(
     }
     *gradient = L::lower_gradient(
         &lane_gradient,
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         |lanes: V| {
             let mut sum = V::Scalar::zero();
             lanes.for_each_lane(|_, x| sum += x);

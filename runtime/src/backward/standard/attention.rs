@@ -33,7 +33,7 @@ where
         Self::new([Head::new(zero, zero, zero); H])
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn backward_into(
         &self,
         z: SMatrixView<'_, S, D, T>,
@@ -54,12 +54,12 @@ where
             let k = product::tr_mul(&head.key, &z);
             let v = product::tr_mul(&head.value, &z);
             let mut lambda: SMatrix<S, T, T> = product::matrix(
-                #[inline(always)]
+                #[cfg_attr(not(debug_assertions), inline(always))]
                 |i, j| product::column_dot(&q, i, &k, j) * scale,
             );
             Sm::apply_in_place(&mut lambda);
             let o_bar: SMatrix<S, DH, T> = product::matrix(
-                #[inline(always)]
+                #[cfg_attr(not(debug_assertions), inline(always))]
                 |i, j| out_bar[(h * DH + i, j)],
             );
             let v_bar = product::mul(&o_bar, &lambda.transpose());

@@ -24,7 +24,7 @@ where
         )
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn column_backward(
         &self,
         x: &SVector<S, D>,
