@@ -65,18 +65,27 @@ fn compare(net: &dyn Classifier, images: &[[u8; 784]]) -> (f64, usize) {
     (worst, relabelled)
 }
 
-#[test]
-fn batched_probabilities_are_the_image_by_image_ones_within_rounding() {
+/// GML's four classifiers in `precision`, batched against image by image.
+fn batched_probabilities_match_image_by_image(precision: Precision) {
     let images = images();
-    for precision in [Precision::F32, Precision::F64] {
-        for k in 1..=4 {
-            let net = open(k, precision, false);
-            let (worst, relabelled) = compare(net.as_ref(), &images);
-            println!("nn{k} {precision:?}: largest difference {worst:.3e}");
-            assert!(worst <= bound(precision), "nn{k} {precision:?}: {worst:e}");
-            assert_eq!(relabelled, 0, "nn{k} {precision:?}");
-        }
+    for k in 1..=4 {
+        let net = open(k, precision, false);
+        let (worst, relabelled) = compare(net.as_ref(), &images);
+        println!("nn{k} {precision:?}: largest difference {worst:.3e}");
+        assert!(worst <= bound(precision), "nn{k} {precision:?}: {worst:e}");
+        assert_eq!(relabelled, 0, "nn{k} {precision:?}");
     }
+}
+
+// One test per precision, so that the test harness runs them on two threads.
+#[test]
+fn batched_probabilities_are_the_image_by_image_ones_within_rounding_in_f32() {
+    batched_probabilities_match_image_by_image(Precision::F32);
+}
+
+#[test]
+fn batched_probabilities_are_the_image_by_image_ones_within_rounding_in_f64() {
+    batched_probabilities_match_image_by_image(Precision::F64);
 }
 
 #[test]

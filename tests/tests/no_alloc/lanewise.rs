@@ -10,11 +10,19 @@ use rand::rngs::SmallRng;
 
 use crate::{IS_POOL_WORKER, Probe, WORKER_ALLOCATIONS};
 
+/// `sequences` sequences of `D = T = 4`, flat.
+fn input(sequences: usize) -> Vec<f64> {
+    (0..16 * sequences)
+        .map(|i| (i as f64 * 0.1).sin())
+        .collect()
+}
+
+/// The lane path on one thread: full groups of lanes and a last one in part (an allocation per
+/// group or per pass would count whatever the number of groups).
 pub fn check(probe: &mut Probe) {
     let mut rng = SmallRng::seed_from_u64(5);
-    let layer = SkewVpa::<f64, 4, 4>::glorot(&mut rng);
-    let fast = Lanewise::new(layer);
-    let input: Vec<f64> = (0..16 * 100_003).map(|i| (i as f64 * 0.1).sin()).collect();
+    let fast = Lanewise::new(SkewVpa::<f64, 4, 4>::glorot(&mut rng));
+    let input = input(4_003);
     let mut output = vec![0.0; input.len()];
     probe.run("Lanewise forward_flat", || {
         fast.forward_flat(&input, &mut output).unwrap();
@@ -32,7 +40,14 @@ pub fn check(probe: &mut Probe) {
             .forward_flat::<4, 4>(&input, &mut output)
             .unwrap();
     });
+}
 
+/// The parallel lane path: nothing per sequence on its workers, nothing on the calling thread.
+pub fn check_parallel(probe: &mut Probe) {
+    let mut rng = SmallRng::seed_from_u64(5);
+    let fast = Lanewise::new(SkewVpa::<f64, 4, 4>::glorot(&mut rng));
+    let input = input(100_003);
+    let mut output = vec![0.0; input.len()];
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(2)
         .start_handler(|_| IS_POOL_WORKER.with(|flag| flag.set(true)))

@@ -84,19 +84,62 @@ fn the_counter_sees_allocations() {
     drop(boxed);
 }
 
-#[test]
-fn no_forward_pass_allocates() {
+/// Runs one family's checks under the counter; each family is a test of its own, so that the
+/// harness runs them side by side (the counter is per thread).
+fn check(family: fn(&mut Probe)) {
     let mut probe = Probe {
         checked: Vec::new(),
     };
-    vpa::check(&mut probe);
-    supporting::check(&mut probe);
-    cayley::check(&mut probe);
-    engine::check(&mut probe);
-    lanewise::check(&mut probe);
-    attention::check(&mut probe);
-    blob::check(&mut probe);
-    train::check(&mut probe);
-    backward::check(&mut probe);
+    family(&mut probe);
     assert!(!probe.checked.is_empty());
+}
+
+#[test]
+fn no_volume_preserving_attention_pass_allocates() {
+    check(vpa::check);
+}
+
+#[test]
+fn no_supporting_layer_pass_allocates() {
+    check(supporting::check);
+}
+
+#[test]
+fn no_cayley_transform_allocates() {
+    check(cayley::check);
+}
+
+#[test]
+fn no_engine_pass_allocates() {
+    check(engine::check);
+}
+
+#[test]
+fn no_lane_pass_allocates() {
+    check(lanewise::check);
+}
+
+#[test]
+fn no_parallel_lane_pass_allocates_per_sequence() {
+    check(lanewise::check_parallel);
+}
+
+#[test]
+fn no_attention_pass_allocates() {
+    check(attention::check);
+}
+
+#[test]
+fn no_blob_read_or_write_allocates() {
+    check(blob::check);
+}
+
+#[test]
+fn no_training_step_allocates() {
+    check(train::check);
+}
+
+#[test]
+fn no_backward_pass_allocates() {
+    check(backward::check);
 }
