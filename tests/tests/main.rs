@@ -14,6 +14,7 @@ mod cayley_lanes;
 mod cayley_range;
 mod cayley_robust;
 mod checked;
+mod committed_code;
 mod embed;
 mod embed_symplectic;
 mod engine;
