@@ -9,5 +9,32 @@
 
 #[test]
 fn ui() {
+    same_flags_for_dependencies_and_cases();
     trybuild::TestCases::new().compile_fail("tests/ui/*.rs");
+}
+
+/// trybuild checks its project's dependencies with one set of compiler flags (`--cfg trybuild
+/// --verbose -A dead_code`, as `build.rustflags`), then the cases with one more
+/// (`--diagnostic-width=140`): flags are part of cargo's fingerprint, so every dependency built
+/// for the target (nalgebra, simba, wide, geomattn…) was checked twice, 19 of the test's 65 s
+/// cold on a 2-core AVX2 EPYC. `CARGO_ENCODED_RUSTFLAGS` takes precedence over `build.rustflags`
+/// (and trybuild clears only `RUSTFLAGS`), so both of its builds get the flags of the second, and
+/// the messages are rendered as trybuild renders them. Left alone when the caller sets flags of
+/// its own (a coverage run's `RUSTFLAGS`, which trybuild reads).
+fn same_flags_for_dependencies_and_cases() {
+    if std::env::var_os("RUSTFLAGS").is_some()
+        || std::env::var_os("CARGO_ENCODED_RUSTFLAGS").is_some()
+    {
+        return;
+    }
+    let flags = [
+        "--cfg",
+        "trybuild",
+        "--verbose",
+        "-A",
+        "dead_code",
+        "--diagnostic-width=140",
+    ];
+    // SAFETY: this binary's one test sets it before trybuild starts any thread or process.
+    unsafe { std::env::set_var("CARGO_ENCODED_RUSTFLAGS", flags.join("\u{1f}")) };
 }
