@@ -8,6 +8,7 @@
 //! into an `f64` network is exact. A Float64 value beyond the scalar's range is an error
 //! ([`LoadError::OutOfRange`]), not an infinity.
 
+use core::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::format;
 use std::path::Path;
@@ -32,6 +33,11 @@ pub struct Node {
     path: String,
     /// The size of the file: no dataset is read whose shape claims more bytes.
     file_size: u64,
+    /// The names of the group's subgroups and of its datasets, each list read once: every
+    /// lookup of a parameter asks whether it is there and what it is, and hdf5-pure lists a
+    /// group by parsing the object header of each child again.
+    groups: OnceCell<Vec<String>>,
+    datasets: OnceCell<Vec<String>>,
 }
 
 /// The attribute on each layer group of a file geomattn writes: the layer's type, displayed as
@@ -122,12 +128,7 @@ impl GmlFile {
     /// `L01`), [`LoadError::NumberingGap`] if the numbering has a gap, [`LoadError::Hdf5`] if the
     /// file is corrupt.
     pub fn layers(&self) -> Result<Vec<Node>, LoadError> {
-        let root = Node {
-            group: self.file.root(),
-            path: String::new(),
-            file_size: self.size,
-        };
-        root.numbered_groups("L")
+        Node::new(self.file.root(), String::new(), self.size).numbered_groups("L")
     }
 }
 
@@ -146,6 +147,16 @@ pub(crate) fn number(name: &str, prefix: &str) -> Option<Option<usize>> {
 }
 
 impl Node {
+    fn new(group: Group, path: String, file_size: u64) -> Self {
+        Self {
+            group,
+            path,
+            file_size,
+            groups: OnceCell::new(),
+            datasets: OnceCell::new(),
+        }
+    }
+
     /// The group's path inside the file.
     pub fn path(&self) -> &str {
         &self.path
@@ -169,11 +180,7 @@ impl Node {
             path: path.clone(),
             source,
         })?;
-        Ok(Node {
-            group,
-            path,
-            file_size: self.file_size,
-        })
+        Ok(Node::new(group, path, self.file_size))
     }
 
     /// The subgroups `<prefix>1 … <prefix>n` (GML's `L1 … Ln`) in numerical order; names not of
@@ -204,11 +211,7 @@ impl Node {
             .into_iter()
             .filter_map(|name| {
                 let group = groups.remove(&name)?;
-                Some(Node {
-                    group,
-                    path: self.child_path(&name),
-                    file_size: self.file_size,
-                })
+                Some(Node::new(group, self.child_path(&name), self.file_size))
             })
             .collect())
     }
@@ -302,11 +305,11 @@ impl Node {
     /// # Errors
     /// [`LoadError::Hdf5`] if the group cannot be listed.
     pub fn has_dataset(&self, name: &str) -> Result<bool, LoadError> {
-        Ok(self.dataset_names()?.iter().any(|d| d == name))
+        Ok(self.datasets()?.iter().any(|d| d == name))
     }
 
     fn has_group(&self, name: &str) -> Result<bool, LoadError> {
-        Ok(self.group_names()?.iter().any(|g| g == name))
+        Ok(self.groups()?.iter().any(|g| g == name))
     }
 
     /// Checks that there is no dataset or group `name` (a parameter the architecture does not have
@@ -637,17 +640,37 @@ impl Node {
     }
 
     pub fn group_names(&self) -> Result<Vec<String>, LoadError> {
-        self.group.groups().map_err(|source| LoadError::Hdf5 {
-            path: self.path.clone(),
-            source,
-        })
+        self.groups().cloned()
     }
 
     pub fn dataset_names(&self) -> Result<Vec<String>, LoadError> {
-        self.group.datasets().map_err(|source| LoadError::Hdf5 {
+        self.datasets().cloned()
+    }
+
+    /// The names of the group's subgroups, read from the file the first time only (a listing that
+    /// fails is read again, and fails again, at the next lookup).
+    fn groups(&self) -> Result<&Vec<String>, LoadError> {
+        self.listed(&self.groups, Group::groups)
+    }
+
+    /// The names of the group's datasets, as [`groups`](Self::groups).
+    fn datasets(&self) -> Result<&Vec<String>, LoadError> {
+        self.listed(&self.datasets, Group::datasets)
+    }
+
+    fn listed<'a>(
+        &self,
+        cache: &'a OnceCell<Vec<String>>,
+        list: fn(&Group) -> Result<Vec<String>, hdf5_pure::Error>,
+    ) -> Result<&'a Vec<String>, LoadError> {
+        if let Some(names) = cache.get() {
+            return Ok(names);
+        }
+        let names = list(&self.group).map_err(|source| LoadError::Hdf5 {
             path: self.path.clone(),
             source,
-        })
+        })?;
+        Ok(cache.get_or_init(|| names))
     }
 
     pub fn child_path(&self, name: &str) -> String {
