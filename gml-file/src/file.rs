@@ -8,11 +8,11 @@
 //! into an `f64` network is exact. A Float64 value beyond the scalar's range is an error
 //! ([`LoadError::OutOfRange`]), not an infinity.
 
-use core::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::format;
 use std::path::Path;
 use std::string::{String, ToString};
+use std::sync::OnceLock;
 use std::vec::Vec;
 
 use hdf5_pure::{DType, Dataset, File, Group};
@@ -35,10 +35,17 @@ pub struct Node {
     file_size: u64,
     /// The names of the group's subgroups and of its datasets, each list read once: every
     /// lookup of a parameter asks whether it is there and what it is, and hdf5-pure lists a
-    /// group by parsing the object header of each child again.
-    groups: OnceCell<Vec<String>>,
-    datasets: OnceCell<Vec<String>>,
+    /// group by parsing the object header of each child again. (`OnceLock`, not `OnceCell`: a
+    /// `Node` stays `Sync`.)
+    groups: OnceLock<Vec<String>>,
+    datasets: OnceLock<Vec<String>>,
 }
+
+// A `Node` is `Send` and `Sync`, as it was before it kept its listings: checked at compile time.
+const _: fn() = || {
+    fn send_and_sync<T: Send + Sync>() {}
+    send_and_sync::<Node>();
+};
 
 /// The attribute on each layer group of a file geomattn writes: the layer's type, displayed as
 /// GML's constructor with every option the Rust type fixes
@@ -152,8 +159,8 @@ impl Node {
             group,
             path,
             file_size,
-            groups: OnceCell::new(),
-            datasets: OnceCell::new(),
+            groups: OnceLock::new(),
+            datasets: OnceLock::new(),
         }
     }
 
@@ -660,7 +667,7 @@ impl Node {
 
     fn listed<'a>(
         &self,
-        cache: &'a OnceCell<Vec<String>>,
+        cache: &'a OnceLock<Vec<String>>,
         list: fn(&Group) -> Result<Vec<String>, hdf5_pure::Error>,
     ) -> Result<&'a Vec<String>, LoadError> {
         if let Some(names) = cache.get() {
