@@ -74,40 +74,41 @@ pub(crate) fn columns_from<S: Field, const R: usize, const C: usize>(
 /// a backward pass, always inlined (nalgebra's operators are kept out of line for lane vectors,
 /// as its products are).
 #[inline(always)]
-pub(crate) fn update<S, const R: usize, const C: usize, SO>(
-    target: &mut Matrix<S, Const<R>, Const<C>, SO>,
+pub(crate) fn update<S, R: Dim, C: Dim, SO>(
+    target: &mut Matrix<S, R, C, SO>,
     mut f: impl FnMut(S, usize, usize) -> S,
 ) where
     S: Field,
-    SO: RawStorageMut<S, Const<R>, Const<C>>,
+    SO: RawStorageMut<S, R, C>,
 {
-    for j in 0..C {
-        for i in 0..R {
+    for j in 0..target.ncols() {
+        for i in 0..target.nrows() {
             target[(i, j)] = f(target[(i, j)], i, j);
         }
     }
 }
 
-/// `Σ_k a[i,k]·b[k,j]` from `k = 0` up (zero if `K = 0`).
+/// `Σ_k a[i,k]·b[k,j]` from `k = 0` up (zero if `a` has no columns).
 #[inline(always)]
-fn entry<S, const R: usize, const K: usize, const C: usize, SA, SB>(
-    a: &Matrix<S, Const<R>, Const<K>, SA>,
-    b: &Matrix<S, Const<K>, Const<C>, SB>,
+fn entry<S, R: Dim, K: Dim, C: Dim, SA, SB>(
+    a: &Matrix<S, R, K, SA>,
+    b: &Matrix<S, K, C, SB>,
     i: usize,
     j: usize,
 ) -> S
 where
     S: Field,
-    SA: RawStorage<S, Const<R>, Const<K>>,
-    SB: RawStorage<S, Const<K>, Const<C>>,
+    SA: RawStorage<S, R, K>,
+    SB: RawStorage<S, K, C>,
 {
-    sum_of_products::<S, K>(
+    sum_of_products(
+        a.ncols(),
         #[inline(always)]
         |k| (a[(i, k)], b[(k, j)]),
     )
 }
 
-/// `a·b`.
+/// `a·b`, built as [`matrix`] builds.
 #[inline(always)]
 pub(crate) fn mul<S, const R: usize, const K: usize, const C: usize, SA, SB>(
     a: &Matrix<S, Const<R>, Const<K>, SA>,
@@ -126,18 +127,18 @@ where
 
 /// `out = a·b`.
 #[inline(always)]
-pub(crate) fn mul_to<S, const R: usize, const K: usize, const C: usize, SA, SB, SO>(
-    a: &Matrix<S, Const<R>, Const<K>, SA>,
-    b: &Matrix<S, Const<K>, Const<C>, SB>,
-    out: &mut Matrix<S, Const<R>, Const<C>, SO>,
+pub(crate) fn mul_to<S, R: Dim, K: Dim, C: Dim, SA, SB, SO>(
+    a: &Matrix<S, R, K, SA>,
+    b: &Matrix<S, K, C, SB>,
+    out: &mut Matrix<S, R, C, SO>,
 ) where
     S: Field,
-    SA: RawStorage<S, Const<R>, Const<K>>,
-    SB: RawStorage<S, Const<K>, Const<C>>,
-    SO: RawStorageMut<S, Const<R>, Const<C>>,
+    SA: RawStorage<S, R, K>,
+    SB: RawStorage<S, K, C>,
+    SO: RawStorageMut<S, R, C>,
 {
-    for j in 0..C {
-        for i in 0..R {
+    for j in 0..b.ncols() {
+        for i in 0..a.nrows() {
             out[(i, j)] = entry(a, b, i, j);
         }
     }
@@ -156,7 +157,8 @@ pub(crate) fn mul_columns_to<S, const R: usize, const K: usize, const C: usize, 
 {
     for (j, column) in b.iter().enumerate() {
         for i in 0..R {
-            out[(i, j)] = sum_of_products::<S, K>(
+            out[(i, j)] = sum_of_products(
+                K,
                 #[inline(always)]
                 |k| (a[(i, k)], column[k]),
             );
@@ -164,7 +166,7 @@ pub(crate) fn mul_columns_to<S, const R: usize, const K: usize, const C: usize, 
     }
 }
 
-/// `aᵀ·b`, entry by entry as [`column_dot`].
+/// `aᵀ·b`, entry by entry as [`column_dot`], built as [`matrix`] builds.
 #[inline(always)]
 pub(crate) fn tr_mul<S, const K: usize, const R: usize, const C: usize, SA, SB>(
     a: &Matrix<S, Const<K>, Const<R>, SA>,
@@ -181,37 +183,57 @@ where
     )
 }
 
+/// `out = aᵀ·b`, entry by entry as [`column_dot`].
+#[cfg(feature = "std")]
+#[inline(always)]
+pub(crate) fn tr_mul_to<S, K: Dim, R: Dim, C: Dim, SA, SB, SO>(
+    a: &Matrix<S, K, R, SA>,
+    b: &Matrix<S, K, C, SB>,
+    out: &mut Matrix<S, R, C, SO>,
+) where
+    S: Field,
+    SA: RawStorage<S, K, R>,
+    SB: RawStorage<S, K, C>,
+    SO: RawStorageMut<S, R, C>,
+{
+    for j in 0..b.ncols() {
+        for i in 0..a.ncols() {
+            out[(i, j)] = column_dot(a, i, b, j);
+        }
+    }
+}
+
 /// `Σ_k a[k, i]·b[k, j]`: the dot product of column `i` of `a` with column `j` of `b`.
 #[inline(always)]
-pub(crate) fn column_dot<S, const K: usize, const CA: usize, const CB: usize, SA, SB>(
-    a: &Matrix<S, Const<K>, Const<CA>, SA>,
+pub(crate) fn column_dot<S, K: Dim, CA: Dim, CB: Dim, SA, SB>(
+    a: &Matrix<S, K, CA, SA>,
     i: usize,
-    b: &Matrix<S, Const<K>, Const<CB>, SB>,
+    b: &Matrix<S, K, CB, SB>,
     j: usize,
 ) -> S
 where
     S: Field,
-    SA: RawStorage<S, Const<K>, Const<CA>>,
-    SB: RawStorage<S, Const<K>, Const<CB>>,
+    SA: RawStorage<S, K, CA>,
+    SB: RawStorage<S, K, CB>,
 {
-    sum_of_products::<S, K>(
+    sum_of_products(
+        a.nrows(),
         #[inline(always)]
         |k| (a[(k, i)], b[(k, j)]),
     )
 }
 
-/// `Σ_k a_k·b_k` over the pairs `(a_k, b_k) = term(k)`, from `k = 0` up (zero if `K = 0`): the
-/// order of every product and dot product here.
+/// `Σ_k a_k·b_k` over the `n` pairs `(a_k, b_k) = term(k)`, from `k = 0` up (zero if `n = 0`):
+/// the order of every product and dot product here. `n` is a constant once inlined where the
+/// sizes are, and then the loop unrolls.
 #[inline(always)]
-pub(crate) fn sum_of_products<S: Field, const K: usize>(
-    mut term: impl FnMut(usize) -> (S, S),
-) -> S {
-    if K == 0 {
+pub(crate) fn sum_of_products<S: Field>(n: usize, mut term: impl FnMut(usize) -> (S, S)) -> S {
+    if n == 0 {
         return S::zero();
     }
     let (a, b) = term(0);
     let mut sum = a * b;
-    for k in 1..K {
+    for k in 1..n {
         let (a, b) = term(k);
         sum = accumulate(sum, a, b);
     }
@@ -225,13 +247,10 @@ pub(crate) fn accumulate<S: Field>(sum: S, a: S, b: S) -> S {
     crate::isa::polynomial::fused_accumulate(sum, a, b).unwrap_or_else(|| sum + a * b)
 }
 
-// The same loops over nalgebra's `Dim` (`Const<N>` or `Dyn`), for the run-time engine
-// (`crate::engine`). The compile-time layers keep the functions above: built through these, the
-// lane path of the rigid-body transformer ran 22× slower (5.9 µs per window against 0.26 µs,
-// f32, AVX2), so the compile-time sizes keep their array-built matrices.
-
 /// The matrix of shape `(rows, cols)` with entries `f(i, j)`, built column by column, each value
-/// written once: [`matrix`] for every [`Dim`], compile-time sizes and run-time ones alike.
+/// written once: [`matrix`] for every [`Dim`], for the run-time engine (for compile-time sizes
+/// inside a lane kernel, [`matrix`]: through nalgebra's uninitialised matrix, which is not always
+/// inlined, the rigid-body transformer's lane path ran 22× slower).
 #[cfg(feature = "std")]
 #[inline(always)]
 pub(crate) fn matrix_generic<S: Field, R: Dim, C: Dim>(
@@ -252,27 +271,7 @@ where
     unsafe { m.assume_init() }
 }
 
-/// `Σ_k a[i,k]·b[k,j]` from `k = 0` up (zero if `a` has no columns).
-#[inline(always)]
-fn entry_generic<S, R: Dim, K: Dim, C: Dim, SA, SB>(
-    a: &Matrix<S, R, K, SA>,
-    b: &Matrix<S, K, C, SB>,
-    i: usize,
-    j: usize,
-) -> S
-where
-    S: Field,
-    SA: RawStorage<S, R, K>,
-    SB: RawStorage<S, K, C>,
-{
-    sum_of_n_products(
-        a.ncols(),
-        #[inline(always)]
-        |k| (a[(i, k)], b[(k, j)]),
-    )
-}
-
-/// `a·b`.
+/// `a·b`, built by [`matrix_generic`].
 #[cfg(feature = "std")]
 #[inline(always)]
 pub(crate) fn mul_generic<S, R: Dim, K: Dim, C: Dim, SA, SB>(
@@ -289,62 +288,8 @@ where
         a.shape_generic().0,
         b.shape_generic().1,
         #[inline(always)]
-        |i, j| entry_generic(a, b, i, j),
+        |i, j| entry(a, b, i, j),
     )
-}
-
-/// `out = a·b`.
-#[inline(always)]
-pub(crate) fn mul_to_generic<S, R: Dim, K: Dim, C: Dim, SA, SB, SO>(
-    a: &Matrix<S, R, K, SA>,
-    b: &Matrix<S, K, C, SB>,
-    out: &mut Matrix<S, R, C, SO>,
-) where
-    S: Field,
-    SA: RawStorage<S, R, K>,
-    SB: RawStorage<S, K, C>,
-    SO: RawStorageMut<S, R, C>,
-{
-    for j in 0..b.ncols() {
-        for i in 0..a.nrows() {
-            out[(i, j)] = entry_generic(a, b, i, j);
-        }
-    }
-}
-
-/// `Σ_k a[k, i]·b[k, j]`: the dot product of column `i` of `a` with column `j` of `b`.
-#[inline(always)]
-pub(crate) fn column_dot_generic<S, K: Dim, CA: Dim, CB: Dim, SA, SB>(
-    a: &Matrix<S, K, CA, SA>,
-    i: usize,
-    b: &Matrix<S, K, CB, SB>,
-    j: usize,
-) -> S
-where
-    S: Field,
-    SA: RawStorage<S, K, CA>,
-    SB: RawStorage<S, K, CB>,
-{
-    sum_of_n_products(
-        a.nrows(),
-        #[inline(always)]
-        |k| (a[(k, i)], b[(k, j)]),
-    )
-}
-
-/// [`sum_of_products`] of `n` terms, `n` known at run time (or a constant, once inlined).
-#[inline(always)]
-pub(crate) fn sum_of_n_products<S: Field>(n: usize, mut term: impl FnMut(usize) -> (S, S)) -> S {
-    if n == 0 {
-        return S::zero();
-    }
-    let (a, b) = term(0);
-    let mut sum = a * b;
-    for k in 1..n {
-        let (a, b) = term(k);
-        sum = accumulate(sum, a, b);
-    }
-    sum
 }
 
 #[cfg(test)]

@@ -166,7 +166,8 @@ fn step<S: Field, const T: usize>(q: &mut [[S; T]; T], y: &mut [[MaybeUninit<S>;
 #[inline(always)]
 fn squared_norm<S: Field, const T: usize>(q_k: &[S; T], y_k: &[S]) -> S {
     let k = y_k.len();
-    let image = product::sum_of_products::<S, T>(
+    let image = product::sum_of_products(
+        T,
         #[inline(always)]
         |i| {
             let p = match i.cmp(&k) {
@@ -186,7 +187,8 @@ fn squared_norm<S: Field, const T: usize>(q_k: &[S; T], y_k: &[S]) -> S {
 /// `aᵀb`, in order.
 #[inline(always)]
 fn dot<S: Field, const T: usize>(a: &[S; T], b: &[S; T]) -> S {
-    product::sum_of_products::<S, T>(
+    product::sum_of_products(
+        T,
         #[inline(always)]
         |i| (a[i], b[i]),
     )

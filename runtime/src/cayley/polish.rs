@@ -53,7 +53,8 @@ fn newton_schulz_step<S: Field, const T: usize>(q: &mut SMatrix<S, T, T>) {
         // Row i of Λ, read before it is overwritten.
         let row: [S; T] = core::array::from_fn(|k| q[(i, k)]);
         for j in 0..T {
-            q[(i, j)] += product::sum_of_products::<S, T>(
+            q[(i, j)] += product::sum_of_products(
+                T,
                 #[inline(always)]
                 |k| (row[k], h[(k, j)]),
             );

@@ -21,11 +21,9 @@ mod skew;
 pub use scores::{Additive, Bilinear, LowRank};
 #[cfg(feature = "std")]
 pub(crate) use skew::gml_scale;
-#[cfg(feature = "std")]
-pub(crate) use skew::skew_of_lower_in_place;
 pub use skew::{ArbitraryWeight, SkewWeight, arbitrary_correlation, skew_sym_correlation};
 
-use nalgebra::{SMatrix, SMatrixView};
+use nalgebra::{Dim, Matrix, RawStorage, RawStorageMut, SMatrix, SMatrixView};
 
 use crate::error::Error;
 use crate::layer::check_batch_lengths;
@@ -54,14 +52,29 @@ pub fn lower_correlation<S: Field, const D: usize, const T: usize>(
     let az = product::mul(a, z);
     product::matrix(
         #[cfg_attr(not(debug_assertions), inline(always))]
-        |i, j| {
-            if i > j {
-                product::column_dot(z, i, &az, j)
-            } else {
-                S::zero()
-            }
-        },
+        |i, j| lower_entry(z, &az, i, j),
     )
+}
+
+/// `L[i,j]` of [`lower_correlation`] from `az = A Z`: `z_iᵀ (A Z)_j` for `i > j`, else zero.
+/// The one place these sums are written, for compile-time and run-time sizes alike.
+#[inline(always)]
+pub(crate) fn lower_entry<S, D: Dim, T: Dim, SZ, SAZ>(
+    z: &Matrix<S, D, T, SZ>,
+    az: &Matrix<S, D, T, SAZ>,
+    i: usize,
+    j: usize,
+) -> S
+where
+    S: Field,
+    SZ: RawStorage<S, D, T>,
+    SAZ: RawStorage<S, D, T>,
+{
+    if i > j {
+        product::column_dot(z, i, az, j)
+    } else {
+        S::zero()
+    }
 }
 
 /// GML's batched `tensor_mat_skew_sym_assign(Z, A)`: [`lower_correlation`] for every slice.
@@ -95,11 +108,42 @@ pub fn tensor_mat_skew_sym_assign<S: Field, const D: usize, const T: usize>(
     Ok(())
 }
 
-/// `L − Lᵀ`: the skew-symmetric matrix whose strict lower triangle is that of `l`.
+/// `L − Lᵀ`: the skew-symmetric matrix whose strict lower triangle is that of `l` (whose
+/// diagonal and upper triangle are not read), as [`skew_of_lower_in_place`] writes it.
+///
+/// ```
+/// use geomattn::correlation::skew_from_lower;
+/// use geomattn::nalgebra::Matrix3;
+/// let l = Matrix3::new(9.0, 9.0, 9.0,
+///                      1.0, 9.0, 9.0,
+///                      2.0, 3.0, 9.0);
+/// assert_eq!(skew_from_lower(&l), Matrix3::new(0.0, -1.0, -2.0,
+///                                              1.0, 0.0, -3.0,
+///                                              2.0, 3.0, 0.0));
+/// ```
 #[cfg_attr(not(debug_assertions), inline(always))]
 pub fn skew_from_lower<S: Field, const T: usize>(l: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
-    product::matrix(
-        #[cfg_attr(not(debug_assertions), inline(always))]
-        |i, j| l[(i, j)] - l[(j, i)],
-    )
+    let mut c = *l;
+    skew_of_lower_in_place(&mut c, None);
+    c
+}
+
+/// `C = L − Lᵀ` in place, `L` the strict lower part of `c` (scaled entry by entry, as
+/// nalgebra's `l * scale` does, if `scale`), subtracted as `L − Lᵀ` is: `l − 0` below the
+/// diagonal, `0 − l` above, zero on it. Only the strict lower part of `c` is read: for a skew
+/// `A`, `z_jᵀ A z_i = −z_iᵀ A z_j`, so `Zᵀ A Z` is this `L − Lᵀ` of its own strict lower part.
+/// Every skew correlation, at compile-time and run-time sizes, ends here.
+#[inline(always)]
+pub(crate) fn skew_of_lower_in_place<S: Field, T: Dim, SC: RawStorageMut<S, T, T>>(
+    c: &mut Matrix<S, T, T, SC>,
+    scale: Option<S>,
+) {
+    for j in 0..c.ncols() {
+        c[(j, j)] = S::zero();
+        for i in j + 1..c.ncols() {
+            let l = scale.map_or(c[(i, j)], |scale| c[(i, j)] * scale);
+            c[(i, j)] = l - S::zero();
+            c[(j, i)] = S::zero() - l;
+        }
+    }
 }

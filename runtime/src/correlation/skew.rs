@@ -7,7 +7,7 @@ use nalgebra::{
 };
 use rand::Rng;
 
-use super::{Correlation, SkewCorrelation, lower_correlation, skew_from_lower};
+use super::{Correlation, SkewCorrelation, lower_correlation, lower_entry, skew_of_lower_in_place};
 use crate::packed::SkewSymmetric;
 use crate::scalar::{Field, MapScalar};
 use crate::{init, product};
@@ -98,7 +98,7 @@ pub(crate) fn gml_scale<S: RealField + Copy>(dim: usize) -> S {
 }
 
 /// `C = Zᵀ A Z` for a skew-symmetric `A` (given densely): [`SkewWeight`]'s correlation, for
-/// run-time sizes (the engine; the compiled layer keeps its array-built kernel, the same sums).
+/// every size (nalgebra's [`Dim`]: the same sums as the compiled layer's, [`lower_correlation`]).
 pub fn skew_sym_correlation<S, D: Dim, T: Dim, SZ>(
     z: &Matrix<S, D, T, SZ>,
     a: &OMatrix<S, D, D>,
@@ -115,7 +115,7 @@ where
 }
 
 /// `C = L − Lᵀ` with `L[i,j] = z_iᵀ A z_j · scale` for `i > j`: [`ArbitraryWeight`]'s
-/// correlation at run-time sizes (the engine; the compiled layer keeps its array-built kernel).
+/// correlation for every size (the same sums as the compiled layer's, [`lower_correlation`]).
 pub fn arbitrary_correlation<S, D: Dim, T: Dim, SZ>(
     z: &Matrix<S, D, T, SZ>,
     a: &OMatrix<S, D, D>,
@@ -133,7 +133,8 @@ where
 }
 
 /// [`skew_sym_correlation`] (no `scale`) or [`arbitrary_correlation`] written into `c`, with
-/// `az` to hold `A Z`: [`lower_correlation`]'s sums, then [`skew_of_lower_in_place`].
+/// `az` to hold `A Z`: [`lower_correlation`]'s sums ([`lower_entry`]), then
+/// [`skew_of_lower_in_place`].
 #[inline(always)]
 fn correlation_to<S, D: Dim, T: Dim, SZ, SAZ, SC>(
     z: &Matrix<S, D, T, SZ>,
@@ -148,52 +149,31 @@ fn correlation_to<S, D: Dim, T: Dim, SZ, SAZ, SC>(
     SC: RawStorageMut<S, T, T>,
     DefaultAllocator: Allocator<D, D>,
 {
-    product::mul_to_generic(a, z, az);
+    product::mul_to(a, z, az);
     for j in 0..z.ncols() {
         for i in j + 1..z.ncols() {
-            c[(i, j)] = product::column_dot_generic(z, i, az, j);
+            c[(i, j)] = lower_entry(z, az, i, j);
         }
     }
     skew_of_lower_in_place(c, scale);
-}
-
-/// `C = L − Lᵀ` in place, `L` the strict lower part of `c` (scaled entry by entry, as
-/// nalgebra's `l * scale` does, if `scale`), subtracted as [`skew_from_lower`] does: `l − 0`
-/// below the diagonal, `0 − l` above. Only the strict lower part of `c` is read: for a skew `A`,
-/// `z_jᵀ A z_i = −z_iᵀ A z_j`, so `Zᵀ A Z` is this `L − Lᵀ` of its own strict lower part.
-#[inline(always)]
-pub(crate) fn skew_of_lower_in_place<S: Field, T: Dim, SC: RawStorageMut<S, T, T>>(
-    c: &mut Matrix<S, T, T, SC>,
-    scale: Option<S>,
-) {
-    for j in 0..c.ncols() {
-        c[(j, j)] = S::zero();
-        for i in j + 1..c.ncols() {
-            let l = scale.map_or(c[(i, j)], |scale| c[(i, j)] * scale);
-            c[(i, j)] = l - S::zero();
-            c[(j, i)] = S::zero() - l;
-        }
-    }
 }
 
 impl<S: Field, const D: usize> Correlation<S, D> for SkewWeight<S, D> {
     #[inline(always)]
     fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
         // For skew A, z_jᵀ A z_i = −z_iᵀ A z_j, so Zᵀ A Z is L − Lᵀ with L its strict lower part.
-        skew_from_lower(&lower_correlation(z, self.a.matrix()))
+        let mut c = lower_correlation(z, self.a.matrix());
+        skew_of_lower_in_place(&mut c, None);
+        c
     }
 }
 
 impl<S: Field, const D: usize> Correlation<S, D> for ArbitraryWeight<S, D> {
     #[inline(always)]
     fn correlation<const T: usize>(&self, z: &SMatrixView<'_, S, D, T>) -> SMatrix<S, T, T> {
-        // Scaled entry by entry, as nalgebra's `l * scale` does, but inlined (nalgebra's loop stays
-        // out of line, compiled for the baseline instruction set: see `geomattn::Isa`).
-        let l = lower_correlation(z, &self.a);
-        skew_from_lower(&product::matrix(
-            #[inline(always)]
-            |i, j| l[(i, j)] * self.scale,
-        ))
+        let mut c = lower_correlation(z, &self.a);
+        skew_of_lower_in_place(&mut c, Some(self.scale));
+        c
     }
 }
 

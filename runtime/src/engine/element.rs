@@ -8,7 +8,7 @@ use crate::cayley::Generated;
 use crate::lanes::{LaneScalar, Lanes};
 use crate::orthogonal::OrthogonalMap;
 use crate::product;
-use crate::scalar::{Field, Real};
+use crate::scalar::Real;
 
 /// A scalar of the engine's forward passes: every [`nalgebra::RealField`] (`f32`, `f64`, dual
 /// numbers), and [`Lanes`] of them, each lane computing exactly what its scalar computes, so that a
@@ -60,14 +60,14 @@ pub trait Element: Real {
     /// faster products ([`FastLanes`](super::FastLanes)).
     #[inline(always)]
     fn mul_to(a: &DMatrixView<'_, Self>, b: &DMatrixView<'_, Self>, out: &mut DMatrix<Self>) {
-        product::mul_to_generic(a, b, out);
+        product::mul_to(a, b, out);
     }
 
     /// `out = aᵀ·b`: the compile-time `tr_mul`'s sums (column by column dots), unless the
     /// scalar has faster products.
     #[inline(always)]
     fn tr_mul_to(a: &DMatrixView<'_, Self>, b: &DMatrixView<'_, Self>, out: &mut DMatrix<Self>) {
-        tr_mul_generic(a, b, out);
+        product::tr_mul_to(a, b, out);
     }
 
     /// `x ← x + σ(W x + b)` for every column `x` of `z`, in one pass, if the scalar has a kernel
@@ -201,19 +201,5 @@ impl<S: LaneScalar<N> + Element, const N: usize> Element for Lanes<S, N> {
         DMatrix::from_fn(z.nrows(), z.ncols(), |i, j| {
             Lanes::new(core::array::from_fn(|k| lanes[k][(i, j)]))
         })
-    }
-}
-
-/// `out = aᵀ·b`, column by column dots: [`Element::tr_mul_to`]'s sums.
-#[inline(always)]
-pub(super) fn tr_mul_generic<S: Field>(
-    a: &DMatrixView<'_, S>,
-    b: &DMatrixView<'_, S>,
-    out: &mut DMatrix<S>,
-) {
-    for j in 0..b.ncols() {
-        for i in 0..a.ncols() {
-            out[(i, j)] = product::column_dot_generic(a, i, b, j);
-        }
     }
 }

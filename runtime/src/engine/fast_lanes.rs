@@ -5,7 +5,6 @@ use std::sync::OnceLock;
 
 use nalgebra::{DMatrix, DMatrixView, DVector, RealField, SMatrix};
 
-use super::element::tr_mul_generic;
 use super::{Element, LanesOf};
 use crate::activation::Function;
 use crate::isa::BatchScalar;
@@ -155,7 +154,7 @@ where
     fn mul_to(a: &DMatrixView<'_, Self>, b: &DMatrixView<'_, Self>, out: &mut DMatrix<Self>) {
         match fused::<S, N>() {
             Some(isa) => lane_products(isa, (a, lane_matrix(a, false)), b, out),
-            None => product::mul_to_generic(a, b, out),
+            None => product::mul_to(a, b, out),
         }
     }
 
@@ -163,7 +162,7 @@ where
     fn tr_mul_to(a: &DMatrixView<'_, Self>, b: &DMatrixView<'_, Self>, out: &mut DMatrix<Self>) {
         match fused::<S, N>() {
             Some(isa) => lane_products(isa, (a, lane_matrix(a, true)), b, out),
-            None => tr_mul_generic(a, b, out),
+            None => product::tr_mul_to(a, b, out),
         }
     }
 
