@@ -6,9 +6,10 @@ use std::vec::Vec;
 use nalgebra::{DMatrix, DVector};
 
 use super::backward::{activated, activation_cotangent, add_affine_gradient};
-use super::{Backward, Element, Forward, ResNetLayer, Scratch, tr_mul, vector};
+use super::{Backward, Element, Forward, ResNetLayer, Scratch, mul, tr_mul, vector};
 use crate::activation::Function;
 use crate::error::Error;
+use crate::feedforward::residual_after_product;
 use crate::packed::{Lower, PackedLayout, Upper, dense_from_packed};
 use crate::scalar::{Field, MapScalar};
 
@@ -256,10 +257,11 @@ impl<S: Element, L: StackLayer<S>> Forward<S> for FeedForward<L> {
     }
 }
 
-/// `x + σ(W x + b)` for every column of `x`, written over `x`: the residual update of the volume-preserving and
-/// ResNet layers. The same sums in the same order as the compile-time layers'
-/// `residual_keeping`, which keeps its array-built matrices (through this, their lane path ran
-/// 22× slower); `σ` on the whole of `W x + b` at once ([`Element::activate_all`]).
+/// `x + σ(W x + b)` for every column of `x`, written over `x`: the residual update of the
+/// volume-preserving and ResNet layers, through the compile-time layers' kernel
+/// ([`residual_after_product`]) with the scalar's product and `σ` on the whole of `W x + b` at
+/// once ([`Element::activate_all`]), unless the scalar has a fused kernel
+/// ([`Element::residual_in_place`], the same values).
 pub(super) fn residual<S: Element>(
     w: &DMatrix<S>,
     x: &mut DMatrix<S>,
@@ -270,9 +272,14 @@ pub(super) fn residual<S: Element>(
     if S::residual_in_place(w, b, activation, x) {
         return;
     }
-    let mut y = activated(w, x, b, activation, scratch);
-    y += &*x;
-    scratch.replace(x, y);
+    let mut update = mul(w, &*x, scratch);
+    residual_after_product(&mut update, b, activate_all(activation), x);
+    scratch.recycle(update);
+}
+
+/// `σ` on the whole of a matrix ([`Element::activate_all`]).
+fn activate_all<S: Element>(activation: Function) -> impl FnOnce(&mut DMatrix<S>) {
+    move |u| S::activate_all(u.as_mut_slice(), activation)
 }
 
 /// A layer's `W`, `b` and `σ` in `σ(W x + b)`.
@@ -286,12 +293,12 @@ pub(super) fn residual_keeping<S: Element>(
     kept: &mut Vec<DMatrix<S>>,
     scratch: &mut Scratch<S>,
 ) {
-    let y = activated(w, x, b, activation, scratch);
-    let mut out = scratch.copy(&y);
-    out += &*x;
+    let mut update = mul(w, &*x, scratch);
+    let mut out = scratch.copy(x);
+    residual_after_product(&mut update, b, activate_all(activation), &mut out);
     core::mem::swap(x, &mut out);
     kept.push(out);
-    kept.push(y);
+    kept.push(update);
 }
 
 /// The backward pass of `x + σ(W x + b)` ([`residual`]) from the input `z` and its

@@ -6,12 +6,13 @@
 //! (held in nalgebra's [`DMatrix`]), and so is the structure that GML keeps as data (the number of
 //! blocks and layers, the activations). The Cayley transform picks, once per layer, the
 //! compile-time kernel of its sequence length ([`crate::Generated`] up to
-//! [`MAX_SPECIALISED_SEQ`], then nalgebra's LU); the correlations
-//! ([`crate::correlation::skew_sym_correlation`]) and the residual update of the feed-forward
-//! layers are written over nalgebra's [`Dim`](nalgebra::Dim), the same sums in the same order as
-//! the compile-time kernels, so that on the same sizes the two give the same bits (tested). The
-//! compile-time layers keep their own array-built kernels: through the `Dim` ones their lane path
-//! ran 22× slower.
+//! [`MAX_SPECIALISED_SEQ`], then nalgebra's LU); the skew correlations and the residual update
+//! of the feed-forward layers run the compile-time layers' own kernels, written once over
+//! nalgebra's [`Dim`](nalgebra::Dim) (`correlation::lower_correlation`'s sums and their
+//! `L − Lᵀ`; the update's bias, `σ` and sum after its product), so that on the same sizes the two
+//! give the same bits (tested). Only how a matrix is stored differs: arrays built in place for
+//! compile-time sizes (inside a lane kernel, nalgebra's uninitialised matrices are not always
+//! inlined: built through them, the lane path ran 22× slower), a [`Scratch`]'s buffers here.
 //!
 //! Each layer's pass writes its output over its input ([`Forward::forward_in_place`]) and takes
 //! its intermediate matrices from a [`Scratch`] and gives them back, so a pass run again on

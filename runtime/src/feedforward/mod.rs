@@ -28,7 +28,7 @@ pub use volume_preserving::{
     VolumePreservingUpperLayer,
 };
 
-use nalgebra::{RealField, SMatrix, SVector};
+use nalgebra::{Dim, Matrix, RawStorage, RawStorageMut, RealField, SMatrix, SVector, U1};
 use rand::Rng;
 
 use crate::activation::Activation;
@@ -75,12 +75,49 @@ pub(crate) fn residual_keeping<S: Field, Act: Activation<S>, const D: usize>(
     x: &SVector<S, D>,
     b: Option<&SVector<S, D>>,
 ) -> (SVector<S, D>, SVector<S, D>) {
-    let update = Act::apply_matrix(affine(w, x, b));
-    let y = product::matrix(
+    let mut update = product::mul(w, x);
+    let mut y = *x;
+    residual_after_product(
+        &mut update,
+        b,
         #[cfg_attr(not(debug_assertions), inline(always))]
-        |i, _| x[i] + update[i],
+        |u| *u = Act::apply_matrix(*u),
+        &mut y,
     );
     (y, update)
+}
+
+/// The residual update `x ← x + σ(W x + b)` of the volume-preserving and ResNet layers after its
+/// product `u = W x`, column by column, for every size (nalgebra's [`Dim`]): `u ← σ(u + b)`, then
+/// `x ← x + u`. The one place these steps are written: the compile-time layers
+/// ([`residual_keeping`]) and the run-time engine's (`engine::VolumePreservingLayer`,
+/// `engine::ResNetLayer`) give it their product and their `σ` over the whole of `u`
+/// (`Activation::apply_matrix`, `engine::Element::activate_all`).
+#[inline(always)]
+pub(crate) fn residual_after_product<S, D: Dim, C: Dim, SU, SB, SX>(
+    u: &mut Matrix<S, D, C, SU>,
+    b: Option<&Matrix<S, D, U1, SB>>,
+    activate: impl FnOnce(&mut Matrix<S, D, C, SU>),
+    x: &mut Matrix<S, D, C, SX>,
+) where
+    S: Field,
+    SU: RawStorageMut<S, D, C>,
+    SB: RawStorage<S, D, U1>,
+    SX: RawStorageMut<S, D, C>,
+{
+    if let Some(b) = b {
+        product::update(
+            u,
+            #[inline(always)]
+            |entry, i, _| entry + b[i],
+        );
+    }
+    activate(u);
+    product::update(
+        x,
+        #[inline(always)]
+        |entry, i, j| entry + u[(i, j)],
+    );
 }
 
 /// An optional bias from an optional slice.
