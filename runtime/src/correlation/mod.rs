@@ -147,3 +147,106 @@ pub(crate) fn skew_of_lower_in_place<S: Field, T: Dim, SC: RawStorageMut<S, T, T
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use nalgebra::{DMatrix, SMatrix};
+    use num_rational::Ratio;
+
+    use super::*;
+    use crate::packed::SkewSymmetric;
+
+    type Q = Ratio<i64>;
+
+    /// Small rationals that differ entry by entry (`seed` picks the pattern).
+    fn rational<const R: usize, const C: usize>(seed: i64) -> SMatrix<Q, R, C> {
+        SMatrix::from_fn(|i, j| {
+            let k = (i * C + j) as i64;
+            Q::new((k * 7 + seed) % 11 - 5, 1 + (k + seed) % 4)
+        })
+    }
+
+    fn float<const R: usize, const C: usize>(seed: f64) -> SMatrix<f64, R, C> {
+        SMatrix::from_fn(|i, j| ((i * C + j) as f64 * 0.731 + seed).sin() * 3.0)
+    }
+
+    /// `C = Zᵀ A Z` for the skew weighting and `C = L − Lᵀ`, `L = s·Zᵀ A Z` below the
+    /// diagonal, for the arbitrary one: exactly, against nalgebra's own products.
+    fn exact<const D: usize, const T: usize>() {
+        let z = rational::<D, T>(3);
+        let packed: std::vec::Vec<Q> = (0..D * (D.saturating_sub(1)) / 2)
+            .map(|k| Q::new(k as i64 % 5 - 2, 3))
+            .collect();
+        let skew = SkewWeight::new(SkewSymmetric::<Q, D>::from_packed(&packed).unwrap());
+        let zt_a_z = z.transpose() * skew.a().matrix() * z;
+        assert_eq!(
+            skew.correlation(&z.as_view()),
+            zt_a_z,
+            "skew, D = {D}, T = {T}"
+        );
+
+        let (a, scale) = (rational::<D, D>(5), Q::new(2, 3));
+        let arbitrary = ArbitraryWeight::with_scale(a, scale);
+        let l = z.transpose() * a * z * scale;
+        let expected = SMatrix::<Q, T, T>::from_fn(|i, j| match i.cmp(&j) {
+            core::cmp::Ordering::Greater => l[(i, j)],
+            core::cmp::Ordering::Less => -l[(j, i)],
+            core::cmp::Ordering::Equal => Q::from_integer(0),
+        });
+        assert_eq!(
+            arbitrary.correlation(&z.as_view()),
+            expected,
+            "arbitrary, D = {D}, T = {T}"
+        );
+    }
+
+    #[test]
+    fn the_skew_correlations_are_exact_in_rationals() {
+        exact::<1, 3>();
+        exact::<2, 4>();
+        exact::<3, 3>();
+        exact::<4, 1>();
+        exact::<5, 6>();
+        exact::<3, 9>();
+    }
+
+    /// The functions over `Dim` at run-time sizes and the compiled weightings: one kernel, so
+    /// the same bits.
+    fn same_bits<const D: usize, const T: usize>() {
+        let z = float::<D, T>(0.4);
+        let a = float::<D, D>(1.3);
+        let skew_a = a - a.transpose();
+        let dynamic = |m: &SMatrix<f64, D, T>| DMatrix::from_column_slice(D, T, m.as_slice());
+        let dense = |m: &SMatrix<f64, D, D>| DMatrix::from_column_slice(D, D, m.as_slice());
+        let packed: std::vec::Vec<f64> = (0..D)
+            .flat_map(|j| (0..j).map(move |i| (i, j)))
+            .map(|(i, j)| skew_a[(i, j)])
+            .collect();
+        let skew = SkewSymmetric::<f64, D>::from_packed(&packed).unwrap();
+        let compiled = SkewWeight::new(skew).correlation(&z.as_view());
+        let run_time = skew_sym_correlation(&dynamic(&z), &dense(skew.matrix()));
+        assert_eq!(
+            run_time.as_slice(),
+            compiled.as_slice(),
+            "skew, D = {D}, T = {T}"
+        );
+
+        let compiled = ArbitraryWeight::new(a).correlation(&z.as_view());
+        let scale = 1.0 / (D as f64).sqrt();
+        let run_time = arbitrary_correlation(&dynamic(&z), &dense(&a), scale);
+        assert_eq!(
+            run_time.as_slice(),
+            compiled.as_slice(),
+            "arbitrary, D = {D}, T = {T}"
+        );
+    }
+
+    #[test]
+    fn at_run_time_sizes_the_correlations_are_the_compiled_ones_bit_for_bit() {
+        same_bits::<2, 2>();
+        same_bits::<3, 3>();
+        same_bits::<4, 7>();
+        same_bits::<6, 5>();
+        same_bits::<9, 12>();
+    }
+}

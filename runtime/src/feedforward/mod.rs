@@ -135,3 +135,70 @@ fn glorot_vector<S: RealField + Copy, const LEN: usize, R: Rng + ?Sized>(
     let bound = init::glorot_bound::<S>(LEN);
     SVector::from_fn(|_, _| init::uniform(rng, bound))
 }
+
+#[cfg(test)]
+mod tests {
+    use nalgebra::{DMatrix, DVector, SMatrix, SVector};
+    use num_rational::Ratio;
+
+    use super::*;
+    use crate::activation::{Identity, Tanh};
+
+    type Q = Ratio<i64>;
+
+    /// `x + σ(W x + b)` exactly (σ the identity), with and without a bias, against nalgebra's
+    /// own products.
+    fn exact<const D: usize>() {
+        let w = SMatrix::<Q, D, D>::from_fn(|i, j| Q::new((i * D + j) as i64 % 7 - 3, 2));
+        let x = SVector::<Q, D>::from_fn(|i, _| Q::new(i as i64 - 1, 3));
+        let b = SVector::<Q, D>::from_fn(|i, _| Q::new(5 - i as i64, 4));
+        let (y, update) = residual_keeping::<Q, Identity, D>(&w, &x, Some(&b));
+        assert_eq!(update, w * x + b, "D = {D}");
+        assert_eq!(y, x + w * x + b, "D = {D}");
+        let (y, _) = residual_keeping::<Q, Identity, D>(&w, &x, None);
+        assert_eq!(y, x + w * x, "D = {D}, no bias");
+    }
+
+    #[test]
+    fn the_residual_update_is_exact_in_rationals() {
+        exact::<1>();
+        exact::<2>();
+        exact::<3>();
+        exact::<6>();
+    }
+
+    /// The compile-time layers' update and the same kernel on run-time sizes (a whole sequence
+    /// at once, σ given over the whole matrix): the same bits, and nalgebra's own in `f64`.
+    fn same_bits<const D: usize>() {
+        let w = SMatrix::<f64, D, D>::from_fn(|i, j| ((i * D + j) as f64 * 0.57 + 0.2).sin());
+        let b = SVector::<f64, D>::from_fn(|i, _| (i as f64 * 1.3).cos());
+        let columns: [SVector<f64, D>; 5] = core::array::from_fn(|t| {
+            SVector::from_fn(|i, _| ((i + 3 * t) as f64 * 0.9).sin() * 2.0)
+        });
+        let mut z = DMatrix::from_fn(D, 5, |i, t| columns[t][i]);
+        let (w_dyn, b_dyn) = (
+            DMatrix::from_column_slice(D, D, w.as_slice()),
+            DVector::from_column_slice(b.as_slice()),
+        );
+        let mut update = &w_dyn * &z;
+        residual_after_product(
+            &mut update,
+            Some(&b_dyn),
+            |u| u.iter_mut().for_each(|v| *v = v.tanh()),
+            &mut z,
+        );
+        for (t, x) in columns.iter().enumerate() {
+            let (y, _) = residual_keeping::<f64, Tanh, D>(&w, x, Some(&b));
+            assert_eq!(y.as_slice(), z.column(t).as_slice(), "D = {D}, column {t}");
+            assert_eq!(y, x + (w * x + b).map(f64::tanh), "D = {D}, column {t}");
+        }
+    }
+
+    #[test]
+    fn at_run_time_sizes_the_residual_update_is_the_compiled_one_bit_for_bit() {
+        same_bits::<1>();
+        same_bits::<3>();
+        same_bits::<5>();
+        same_bits::<8>();
+    }
+}
