@@ -9,7 +9,7 @@ use nalgebra::RealField;
 
 use crate::activation::{Activation, Identity, Relu, Sigmoid, Softplus, Tanh};
 use crate::feedforward::{ResNetLayer, VolumePreservingLayer};
-use crate::feedforward::{StrictlyTriangular, residual_keeping};
+use crate::feedforward::{StrictlyTriangular, residual_keeping, residual_pullback_in_place};
 use crate::layer::ColumnLayer;
 use crate::packed::Packed;
 use crate::product;
@@ -116,8 +116,8 @@ where
 }
 
 /// The residual update's backward pass: for `y = x + σ(u)`, `u = W x + b`, given the forward
-/// pass's `activated = σ(u)` and `s = σ'(u) ⊙ ȳ`: `x̄ = ȳ + Wᵀ s`, `W̄ = s xᵀ`, `b̄ = s`. Returns
-/// `(x̄, W̄, s)`.
+/// pass's `activated = σ(u)` and `s = σ'(u) ⊙ ȳ`: `x̄ = ȳ + Wᵀ s` (the steps of
+/// [`residual_pullback_in_place`], the engine's too), `W̄ = s xᵀ`, `b̄ = s`. Returns `(x̄, W̄, s)`.
 #[cfg_attr(not(debug_assertions), inline(always))]
 fn residual_pullback<S: Field, Act: ActivationDerivative<S>, const D: usize>(
     w: &SMatrix<S, D, D>,
@@ -125,14 +125,13 @@ fn residual_pullback<S: Field, Act: ActivationDerivative<S>, const D: usize>(
     activated: &SVector<S, D>,
     y_bar: &SVector<S, D>,
 ) -> (SVector<S, D>, SMatrix<S, D, D>, SVector<S, D>) {
-    let s: SVector<S, D> = product::matrix(
+    let (mut s, mut x_bar) = (*activated, *y_bar);
+    residual_pullback_in_place(
+        &mut s,
+        Act::derivative_from_value,
+        &mut x_bar,
         #[cfg_attr(not(debug_assertions), inline(always))]
-        |i, _| Act::derivative_from_value(activated[i]) * y_bar[i],
-    );
-    let w_t_s = product::tr_mul(w, &s);
-    let x_bar = product::matrix(
-        #[cfg_attr(not(debug_assertions), inline(always))]
-        |i, _| y_bar[i] + w_t_s[i],
+        |s| product::tr_mul(w, s),
     );
     let w_bar = product::matrix(
         #[cfg_attr(not(debug_assertions), inline(always))]

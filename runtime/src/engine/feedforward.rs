@@ -5,11 +5,11 @@ use std::vec::Vec;
 
 use nalgebra::{DMatrix, DVector};
 
-use super::backward::{activated, activation_cotangent, add_affine_gradient};
+use super::backward::{activated, add_affine_gradient};
 use super::{Backward, Element, Forward, ResNetLayer, Scratch, mul, tr_mul, vector};
 use crate::activation::Function;
 use crate::error::Error;
-use crate::feedforward::residual_after_product;
+use crate::feedforward::{residual_after_product, residual_pullback_in_place};
 use crate::packed::{Lower, PackedLayout, Upper, dense_from_packed};
 use crate::scalar::{Field, MapScalar};
 
@@ -334,9 +334,13 @@ pub(super) fn residual_backward<S: Element>(
         return;
     }
     let positions = at[..count].iter().copied().chain(positions);
-    let delta = activation_cotangent(activated, activation, bar);
-    let back = tr_mul(w, &delta, scratch);
-    *bar += &back;
+    let mut delta = activated;
+    let back = residual_pullback_in_place(
+        &mut delta,
+        |value| value.derivative_from_value(activation),
+        bar,
+        |delta| tr_mul(w, delta, scratch),
+    );
     scratch.recycle(back);
     add_affine_gradient(&delta, z, positions, b.is_some(), gradient);
     scratch.recycle(delta);

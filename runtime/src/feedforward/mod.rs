@@ -120,6 +120,39 @@ pub(crate) fn residual_after_product<S, D: Dim, C: Dim, SU, SB, SX>(
     );
 }
 
+/// The residual update's pullback, up to its parameters' gradient, for every size (nalgebra's
+/// [`Dim`]): for `y = x + σ(u)`, `delta` holding the forward pass's `σ(u)` becomes
+/// `δ = σ'(u) ⊙ ȳ` (`σ'` from `σ`'s value), and `bar` holding `ȳ` becomes `x̄ = ȳ + Wᵀ δ`, with
+/// the caller's product `Wᵀ δ`, which is returned (for the engine to recycle). The one place
+/// these steps are written: the compile-time layers' backward pass and the engine's give it
+/// their product; `∂L/∂W = δ xᵀ` and `∂L/∂b = δ` are theirs to add, in their gradients' layouts.
+#[inline(always)]
+pub(crate) fn residual_pullback_in_place<S, D: Dim, C: Dim, SD, SB, SP>(
+    delta: &mut Matrix<S, D, C, SD>,
+    derivative_from_value: impl Fn(S) -> S,
+    bar: &mut Matrix<S, D, C, SB>,
+    transposed_product: impl FnOnce(&Matrix<S, D, C, SD>) -> Matrix<S, D, C, SP>,
+) -> Matrix<S, D, C, SP>
+where
+    S: Field,
+    SD: RawStorageMut<S, D, C>,
+    SB: RawStorageMut<S, D, C>,
+    SP: RawStorage<S, D, C>,
+{
+    product::update(
+        delta,
+        #[inline(always)]
+        |value, i, j| derivative_from_value(value) * bar[(i, j)],
+    );
+    let back = transposed_product(delta);
+    product::update(
+        bar,
+        #[inline(always)]
+        |entry, i, j| entry + back[(i, j)],
+    );
+    back
+}
+
 /// An optional bias from an optional slice.
 fn bias_from_slice<S: Field, const LEN: usize>(
     values: Option<&[S]>,
@@ -157,6 +190,39 @@ mod tests {
         assert_eq!(y, x + w * x + b, "D = {D}");
         let (y, _) = residual_keeping::<Q, Identity, D>(&w, &x, None);
         assert_eq!(y, x + w * x, "D = {D}, no bias");
+    }
+
+    /// `δ = σ'(u) ⊙ ȳ` (here `σ' = 1 − σ²`, `tanh`'s from its value) and `x̄ = ȳ + Wᵀ δ`,
+    /// exactly, at a compile-time size and the same values at a run-time one.
+    #[test]
+    fn the_residual_pullback_is_exact_in_rationals() {
+        const D: usize = 4;
+        let w = SMatrix::<Q, D, D>::from_fn(|i, j| Q::new((i * D + j) as i64 % 5 - 2, 3));
+        let activated = SMatrix::<Q, D, 3>::from_fn(|i, t| Q::new((i + t) as i64 % 3 - 1, 2));
+        let y_bar = SMatrix::<Q, D, 3>::from_fn(|i, t| Q::new(2 - (i * t) as i64 % 4, 5));
+        let one = Q::from_integer(1);
+        let delta_expected = activated.zip_map(&y_bar, |a, y| (one - a * a) * y);
+        let x_bar_expected = y_bar + w.transpose() * delta_expected;
+        let (mut delta, mut bar) = (activated, y_bar);
+        let back = residual_pullback_in_place(
+            &mut delta,
+            |a| one - a * a,
+            &mut bar,
+            |d| w.transpose() * d,
+        );
+        assert_eq!(delta, delta_expected);
+        assert_eq!(bar, x_bar_expected);
+        assert_eq!(back, w.transpose() * delta_expected);
+        let dynamic = |m: &SMatrix<Q, D, 3>| DMatrix::from_column_slice(D, 3, m.as_slice());
+        let w_dyn = DMatrix::from_column_slice(D, D, w.as_slice());
+        let (mut delta, mut bar) = (dynamic(&activated), dynamic(&y_bar));
+        residual_pullback_in_place(
+            &mut delta,
+            |a| one - a * a,
+            &mut bar,
+            |d| w_dyn.transpose() * d,
+        );
+        assert_eq!(bar.as_slice(), x_bar_expected.as_slice());
     }
 
     #[test]
