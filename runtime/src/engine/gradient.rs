@@ -7,6 +7,7 @@ use super::feedforward::{FeedForward, StackLayer, add_to_columns};
 use super::{Backward, Element, Forward, Scratch, half, matrix, mul, tr_mul, vector};
 use crate::activation::Function;
 use crate::error::Error;
+use crate::feedforward::shear_after_product;
 use crate::scalar::{Field, MapScalar};
 use crate::symplectic::Side;
 
@@ -92,14 +93,17 @@ impl<S: Element> Forward<S> for GradientLayer<S> {
 
     fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
         let n = self.weight.ncols();
-        let (target, _) = self.side.rows(n);
-        // The compile-time layer's sums in its order: `K x`, `+ b`, `σ`, `⊙ a`, `Kᵀ ·`.
-        let mut hidden = self.activated(z, scratch);
-        for mut column in hidden.column_iter_mut() {
-            column.component_mul_assign(&self.scale);
-        }
-        let update = tr_mul(&self.weight, &hidden, scratch);
-        z.rows_mut(target, n).zip_apply(&update, |o, u| *o += u);
+        let (target, source) = self.side.rows(n);
+        // The compile-time layer's kernel: `K x`, `+ b`, `σ`, `⊙ a`, `Kᵀ ·`.
+        let mut hidden = mul(&self.weight, z.rows(source, n), scratch);
+        let update = shear_after_product(
+            &mut hidden,
+            &self.bias,
+            &self.scale,
+            |u| S::activate_all(u.as_mut_slice(), self.activation),
+            |h| tr_mul(&self.weight, h, scratch),
+            (z, target),
+        );
         scratch.recycle(hidden);
         scratch.recycle(update);
     }

@@ -12,10 +12,10 @@
 
 use core::marker::PhantomData;
 
-use nalgebra::{RealField, SMatrix, SVector};
+use nalgebra::{Dim, Matrix, RawStorage, RawStorageMut, RealField, SMatrix, SVector, U1};
 use rand::Rng;
 
-use super::{affine, glorot_vector};
+use super::glorot_vector;
 use crate::activation::{Activation, Identity, Tanh};
 use crate::error::Error;
 use crate::lanewise::LaneTwin;
@@ -149,18 +149,63 @@ where
             #[cfg_attr(not(debug_assertions), inline(always))]
             |i, _| x[source + i],
         );
-        let activated = Act::apply_matrix(affine(&self.k, &driver, Some(&self.b)));
-        let hidden: SVector<S, HIDDEN> = product::matrix(
-            #[cfg_attr(not(debug_assertions), inline(always))]
-            |i, _| activated[i] * self.a[i],
-        );
-        let update = product::tr_mul(&self.k, &hidden);
+        let mut hidden = product::mul(&self.k, &driver);
         let mut y = *x;
-        for i in 0..N {
-            y[target + i] += update[i];
-        }
+        shear_after_product(
+            &mut hidden,
+            &self.b,
+            &self.a,
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            |u| *u = Act::apply_matrix(*u),
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            |h| product::tr_mul(&self.k, h),
+            (&mut y, target),
+        );
         y
     }
+}
+
+/// The gradient layer's update after its product `u = K x_s` (`x_s` the driving half), for every
+/// size (nalgebra's [`Dim`]) and every column: `u ← a ⊙ σ(u + b)`, then `x_t ← x_t + Kᵀ u` in
+/// the `Kᵀ u` of the caller's product, `x_t` the rows of `x` from `target` on; returns `Kᵀ u`
+/// (for the engine to recycle). The one place these steps are written: the compile-time layer
+/// and the engine's (`engine::GradientLayer`) give it their products and their `σ` over the
+/// whole of `u`.
+#[inline(always)]
+pub(crate) fn shear_after_product<S, H: Dim, N: Dim, C: Dim, R: Dim, SU, SB, SA, SP, SX>(
+    u: &mut Matrix<S, H, C, SU>,
+    b: &Matrix<S, H, U1, SB>,
+    a: &Matrix<S, H, U1, SA>,
+    activate: impl FnOnce(&mut Matrix<S, H, C, SU>),
+    transposed_product: impl FnOnce(&Matrix<S, H, C, SU>) -> Matrix<S, N, C, SP>,
+    (x, target): (&mut Matrix<S, R, C, SX>, usize),
+) -> Matrix<S, N, C, SP>
+where
+    S: Field,
+    SU: RawStorageMut<S, H, C>,
+    SB: RawStorage<S, H, U1>,
+    SA: RawStorage<S, H, U1>,
+    SP: RawStorage<S, N, C>,
+    SX: RawStorageMut<S, R, C>,
+{
+    product::update(
+        u,
+        #[inline(always)]
+        |entry, i, _| entry + b[i],
+    );
+    activate(u);
+    product::update(
+        u,
+        #[inline(always)]
+        |entry, i, _| entry * a[i],
+    );
+    let update = transposed_product(u);
+    for j in 0..update.ncols() {
+        for i in 0..update.nrows() {
+            x[(target + i, j)] += update[(i, j)];
+        }
+    }
+    update
 }
 
 /// The same layer over another scalar, weight by weight.

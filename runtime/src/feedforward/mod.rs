@@ -21,6 +21,8 @@ mod resnet;
 mod volume_preserving;
 
 pub use dense::Dense;
+#[cfg(feature = "std")]
+pub(crate) use gradient::shear_after_product;
 pub use gradient::{GradientLayer, GradientLayerP, GradientLayerQ};
 pub use resnet::ResNetLayer;
 pub use volume_preserving::{
@@ -223,6 +225,57 @@ mod tests {
             |d| w_dyn.transpose() * d,
         );
         assert_eq!(bar.as_slice(), x_bar_expected.as_slice());
+    }
+
+    /// The gradient layers' shears, `q ← q + Kᵀ(a ⊙ σ(K p + b))` and `p ← p + Kᵀ(a ⊙ σ(K q + b))`
+    /// (σ the identity), exactly, at a compile-time size, and the same values from the kernel at
+    /// a run-time one, a whole sequence at once.
+    #[test]
+    fn the_gradient_layers_shears_are_exact_in_rationals() {
+        use crate::layer::ColumnLayer;
+        const N: usize = 2;
+        const HIDDEN: usize = 3;
+        let k = SMatrix::<Q, HIDDEN, N>::from_fn(|i, j| Q::new((i * N + j) as i64 % 5 - 2, 3));
+        let b = SVector::<Q, HIDDEN>::from_fn(|i, _| Q::new(i as i64 - 1, 2));
+        let a = SVector::<Q, HIDDEN>::from_fn(|i, _| Q::new(3 - i as i64, 4));
+        let columns: [SVector<Q, 4>; 3] = core::array::from_fn(|t| {
+            SVector::from_fn(|i, _| Q::new((i + 2 * t) as i64 % 7 - 3, 5))
+        });
+        let q_layer = GradientLayerQ::<Q, N, HIDDEN, Identity>::new(k, b, a);
+        let p_layer = GradientLayerP::<Q, N, HIDDEN, Identity>::new(k, b, a);
+        for x in &columns {
+            let (q, p) = (x.fixed_rows::<N>(0), x.fixed_rows::<N>(N));
+            let shear_q = k.transpose() * (k * p + b).component_mul(&a);
+            let shear_p = k.transpose() * (k * q + b).component_mul(&a);
+            let y = q_layer.apply(x);
+            assert_eq!(y.fixed_rows::<N>(0) - q, shear_q);
+            assert_eq!(y.fixed_rows::<N>(N), p);
+            let y = p_layer.apply(x);
+            assert_eq!(y.fixed_rows::<N>(N) - p, shear_p);
+            assert_eq!(y.fixed_rows::<N>(0), q);
+        }
+        let mut z = DMatrix::from_fn(2 * N, 3, |i, t| columns[t][i]);
+        let k_dyn = DMatrix::from_column_slice(HIDDEN, N, k.as_slice());
+        let mut hidden = &k_dyn * z.rows(N, N);
+        let (b_dyn, a_dyn) = (
+            DVector::from_column_slice(b.as_slice()),
+            DVector::from_column_slice(a.as_slice()),
+        );
+        shear_after_product(
+            &mut hidden,
+            &b_dyn,
+            &a_dyn,
+            |_| {},
+            |h| k_dyn.transpose() * h,
+            (&mut z, 0),
+        );
+        for (t, x) in columns.iter().enumerate() {
+            assert_eq!(
+                z.column(t).as_slice(),
+                q_layer.apply(x).as_slice(),
+                "column {t}"
+            );
+        }
     }
 
     #[test]
