@@ -33,6 +33,7 @@ use nalgebra::{DMatrix, DMatrixView, DVector};
 
 use super::{Element, Forward, Scratch};
 use crate::activation::Function;
+use crate::feedforward::activated_after_product;
 use crate::scalar::MapScalar;
 
 /// A layer of run-time size with its exact vector-Jacobian product: its gradient a flat slice,
@@ -191,10 +192,9 @@ pub(super) fn activated<S: Element>(
     scratch: &mut Scratch<S>,
 ) -> DMatrix<S> {
     let mut y = super::mul(w, z, scratch);
-    if let Some(b) = b {
-        super::feedforward::add_to_columns(&mut y, b);
-    }
-    S::activate_all(y.as_mut_slice(), activation);
+    activated_after_product(&mut y, b, |u| {
+        S::activate_all(u.as_mut_slice(), activation);
+    });
     y
 }
 

@@ -365,13 +365,6 @@ pub(super) fn residual_backward_kept<S: Element>(
     scratch.recycle(z);
 }
 
-/// `b` added to every column of `y`.
-pub(super) fn add_to_columns<S: Field>(y: &mut DMatrix<S>, b: &DVector<S>) {
-    for mut column in y.column_iter_mut() {
-        column += b;
-    }
-}
-
 impl<S: Field> MapScalar for VolumePreservingLayer<S> {
     type Scalar = S;
     type Over<X: Field> = VolumePreservingLayer<X>;

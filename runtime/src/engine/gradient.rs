@@ -3,11 +3,11 @@
 use nalgebra::{DMatrix, DVector};
 
 use super::backward::column_major;
-use super::feedforward::{FeedForward, StackLayer, add_to_columns};
+use super::feedforward::{FeedForward, StackLayer};
 use super::{Backward, Element, Forward, Scratch, half, matrix, mul, tr_mul, vector};
 use crate::activation::Function;
 use crate::error::Error;
-use crate::feedforward::shear_after_product;
+use crate::feedforward::{activated_after_product, shear_after_product};
 use crate::scalar::{Field, MapScalar};
 use crate::symplectic::Side;
 
@@ -115,8 +115,9 @@ impl<S: Element> GradientLayer<S> {
         let n = self.weight.ncols();
         let (_, source) = self.side.rows(n);
         let mut activated = mul(&self.weight, z.rows(source, n), scratch);
-        add_to_columns(&mut activated, &self.bias);
-        S::activate_all(activated.as_mut_slice(), self.activation);
+        activated_after_product(&mut activated, Some(&self.bias), |u| {
+            S::activate_all(u.as_mut_slice(), self.activation);
+        });
         activated
     }
 }

@@ -9,13 +9,13 @@ use core::marker::PhantomData;
 use nalgebra::{RealField, SMatrix, SVector};
 use rand::Rng;
 
-use super::{affine, bias_from_slice, glorot_vector};
+use super::{activated_after_product, bias_from_slice, glorot_vector};
 use crate::activation::Activation;
 use crate::error::Error;
-use crate::init;
 use crate::layer::ColumnLayer;
 use crate::packed::matrix_from_slice;
 use crate::scalar::Field;
+use crate::{init, product};
 
 /// `x ↦ σ(W x + b)` from `R^IN` to `R^OUT`. GML's default activation is `tanh`; the transformer
 /// integrators use [`crate::activation::Identity`] for their up and down projections.
@@ -79,7 +79,14 @@ impl<S: Field, const IN: usize, const OUT: usize, Act: Activation<S>> ColumnLaye
     type Scalar = S;
 
     fn apply(&self, x: &SVector<S, IN>) -> SVector<S, OUT> {
-        Act::apply_matrix(affine(&self.weight, x, self.bias.as_ref()))
+        let mut y = product::mul(&self.weight, x);
+        activated_after_product(
+            &mut y,
+            self.bias.as_ref(),
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            |u| *u = Act::apply_matrix(*u),
+        );
+        y
     }
 }
 

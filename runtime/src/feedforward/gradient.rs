@@ -15,7 +15,7 @@ use core::marker::PhantomData;
 use nalgebra::{Dim, Matrix, RawStorage, RawStorageMut, RealField, SMatrix, SVector, U1};
 use rand::Rng;
 
-use super::glorot_vector;
+use super::{activated_after_product, glorot_vector};
 use crate::activation::{Activation, Identity, Tanh};
 use crate::error::Error;
 use crate::lanewise::LaneTwin;
@@ -188,12 +188,7 @@ where
     SP: RawStorage<S, N, C>,
     SX: RawStorageMut<S, R, C>,
 {
-    product::update(
-        u,
-        #[inline(always)]
-        |entry, i, _| entry + b[i],
-    );
-    activate(u);
+    activated_after_product(u, Some(b), activate);
     product::update(
         u,
         #[inline(always)]

@@ -41,22 +41,29 @@ use crate::packed::matrix_from_slice;
 use crate::scalar::Field;
 use crate::{init, product};
 
-/// `W x + b`, or `W x` without a bias (always inlined, like every step of a forward pass: see
-/// [`crate::Isa`]).
-#[cfg_attr(not(debug_assertions), inline(always))]
-fn affine<S: Field, const ROWS: usize, const COLS: usize>(
-    w: &SMatrix<S, ROWS, COLS>,
-    x: &SVector<S, COLS>,
-    b: Option<&SVector<S, ROWS>>,
-) -> SVector<S, ROWS> {
-    let y = product::mul(w, x);
-    match b {
-        Some(b) => product::matrix(
-            #[cfg_attr(not(debug_assertions), inline(always))]
-            |i, _| y[i] + b[i],
-        ),
-        None => y,
+/// `u ← σ(u + b)` (no `+ b` without a bias) after the product `u = W x`, for every size
+/// (nalgebra's [`Dim`]) and every column, with the caller's `σ` over the whole of `u`: [`Dense`]'s
+/// map and the first steps of the residual update ([`residual_after_product`]) and the gradient
+/// layers' shear. The one place these steps are written, for the compile-time layers and the
+/// engine's.
+#[inline(always)]
+pub(crate) fn activated_after_product<S, R: Dim, C: Dim, SU, SB>(
+    u: &mut Matrix<S, R, C, SU>,
+    b: Option<&Matrix<S, R, U1, SB>>,
+    activate: impl FnOnce(&mut Matrix<S, R, C, SU>),
+) where
+    S: Field,
+    SU: RawStorageMut<S, R, C>,
+    SB: RawStorage<S, R, U1>,
+{
+    if let Some(b) = b {
+        product::update(
+            u,
+            #[inline(always)]
+            |entry, i, _| entry + b[i],
+        );
     }
+    activate(u);
 }
 
 /// The residual update `x + σ(W x + b)` shared by the volume-preserving and ResNet layers.
@@ -107,14 +114,7 @@ pub(crate) fn residual_after_product<S, D: Dim, C: Dim, SU, SB, SX>(
     SB: RawStorage<S, D, U1>,
     SX: RawStorageMut<S, D, C>,
 {
-    if let Some(b) = b {
-        product::update(
-            u,
-            #[inline(always)]
-            |entry, i, _| entry + b[i],
-        );
-    }
-    activate(u);
+    activated_after_product(u, b, activate);
     product::update(
         x,
         #[inline(always)]
