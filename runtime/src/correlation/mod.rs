@@ -109,7 +109,7 @@ pub fn tensor_mat_skew_sym_assign<S: Field, const D: usize, const T: usize>(
 }
 
 /// `L − Lᵀ`: the skew-symmetric matrix whose strict lower triangle is that of `l` (whose
-/// diagonal and upper triangle are not read), as [`skew_of_lower_in_place`] writes it.
+/// diagonal and upper triangle are not read), written as every skew correlation writes its own.
 ///
 /// ```
 /// use geomattn::correlation::skew_from_lower;
