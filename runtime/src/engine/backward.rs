@@ -192,9 +192,7 @@ pub(super) fn activated<S: Element>(
     scratch: &mut Scratch<S>,
 ) -> DMatrix<S> {
     let mut y = super::mul(w, z, scratch);
-    activated_after_product(&mut y, b, |u| {
-        S::activate_all(u.as_mut_slice(), activation);
-    });
+    activated_after_product(&mut y, b, super::feedforward::activate_all(activation));
     y
 }
 

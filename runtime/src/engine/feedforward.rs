@@ -277,8 +277,9 @@ pub(super) fn residual<S: Element>(
     scratch.recycle(update);
 }
 
-/// `σ` on the whole of a matrix ([`Element::activate_all`]).
-fn activate_all<S: Element>(activation: Function) -> impl FnOnce(&mut DMatrix<S>) {
+/// `σ` on the whole of a matrix ([`Element::activate_all`]): the engine's `σ` for the shared
+/// kernels (`crate::feedforward`'s).
+pub(super) fn activate_all<S: Element>(activation: Function) -> impl FnOnce(&mut DMatrix<S>) {
     move |u| S::activate_all(u.as_mut_slice(), activation)
 }
 

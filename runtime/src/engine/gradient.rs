@@ -3,7 +3,7 @@
 use nalgebra::{DMatrix, DVector};
 
 use super::backward::column_major;
-use super::feedforward::{FeedForward, StackLayer};
+use super::feedforward::{FeedForward, StackLayer, activate_all};
 use super::{Backward, Element, Forward, Scratch, half, matrix, mul, tr_mul, vector};
 use crate::activation::Function;
 use crate::error::Error;
@@ -100,7 +100,7 @@ impl<S: Element> Forward<S> for GradientLayer<S> {
             &mut hidden,
             &self.bias,
             &self.scale,
-            |u| S::activate_all(u.as_mut_slice(), self.activation),
+            activate_all(self.activation),
             |h| tr_mul(&self.weight, h, scratch),
             (z, target),
         );
@@ -115,9 +115,11 @@ impl<S: Element> GradientLayer<S> {
         let n = self.weight.ncols();
         let (_, source) = self.side.rows(n);
         let mut activated = mul(&self.weight, z.rows(source, n), scratch);
-        activated_after_product(&mut activated, Some(&self.bias), |u| {
-            S::activate_all(u.as_mut_slice(), self.activation);
-        });
+        activated_after_product(
+            &mut activated,
+            Some(&self.bias),
+            activate_all(self.activation),
+        );
         activated
     }
 }
