@@ -127,6 +127,37 @@ impl PackedLayout for Upper {
     }
 }
 
+/// The gradient of the packed entry at `(i, j)` from the dense gradient's entries `dense(i, j)`:
+/// the entry and, off the diagonal, its mirror's share (`+` for a symmetric matrix, `−` for a
+/// skew one, none for a triangular one). The one place a dense gradient is folded onto a packed
+/// weight, for the compile-time layers' gradients ([`Packed`]) and the engine's ([`add_folded`]).
+#[inline(always)]
+pub(crate) fn folded<S: Field, Layout: PackedLayout>(
+    dense: impl Fn(usize, usize) -> S,
+    i: usize,
+    j: usize,
+) -> S {
+    match Layout::MIRROR {
+        _ if i == j => dense(i, i),
+        Mirror::Symmetric => dense(i, j) + dense(j, i),
+        Mirror::Antisymmetric => dense(i, j) - dense(j, i),
+        Mirror::Zero => dense(i, j),
+    }
+}
+
+/// Adds the dense `n×n` gradient `dense(i, j)` ([`folded`]) to `gradient`, a packed weight's
+/// entries in `Layout`'s order.
+#[cfg(feature = "std")]
+pub(crate) fn add_folded<S: Field, Layout: PackedLayout>(
+    n: usize,
+    dense: impl Fn(usize, usize) -> S,
+    gradient: &mut [S],
+) {
+    for ((i, j), g) in Layout::positions(n).zip(gradient) {
+        *g += folded::<S, Layout>(&dense, i, j);
+    }
+}
+
 /// A `SIZE×SIZE` special matrix in GML's packed representation, held densely.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Packed<S, const SIZE: usize, Layout> {
@@ -207,13 +238,7 @@ impl<S: Field, const SIZE: usize, Layout: PackedLayout> Packed<S, SIZE, Layout> 
     /// so it collects both (with the mirror's sign).
     pub(crate) fn add_dense_gradient(&mut self, dense: &SMatrix<S, SIZE, SIZE>) {
         for (i, j) in Layout::positions(SIZE) {
-            let own = self.matrix[(i, j)] + dense[(i, j)];
-            let total = match Layout::MIRROR {
-                _ if i == j => own,
-                Mirror::Symmetric => own + dense[(j, i)],
-                Mirror::Antisymmetric => own - dense[(j, i)],
-                Mirror::Zero => own,
-            };
+            let total = self.matrix[(i, j)] + folded::<S, Layout>(|i, j| dense[(i, j)], i, j);
             self.set(i, j, total);
         }
     }
@@ -443,5 +468,43 @@ mod tests {
                 0., 1., 2., 4., 0., 0., 3., 5., 0., 0., 0., 6., 0., 0., 0., 0.
             )
         );
+    }
+
+    /// Folding a dense gradient onto the packed entries is the adjoint of unpacking them:
+    /// `⟨D, U(p)⟩ = ⟨fold(D), p⟩` for every dense `D` and packed `p`, exactly in rationals, for
+    /// each layout, through the compile-time gradients (`Packed::add_dense_gradient`) and the
+    /// engine's (`add_folded`), which agree.
+    fn fold_is_the_adjoint_of_unpacking<Layout: PackedLayout>() {
+        type Q = num_rational::Ratio<i64>;
+        const N: usize = 4;
+        let len = Layout::packed_len(N);
+        let p: std::vec::Vec<Q> = (0..len).map(|k| Q::new(k as i64 % 5 - 2, 3)).collect();
+        let d = SMatrix::<Q, N, N>::from_fn(|i, j| Q::new(((i * N + j) * 7 % 11) as i64 - 5, 2));
+        let unpacked = dense_from_packed::<Q, Layout>(N, &p).unwrap();
+        let dense_side = d
+            .iter()
+            .zip(unpacked.iter())
+            .map(|(a, b)| *a * *b)
+            .sum::<Q>();
+        let mut compiled =
+            Packed::<Q, N, Layout>::from_packed(&std::vec![Q::from(0); len]).unwrap();
+        compiled.add_dense_gradient(&d);
+        let compiled: std::vec::Vec<Q> = Layout::positions(N)
+            .map(|(i, j)| compiled.matrix[(i, j)])
+            .collect();
+        let mut engine = std::vec![Q::from(0); len];
+        add_folded::<Q, Layout>(N, |i, j| d[(i, j)], &mut engine);
+        assert_eq!(compiled, engine, "{}", Layout::KIND);
+        let packed_side = engine.iter().zip(&p).map(|(a, b)| *a * *b).sum::<Q>();
+        assert_eq!(dense_side, packed_side, "{}", Layout::KIND);
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn folding_a_dense_gradient_is_the_adjoint_of_unpacking() {
+        fold_is_the_adjoint_of_unpacking::<Skew>();
+        fold_is_the_adjoint_of_unpacking::<Sym>();
+        fold_is_the_adjoint_of_unpacking::<Lower>();
+        fold_is_the_adjoint_of_unpacking::<Upper>();
     }
 }

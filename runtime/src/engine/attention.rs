@@ -6,7 +6,7 @@ use super::backward::{column_major, dot_rows, transpose};
 use super::{Backward, Element, Forward, Scratch, cayley, matrix, mul, tr_mul};
 use crate::correlation::{gml_scale, skew_of_lower_in_place};
 use crate::error::Error;
-use crate::packed::{PackedLayout, Skew, dense_from_packed};
+use crate::packed::{PackedLayout, Skew, add_folded, dense_from_packed};
 use crate::scalar::{Field, MapScalar};
 
 /// GML's `VolumePreservingAttention(dim, seq_length; skew_sym)`: `Z ↦ Z·Cay(C(Z))`, the
@@ -187,9 +187,7 @@ impl<S: Element> Backward<S> for VolumePreservingAttention<S> {
         // ∂L/∂A = (Z M̄) Zᵀ, packed as the weighting holds A.
         match &self.weight {
             Weighting::Skew(_) => {
-                for ((i, j), g) in Skew::positions(a.nrows()).zip(gradient.iter_mut()) {
-                    *g += dot_rows(&z_m, i, z, j) - dot_rows(&z_m, j, z, i);
-                }
+                add_folded::<S, Skew>(a.nrows(), |i, j| dot_rows(&z_m, i, z, j), gradient);
             }
             Weighting::Arbitrary(..) => {
                 for ((i, j), g) in column_major(a.nrows(), a.ncols()).zip(gradient.iter_mut()) {

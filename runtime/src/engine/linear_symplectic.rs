@@ -5,7 +5,7 @@ use nalgebra::DMatrix;
 use super::transformer::BlockAttention;
 use super::{Backward, Element, Forward, Scratch, half, mul};
 use crate::error::Error;
-use crate::packed::{PackedLayout, Sym, dense_from_packed};
+use crate::packed::{PackedLayout, Sym, add_folded, dense_from_packed};
 use crate::scalar::{Field, MapScalar};
 use crate::symplectic::Side;
 
@@ -96,13 +96,7 @@ impl<S: Element> Backward<S> for LinearSymplecticAttention<S> {
             let (x, g) = (z.column(i), bar.column(j));
             (0..n).fold(S::zero(), |sum, k| sum + x[driving + k] * g[updated + k])
         };
-        for ((i, j), a) in Sym::positions(self.a.nrows()).zip(gradient.iter_mut()) {
-            *a += if i == j {
-                entry(i, i)
-            } else {
-                entry(i, j) + entry(j, i)
-            };
-        }
+        add_folded::<S, Sym>(self.a.nrows(), entry, gradient);
         let x_bar = mul(bar.rows(updated, n), &self.a, scratch);
         bar.rows_mut(driving, n).zip_apply(&x_bar, |o, x| *o += x);
         scratch.recycle(x_bar);

@@ -6,7 +6,7 @@ use super::backward::{column_major, dot_rows, transpose};
 use super::transformer::BlockAttention;
 use super::{Backward, Element, Forward, Scratch, half, matrix, mul, tr_mul};
 use crate::error::Error;
-use crate::packed::{PackedLayout, Sym, dense_from_packed};
+use crate::packed::{PackedLayout, Sym, add_folded, dense_from_packed};
 use crate::scalar::two;
 use crate::scalar::{Field, MapScalar};
 use crate::softmax::Function as Softmax;
@@ -236,13 +236,7 @@ impl<S: Element> SymplecticAttention<S> {
                 scratch.recycle(m);
             }
         } else {
-            for ((i, j), a) in Sym::positions(n).zip(gradient.iter_mut()) {
-                *a += if i == j {
-                    dot_rows(&y_bar, i, x, i)
-                } else {
-                    dot_rows(&y_bar, i, x, j) + dot_rows(&y_bar, j, x, i)
-                };
-            }
+            add_folded::<S, Sym>(n, |i, j| dot_rows(&y_bar, i, x, j), gradient);
             let through_y = mul(&self.a, &y_bar, scratch);
             x_bar += &through_y;
             scratch.recycle(through_y);
