@@ -36,6 +36,7 @@ pub mod softmax;
 pub mod symplectic;
 pub mod train;
 pub mod vpa;
+mod workspace;
 
 // The public face: every public item of the layers is re-exported here, so `geomattn::Name`
 // always works; the modules keep the explanations. Only the optional loader keeps its own

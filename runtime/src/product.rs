@@ -90,7 +90,7 @@ pub(crate) fn update<S, R: Dim, C: Dim, SO>(
 
 /// `Σ_k a[i,k]·b[k,j]` from `k = 0` up (zero if `a` has no columns).
 #[inline(always)]
-fn entry<S, R: Dim, K: Dim, C: Dim, SA, SB>(
+pub(crate) fn entry<S, R: Dim, K: Dim, C: Dim, SA, SB>(
     a: &Matrix<S, R, K, SA>,
     b: &Matrix<S, K, C, SB>,
     i: usize,

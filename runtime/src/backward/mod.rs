@@ -33,7 +33,7 @@ mod feedforward;
 mod lanes;
 mod softmax;
 mod standard;
-mod symplectic;
+pub(crate) mod symplectic;
 mod sympnet;
 mod vpa;
 

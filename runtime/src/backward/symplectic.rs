@@ -4,17 +4,19 @@
 //! Each layer adds a kick `K(x)` of the driving half `x` to the updated half, so with `G` the
 //! updated half of `Ō`: `Z̄ = Ō` plus, in the driving half, the kick's pullback of `G`.
 
-use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut};
+use nalgebra::allocator::Allocator;
+use nalgebra::{DefaultAllocator, Dim, OMatrix, SMatrix, SMatrixView, SMatrixViewMut};
 
 use super::{Backward, SoftmaxBackward};
 use crate::packed::Symmetric;
 use crate::product;
 use crate::scalar::{Field, Real};
 use crate::symplectic::attention::{
-    DenseA, SymmetricA, SymmetricMode, SymplecticAttention, SymplecticWeight,
+    DenseA, Kick, SymmetricA, SymmetricMode, SymplecticAttention, SymplecticWeight, apply, scores,
 };
-use crate::symplectic::linear::LinearSymplecticAttention;
+use crate::symplectic::linear::{self, LinearSymplecticAttention};
 use crate::symplectic::{PhaseSide, assert_phase_space};
+use crate::workspace::{Fresh, Workspace};
 
 /// The rows `first..first + N` of `z`.
 fn half<S: Field, const N: usize, const D: usize, const T: usize>(
@@ -62,13 +64,9 @@ impl<S: Field, const D: usize, const N: usize, const T: usize, Side: PhaseSide> 
         let (updated, driving) = Side::rows(N);
         let x: SMatrix<S, N, T> = half(&z, driving);
         let g: SMatrix<S, N, T> = half(&out_bar, updated);
-        write_input_bar(
-            &out_bar,
-            driving,
-            &product::mul(&g, self.a().matrix()),
-            &mut z_bar,
-        );
-        gradient.accumulate(&product::tr_mul(&x, &g));
+        let (x_bar, a_bar) = linear::kick_backward(self.a().matrix(), (&x, &g), &mut Fresh);
+        write_input_bar(&out_bar, driving, &x_bar, &mut z_bar);
+        gradient.accumulate(&a_bar);
     }
 }
 
@@ -90,48 +88,34 @@ pub trait SymplecticWeightBackward<S: Real, const N: usize>:
     ) -> SMatrix<S, N, T>;
 }
 
-/// The scores `C = xᵀ y` (`y = A x`) backward: from `s = σ(C)` and `s̄`, with `C̄ = σ'ᵀ s̄`, the
-/// shares of `x̄` and `ȳ` through `C`, `(y C̄ᵀ, x C̄)`.
-fn scores_backward<Sm: SoftmaxBackward, S: Field, const N: usize, const T: usize>(
-    x: &SMatrix<S, N, T>,
-    y: &SMatrix<S, N, T>,
-    s: &SMatrix<S, T, T>,
-    s_bar: &SMatrix<S, T, T>,
-) -> (SMatrix<S, N, T>, SMatrix<S, N, T>) {
-    let c_bar = Sm::pullback(s, s_bar);
-    (product::mul(y, &c_bar.transpose()), product::mul(x, &c_bar))
-}
-
-/// `K = y Sᵀ + w S` with `y = A x`, `w = Aᵀ x`, `S = σ(xᵀ y)`: `S̄ = Gᵀ y + wᵀ G`,
-/// `ȳ = G S + x C̄`, `w̄ = G Sᵀ`, `x̄ = Aᵀ ȳ + A w̄ + y C̄ᵀ`, `Ā = ȳ xᵀ + x w̄ᵀ`.
+/// `K = y Sᵀ + w S` with `y = A x`, `w = Aᵀ x`, `S = σ(xᵀ y)`: `kick_backward` (this module).
 impl<S: Real, const N: usize> SymplecticWeightBackward<S, N> for DenseA<S, N> {
     fn zero_gradient(&self) -> Self {
         Self::zeros()
     }
 
+    #[inline(always)]
     fn kick_backward<Sm: SoftmaxBackward, const T: usize>(
         &self,
         x: &SMatrix<S, N, T>,
         g: &SMatrix<S, N, T>,
         gradient: &mut Self,
     ) -> SMatrix<S, N, T> {
-        let a = self.a();
-        let (y, w) = (product::mul(a, x), product::tr_mul(a, x));
-        let s = Sm::apply(&product::tr_mul(x, &y));
-        let s_bar = product::tr_mul(g, &y) + product::tr_mul(&w, g);
-        let (x_share, y_share) = scores_backward::<Sm, _, N, T>(x, &y, &s, &s_bar);
-        let y_bar = product::mul(g, &s) + y_share;
-        let w_bar = product::mul(g, &s.transpose());
-        gradient.accumulate(
-            &(product::mul(&y_bar, &x.transpose()) + product::mul(x, &w_bar.transpose())),
+        let (x_bar, a_bar) = kick_backward(
+            Kick::Dense,
+            self.a(),
+            (x, g),
+            (apply::<Sm, S, T>(), pullback::<Sm, S, T>()),
+            &mut Fresh,
         );
-        product::tr_mul(a, &y_bar) + product::mul(a, &w_bar) + x_share
+        gradient.accumulate(&a_bar);
+        x_bar
     }
 }
 
 /// `K = y M` with `y = A x`, `S = σ(xᵀ y)` and `M = S + Sᵀ` ([`GradientExact`](crate::GradientExact))
-/// or `2S` ([`GmlCompatible`](crate::GmlCompatible)): `M̄ = yᵀ G`, `S̄ = M̄ + M̄ᵀ` or `2M̄`,
-/// `ȳ = G Mᵀ + x C̄`, `x̄ = A ȳ + y C̄ᵀ`, `Ā = ȳ xᵀ` entry by entry, folded onto the packed entries.
+/// or `2S` ([`GmlCompatible`](crate::GmlCompatible)): `kick_backward`, `Ā` folded onto the
+/// packed entries.
 impl<S: Real, const N: usize, Mode: SymmetricMode> SymplecticWeightBackward<S, N>
     for SymmetricA<S, N, Mode>
 {
@@ -139,26 +123,130 @@ impl<S: Real, const N: usize, Mode: SymmetricMode> SymplecticWeightBackward<S, N
         Self::zeros()
     }
 
+    #[inline(always)]
     fn kick_backward<Sm: SoftmaxBackward, const T: usize>(
         &self,
         x: &SMatrix<S, N, T>,
         g: &SMatrix<S, N, T>,
         gradient: &mut Self,
     ) -> SMatrix<S, N, T> {
-        let a = self.a().matrix();
-        let y = product::mul(a, x);
-        let s = Sm::apply(&product::tr_mul(x, &y));
-        let m_bar = product::tr_mul(&y, g);
-        let (mixing, s_bar) = if Mode::GML {
-            (s + s, m_bar + m_bar)
-        } else {
-            (s + s.transpose(), m_bar + m_bar.transpose())
-        };
-        let (x_share, y_share) = scores_backward::<Sm, _, N, T>(x, &y, &s, &s_bar);
-        let y_bar = product::mul(g, &mixing.transpose()) + y_share;
-        gradient.accumulate(&product::mul(&y_bar, &x.transpose()));
-        product::mul(a, &y_bar) + x_share
+        let (x_bar, a_bar) = kick_backward(
+            Kick::symmetric(Mode::GML),
+            self.a().matrix(),
+            (x, g),
+            (apply::<Sm, S, T>(), pullback::<Sm, S, T>()),
+            &mut Fresh,
+        );
+        gradient.accumulate(&a_bar);
+        x_bar
     }
+}
+
+/// `c̄ = ∂L/∂C` from `s = σ(C)` and `s̄` with `σ` = `Sm`, as a closure that is always inlined
+/// (as [`apply`]'s).
+#[inline(always)]
+fn pullback<Sm: SoftmaxBackward, S: Field, const T: usize>()
+-> impl FnOnce(&SMatrix<S, T, T>, &SMatrix<S, T, T>, &mut SMatrix<S, T, T>) {
+    #[inline(always)]
+    |s, s_bar, c_bar| *c_bar = Sm::pullback(s, s_bar)
+}
+
+/// The pullback of a symplectic attention kick ([`kick`](crate::symplectic::attention::kick)) at the driving half `x` (`n×T`), given
+/// `g = ∂L/∂K(x)`, with the caller's `σ` and its pullback (`(s, s̄, c̄)`), on matrices of
+/// `workspace`: `(x̄, Ā)`, `Ā = ∂L/∂A` dense (a symmetric weight's caller folds it onto its
+/// packed entries). The one place these formulas are written, for every size (nalgebra's
+/// [`Dim`]): the compile-time weights and the engine's layers run it. With `C̄` the softmax's
+/// pullback of `S̄`:
+/// - the dense kick `y Sᵀ + w S` (`w = Aᵀ x`): `S̄ = Gᵀ y + wᵀ G`, `ȳ = x C̄ + G S`,
+///   `w̄ = G Sᵀ`, `x̄ = y C̄ᵀ + Aᵀ ȳ + A w̄`, `Ā = ȳ xᵀ + x w̄ᵀ`;
+/// - the symmetric kicks `y M`, `M = S + Sᵀ` or `2S`: `M̄ = yᵀ G`, `S̄ = M̄ + M̄ᵀ` or `2M̄`,
+///   `ȳ = x C̄ + G Mᵀ`, `x̄ = y C̄ᵀ + A ȳ`, `Ā = ȳ xᵀ`.
+#[inline(always)]
+pub(crate) fn kick_backward<S, N: Dim, T: Dim, W: Workspace<S>>(
+    kind: Kick,
+    a: &OMatrix<S, N, N>,
+    (x, g): (&OMatrix<S, N, T>, &OMatrix<S, N, T>),
+    (softmax, pullback): (
+        impl FnOnce(OMatrix<S, T, T>) -> OMatrix<S, T, T>,
+        impl FnOnce(&OMatrix<S, T, T>, &OMatrix<S, T, T>, &mut OMatrix<S, T, T>),
+    ),
+    workspace: &mut W,
+) -> (OMatrix<S, N, T>, OMatrix<S, N, N>)
+where
+    S: Field,
+    DefaultAllocator: Allocator<N, N> + Allocator<N, T> + Allocator<T, T>,
+{
+    let (mut y, mut s) = scores(a, x, softmax, workspace);
+    let (t, _) = s.shape_generic();
+    let (mut s_bar, mut y_from_g, w) = match kind {
+        Kick::Dense => {
+            let w = workspace.tr_mul(a, x);
+            let mut s_bar = workspace.tr_mul(g, &y);
+            let mut from_w = workspace.tr_mul(&w, g);
+            add_to(&mut s_bar, &from_w);
+            workspace.recycle(&mut from_w);
+            (s_bar, workspace.mul(g, &s), Some(w))
+        }
+        Kick::Exact | Kick::Gml => {
+            let mut m_bar = workspace.tr_mul(&y, g);
+            let gml = kind == Kick::Gml;
+            let s_bar = workspace.build(
+                t,
+                t,
+                #[inline(always)]
+                |i, j| m_bar[(i, j)] + if gml { m_bar[(i, j)] } else { m_bar[(j, i)] },
+            );
+            let mut mixing_t = workspace.build(
+                t,
+                t,
+                #[inline(always)]
+                |i, j| s[(j, i)] + if gml { s[(j, i)] } else { s[(i, j)] },
+            );
+            let y_from_g = workspace.mul(g, &mixing_t);
+            workspace.recycle_all([&mut m_bar, &mut mixing_t]);
+            (s_bar, y_from_g, None)
+        }
+    };
+    let mut c_bar = workspace.build(t, t, |_, _| S::zero());
+    pullback(&s, &s_bar, &mut c_bar);
+    let mut y_bar = workspace.mul(x, &c_bar);
+    add_to(&mut y_bar, &y_from_g);
+    let mut c_bar_t = workspace.transpose(&c_bar);
+    let mut x_bar = workspace.mul(&y, &c_bar_t);
+    let mut a_bar = workspace.mul_tr(&y_bar, x);
+    if let Some(mut w) = w {
+        let mut s_t = workspace.transpose(&s);
+        let mut w_bar = workspace.mul(g, &s_t);
+        let mut from_w = workspace.mul_tr(x, &w_bar);
+        add_to(&mut a_bar, &from_w);
+        let mut through_y = workspace.tr_mul(a, &y_bar);
+        let mut through_w = workspace.mul(a, &w_bar);
+        add_to(&mut x_bar, &through_y);
+        add_to(&mut x_bar, &through_w);
+        workspace.recycle(&mut s_t);
+        workspace.recycle(&mut from_w);
+        workspace.recycle_all([&mut w, &mut w_bar, &mut through_y, &mut through_w]);
+    } else {
+        let mut through_y = workspace.mul(a, &y_bar);
+        add_to(&mut x_bar, &through_y);
+        workspace.recycle(&mut through_y);
+    }
+    workspace.recycle_all([&mut y, &mut y_from_g, &mut y_bar]);
+    workspace.recycle_all([&mut s, &mut s_bar, &mut c_bar, &mut c_bar_t]);
+    (x_bar, a_bar)
+}
+
+/// `target += m`, entry by entry.
+#[inline(always)]
+fn add_to<S: Field, R: Dim, C: Dim>(target: &mut OMatrix<S, R, C>, m: &OMatrix<S, R, C>)
+where
+    DefaultAllocator: Allocator<R, C>,
+{
+    product::update(
+        target,
+        #[inline(always)]
+        |entry, i, j| entry + m[(i, j)],
+    );
 }
 
 /// The gradient is the layer's own type, its weight holding `∂L/∂A`.
@@ -192,5 +280,99 @@ where
             .weight()
             .kick_backward::<Sm, T>(&x, &g, gradient.weight_mut());
         write_input_bar(&out_bar, driving, &x_bar, &mut z_bar);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use nalgebra::SMatrix;
+    use num_rational::Ratio;
+
+    use super::*;
+    use crate::symplectic::attention::kick;
+
+    type Q = Ratio<i128>;
+
+    /// Small rationals that differ entry by entry (`seed` picks the pattern).
+    fn rational<const R: usize, const C: usize>(seed: i128) -> SMatrix<Q, R, C> {
+        SMatrix::from_fn(|i, j| {
+            let k = (i * C + j) as i128;
+            Q::new((k * 7 + seed) % 11 - 5, 1 + (k + seed) % 3)
+        })
+    }
+
+    /// `f'(0)` of a matrix polynomial `f` of degree at most 3 in `h`, from `f(0), …, f(3)`:
+    /// exact (the interpolating cubic is `f` itself).
+    fn derivative<const R: usize, const C: usize>(
+        f: impl Fn(Q) -> SMatrix<Q, R, C>,
+    ) -> SMatrix<Q, R, C> {
+        let at = |h: i128| f(Q::from_integer(h));
+        (at(1) * Q::from_integer(18) - at(0) * Q::from_integer(11) - at(2) * Q::from_integer(9)
+            + at(3) * Q::from_integer(2))
+            / Q::from_integer(6)
+    }
+
+    /// `⟨a, b⟩`, entry by entry.
+    fn inner<const R: usize, const C: usize>(a: &SMatrix<Q, R, C>, b: &SMatrix<Q, R, C>) -> Q {
+        a.component_mul(b).sum()
+    }
+
+    /// With `σ` the identity (its pullback too) each kick is a polynomial, of degree 3 in `x` and
+    /// 2 in `A`: the pullback's `x̄` and `Ā` against the exact directional derivatives,
+    /// `⟨G, ∂K·ẋ⟩ = ⟨x̄, ẋ⟩` and `⟨G, ∂K·Ȧ⟩ = ⟨Ā, Ȧ⟩` (`Ȧ` arbitrary: `Ā` is the dense
+    /// gradient, before a symmetric weight folds it).
+    fn kicks_exact<const N: usize, const T: usize>() {
+        for kind in [Kick::Dense, Kick::Exact, Kick::Gml] {
+            let a = match kind {
+                Kick::Dense => rational::<N, N>(1),
+                _ => rational::<N, N>(1) + rational::<N, N>(1).transpose(),
+            };
+            let (x, g) = (rational::<N, T>(2), rational::<N, T>(3));
+            let (x_dot, a_dot) = (rational::<N, T>(4), rational::<N, N>(5));
+            let of =
+                |a: &SMatrix<Q, N, N>, x: &SMatrix<Q, N, T>| kick(kind, a, x, |s| s, &mut Fresh);
+            let identity =
+                |_: &SMatrix<Q, T, T>, s_bar: &SMatrix<Q, T, T>, c_bar: &mut SMatrix<Q, T, T>| {
+                    *c_bar = *s_bar;
+                };
+            let (x_bar, a_bar) = kick_backward(kind, &a, (&x, &g), (|s| s, identity), &mut Fresh);
+            let along_x = derivative(|h| of(&a, &(x + x_dot * h)));
+            assert_eq!(
+                inner(&g, &along_x),
+                inner(&x_bar, &x_dot),
+                "{kind:?}, N = {N}, T = {T}"
+            );
+            let along_a = derivative(|h| of(&(a + a_dot * h), &x));
+            assert_eq!(
+                inner(&g, &along_a),
+                inner(&a_bar, &a_dot),
+                "{kind:?}, N = {N}, T = {T}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_kicks_pullbacks_are_exact_in_rationals() {
+        kicks_exact::<1, 1>();
+        kicks_exact::<1, 3>();
+        kicks_exact::<2, 3>();
+        kicks_exact::<3, 2>();
+        kicks_exact::<2, 4>();
+    }
+
+    /// The linear kick `x A`: `⟨G, ẋ A⟩ = ⟨x̄, ẋ⟩`, `⟨G, x Ȧ⟩ = ⟨Ā, Ȧ⟩`, exactly.
+    #[test]
+    fn the_linear_kicks_pullback_is_exact_in_rationals() {
+        let a = rational::<3, 3>(1) + rational::<3, 3>(1).transpose();
+        let (x, g, x_dot, a_dot) = (
+            rational::<2, 3>(2),
+            rational::<2, 3>(3),
+            rational::<2, 3>(4),
+            rational::<3, 3>(5),
+        );
+        let (x_bar, a_bar) = linear::kick_backward(&a, (&x, &g), &mut Fresh);
+        assert_eq!(linear::kick(&a, &x, &mut Fresh), x * a);
+        assert_eq!(inner(&g, &(x_dot * a)), inner(&x_bar, &x_dot));
+        assert_eq!(inner(&g, &(x * a_dot)), inner(&a_bar, &a_dot));
     }
 }

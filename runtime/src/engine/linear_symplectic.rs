@@ -3,11 +3,11 @@
 use nalgebra::DMatrix;
 
 use super::transformer::BlockAttention;
-use super::{Backward, Element, Forward, Scratch, half, mul};
+use super::{Backward, Element, Forward, Scratch, half};
 use crate::error::Error;
 use crate::packed::{PackedLayout, Sym, add_folded, dense_from_packed};
 use crate::scalar::{Field, MapScalar};
-use crate::symplectic::Side;
+use crate::symplectic::{Side, linear};
 
 /// GML's `LinearSymplecticAttentionQ / P(dim, seq_length)`: `q ← q + p A` (`Q`) or
 /// `p ← p + q A` (`P`), `A` a symmetric `seq_length × seq_length` matrix acting along time (the
@@ -68,15 +68,29 @@ impl<S: Element> Forward<S> for LinearSymplecticAttention<S> {
     fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
         let n = self.dim / 2;
         let (updated, driving) = self.side.rows(n);
-        let kick = mul(z.rows(driving, n), &self.a, scratch);
+        let x = rows(z, driving, n, scratch);
+        let kick = linear::kick(&self.a, &x, scratch);
         z.rows_mut(updated, n).zip_apply(&kick, |o, k| *o += k);
         scratch.recycle(kick);
+        scratch.recycle(x);
     }
+}
+
+/// The rows `first..first + n` of `z`, on a buffer of `scratch`.
+pub(super) fn rows<S: Element>(
+    z: &DMatrix<S>,
+    first: usize,
+    n: usize,
+    scratch: &mut Scratch<S>,
+) -> DMatrix<S> {
+    let mut rows = scratch.unfilled(n, z.ncols());
+    rows.copy_from(&z.rows(first, n));
+    rows
 }
 
 /// The kick `x A` of the driving half `x`, with `G` the updated half of `Ō`: `Z̄ = Ō` plus
 /// `G A` in the driving half, and `∂L/∂A = xᵀ G` folded onto the packed entries (`Ā_ij + Ā_ji`
-/// off the diagonal).
+/// off the diagonal): the compile-time layer's kernels.
 impl<S: Element> Backward<S> for LinearSymplecticAttention<S> {
     fn parameter_count(&self) -> usize {
         Sym::packed_len(self.a.nrows())
@@ -91,15 +105,13 @@ impl<S: Element> Backward<S> for LinearSymplecticAttention<S> {
     ) {
         let n = self.dim / 2;
         let (updated, driving) = self.side.rows(n);
-        // `Ā_ij = x_i · g_j`, the time steps' columns of the two halves.
-        let entry = |i: usize, j: usize| {
-            let (x, g) = (z.column(i), bar.column(j));
-            (0..n).fold(S::zero(), |sum, k| sum + x[driving + k] * g[updated + k])
-        };
-        add_folded::<S, Sym>(self.a.nrows(), entry, gradient);
-        let x_bar = mul(bar.rows(updated, n), &self.a, scratch);
+        let (x, g) = (rows(z, driving, n, scratch), rows(bar, updated, n, scratch));
+        let (x_bar, a_bar) = linear::kick_backward(&self.a, (&x, &g), scratch);
+        add_folded::<S, Sym>(self.a.nrows(), |i, j| a_bar[(i, j)], gradient);
         bar.rows_mut(driving, n).zip_apply(&x_bar, |o, x| *o += x);
-        scratch.recycle(x_bar);
+        for m in [x, g, x_bar, a_bar] {
+            scratch.recycle(m);
+        }
     }
 }
 

@@ -1,27 +1,17 @@
 //! GML's `SymplecticAttentionQ / P` at run-time sizes.
 
-use nalgebra::{DMatrix, DMatrixView};
+use nalgebra::DMatrix;
 
-use super::backward::{column_major, dot_rows, transpose};
+use super::linear_symplectic::rows;
 use super::transformer::BlockAttention;
-use super::{Backward, Element, Forward, Scratch, half, matrix, mul, tr_mul};
+use super::{Backward, Element, Forward, Scratch, half, matrix};
+use crate::backward::symplectic::kick_backward;
 use crate::error::Error;
 use crate::packed::{PackedLayout, Sym, add_folded, dense_from_packed};
-use crate::scalar::two;
 use crate::scalar::{Field, MapScalar};
 use crate::softmax::Function as Softmax;
 use crate::symplectic::Side;
-
-/// The kick a [`SymplecticAttention`] adds, from its weight `A` and `S = σ(xᵀ A x)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kick {
-    /// `symmetric = false`: `A x Sᵀ + Aᵀ x S` (the compile-time [`crate::DenseA`]).
-    Dense,
-    /// `symmetric = true`, the gradient `A x (S + Sᵀ)` ([`crate::GradientExact`]).
-    Exact,
-    /// `symmetric = true`, GML's `2 A x S` ([`crate::GmlCompatible`]).
-    Gml,
-}
+use crate::symplectic::attention::{Kick, kick};
 
 /// GML's `SymplecticAttentionQ / P(dim; symmetric, activation)` on sequences of phase-space
 /// states: for the `Q` layer, `q ← q + K(p)` with `S = σ(pᵀ A p)` and the kick `K` of the
@@ -121,130 +111,20 @@ impl<S: Field> SymplecticAttention<S> {
 }
 
 impl<S: Element> SymplecticAttention<S> {
-    /// The kick added to the updated half, from the driving half `x` (`n × T`), on a buffer of
-    /// `scratch`.
-    fn kick(&self, x: &DMatrixView<'_, S>, scratch: &mut Scratch<S>) -> DMatrix<S> {
-        let (ax, s) = self.scores(x, scratch);
-        let t = s.nrows();
-        let kick = match self.kick {
-            Kick::Dense => {
-                let mut transposed = scratch.unfilled(t, t);
-                s.transpose_to(&mut transposed);
-                let mut forward = mul(&ax, &transposed, scratch);
-                let atx = tr_mul(&self.a, x, scratch);
-                let backward = mul(&atx, &s, scratch);
-                forward += &backward;
-                for m in [transposed, atx, backward] {
-                    scratch.recycle(m);
-                }
-                forward
-            }
-            Kick::Exact => {
-                let mut symmetric = scratch.zeros(t, t);
-                for j in 0..t {
-                    for i in 0..t {
-                        symmetric[(i, j)] = s[(i, j)] + s[(j, i)];
-                    }
-                }
-                let kick = mul(&ax, &symmetric, scratch);
-                scratch.recycle(symmetric);
-                kick
-            }
-            Kick::Gml => {
-                let mut kick = mul(&ax, &s, scratch);
-                kick *= two::<S>();
-                kick
-            }
-        };
-        scratch.recycle(ax);
-        scratch.recycle(s);
-        kick
+    /// `σ` in place on the scores.
+    fn softmax(&self) -> impl FnOnce(DMatrix<S>) -> DMatrix<S> {
+        let softmax = self.softmax;
+        move |mut s| {
+            let t = s.nrows();
+            softmax.apply_in_place_with(s.as_mut_slice(), t, S::exp_all);
+            s
+        }
     }
 
-    /// `y = A x` and `S = σ(xᵀ y)` of the driving half `x`, on buffers of `scratch`.
-    fn scores(&self, x: &DMatrixView<'_, S>, scratch: &mut Scratch<S>) -> (DMatrix<S>, DMatrix<S>) {
-        let ax = mul(&self.a, x, scratch);
-        let mut s = tr_mul(x, &ax, scratch);
-        let t = s.nrows();
-        (self.softmax).apply_in_place_with(s.as_mut_slice(), t, S::exp_all);
-        (ax, s)
-    }
-
-    /// `∂L/∂x` of the driving half `x` given `g = ∂L/∂K(x)`, adding `∂L/∂A` to `gradient`; the
-    /// formulas of the compile-time `SymplecticWeightBackward`. With `C̄` the softmax's pullback
-    /// of `S̄`:
-    /// - the dense kick `y Sᵀ + w S` (`w = Aᵀ x`): `S̄ = Gᵀ y + wᵀ G`, `ȳ = G S + x C̄`,
-    ///   `w̄ = G Sᵀ`, `x̄ = Aᵀ ȳ + A w̄ + y C̄ᵀ`, `Ā = ȳ xᵀ + x w̄ᵀ` (column-major);
-    /// - the symmetric kicks `y M`, `M = S + Sᵀ` or `2S`: `M̄ = yᵀ G`, `S̄ = M̄ + M̄ᵀ` or `2M̄`,
-    ///   `ȳ = G Mᵀ + x C̄`, `x̄ = A ȳ + y C̄ᵀ`, `Ā = ȳ xᵀ` folded onto the packed entries
-    ///   (`Ā_ij + Ā_ji` off the diagonal).
-    fn kick_backward(
-        &self,
-        x: &DMatrixView<'_, S>,
-        g: &DMatrixView<'_, S>,
-        gradient: &mut [S],
-        scratch: &mut Scratch<S>,
-    ) -> DMatrix<S> {
-        let (y, s) = self.scores(x, scratch);
-        let t = s.nrows();
-        let (s_bar, y_from_g, w) = match self.kick {
-            Kick::Dense => {
-                let w = tr_mul(&self.a, x, scratch);
-                let mut s_bar = tr_mul(g, &y, scratch);
-                let from_w = tr_mul(&w, g, scratch);
-                s_bar += &from_w;
-                scratch.recycle(from_w);
-                (s_bar, mul(g, &s, scratch), Some(w))
-            }
-            Kick::Exact | Kick::Gml => {
-                let m_bar = tr_mul(&y, g, scratch);
-                let mut s_bar = scratch.zeros(t, t);
-                let mut mixing_t = scratch.zeros(t, t);
-                for j in 0..t {
-                    for i in 0..t {
-                        (s_bar[(i, j)], mixing_t[(i, j)]) = if self.kick == Kick::Gml {
-                            (m_bar[(i, j)] + m_bar[(i, j)], s[(j, i)] + s[(j, i)])
-                        } else {
-                            (m_bar[(i, j)] + m_bar[(j, i)], s[(j, i)] + s[(i, j)])
-                        };
-                    }
-                }
-                let y_from_g = mul(g, &mixing_t, scratch);
-                scratch.recycle(m_bar);
-                scratch.recycle(mixing_t);
-                (s_bar, y_from_g, None)
-            }
-        };
-        let mut c_bar = scratch.zeros(t, t);
-        (self.softmax).pullback(s.as_slice(), s_bar.as_slice(), t, c_bar.as_mut_slice());
-        let mut y_bar = mul(x, &c_bar, scratch);
-        y_bar += &y_from_g;
-        let c_bar_t = transpose(&c_bar, scratch);
-        let mut x_bar = mul(&y, &c_bar_t, scratch);
+    /// The driving half `x` (`n × T`) of `z`, on a buffer of `scratch`.
+    fn driving(&self, z: &DMatrix<S>, scratch: &mut Scratch<S>) -> DMatrix<S> {
         let n = self.a.nrows();
-        if let Some(w) = w {
-            let s_t = transpose(&s, scratch);
-            let w_bar = mul(g, &s_t, scratch);
-            for ((i, j), a) in column_major(n, n).zip(gradient.iter_mut()) {
-                *a += dot_rows(&y_bar, i, x, j) + dot_rows(x, i, &w_bar, j);
-            }
-            let through_y = tr_mul(&self.a, &y_bar, scratch);
-            let through_w = mul(&self.a, &w_bar, scratch);
-            x_bar += &through_y;
-            x_bar += &through_w;
-            for m in [w, s_t, w_bar, through_y, through_w] {
-                scratch.recycle(m);
-            }
-        } else {
-            add_folded::<S, Sym>(n, |i, j| dot_rows(&y_bar, i, x, j), gradient);
-            let through_y = mul(&self.a, &y_bar, scratch);
-            x_bar += &through_y;
-            scratch.recycle(through_y);
-        }
-        for m in [y, s, s_bar, y_from_g, c_bar, y_bar, c_bar_t] {
-            scratch.recycle(m);
-        }
-        x_bar
+        rows(z, self.side.rows(n).1, n, scratch)
     }
 }
 
@@ -266,10 +146,12 @@ impl<S: Element> Forward<S> for SymplecticAttention<S> {
 
     fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
         let n = self.a.nrows();
-        let (updated, driving) = self.side.rows(n);
-        let kick = self.kick(&z.rows(driving, n), scratch);
-        z.rows_mut(updated, n).zip_apply(&kick, |o, k| *o += k);
+        let x = self.driving(z, scratch);
+        let kick = kick(self.kick, &self.a, &x, self.softmax(), scratch);
+        z.rows_mut(self.side.rows(n).0, n)
+            .zip_apply(&kick, |o, k| *o += k);
         scratch.recycle(kick);
+        scratch.recycle(x);
     }
 }
 
@@ -295,14 +177,36 @@ impl<S: Element> Backward<S> for SymplecticAttention<S> {
     ) {
         let n = self.a.nrows();
         let (updated, driving) = self.side.rows(n);
-        let x_bar = self.kick_backward(
-            &z.rows(driving, n),
-            &bar.rows(updated, n),
-            gradient,
+        let x = self.driving(z, scratch);
+        let g = rows(bar, updated, n, scratch);
+        let softmax = self.softmax;
+        let pullback = |s: &DMatrix<S>, s_bar: &DMatrix<S>, c_bar: &mut DMatrix<S>| {
+            softmax.pullback(
+                s.as_slice(),
+                s_bar.as_slice(),
+                s.nrows(),
+                c_bar.as_mut_slice(),
+            );
+        };
+        let (x_bar, a_bar) = kick_backward(
+            self.kick,
+            &self.a,
+            (&x, &g),
+            (self.softmax(), pullback),
             scratch,
         );
+        if self.kick == Kick::Dense {
+            // Column-major, as the dense `A` is stored.
+            for (g, a) in gradient.iter_mut().zip(a_bar.iter()) {
+                *g += *a;
+            }
+        } else {
+            add_folded::<S, Sym>(n, |i, j| a_bar[(i, j)], gradient);
+        }
         bar.rows_mut(driving, n).zip_apply(&x_bar, |o, x| *o += x);
-        scratch.recycle(x_bar);
+        for m in [x, g, x_bar, a_bar] {
+            scratch.recycle(m);
+        }
     }
 }
 
@@ -321,5 +225,87 @@ impl<S: Field> MapScalar for SymplecticAttention<S> {
             kick: self.kick,
             softmax: self.softmax,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use nalgebra::{DMatrix, SMatrix};
+
+    use super::*;
+    use crate::workspace::Fresh;
+
+    fn values<const R: usize, const C: usize>(seed: f64) -> SMatrix<f64, R, C> {
+        SMatrix::from_fn(|i, j| ((i * C + j) as f64 * 0.731 + seed).sin() * 1.5)
+    }
+
+    fn dynamic<const R: usize, const C: usize>(m: &SMatrix<f64, R, C>) -> DMatrix<f64> {
+        DMatrix::from_column_slice(R, C, m.as_slice())
+    }
+
+    /// The kicks and their pullbacks on the engine's scratch (`Dyn` sizes, its products, its
+    /// buffers used again with their old values) are the compile-time layers' (`Const` sizes, on
+    /// the stack), bit for bit.
+    fn same_bits<const N: usize, const T: usize>() {
+        let mut scratch = Scratch::new();
+        for kind in [Kick::Dense, Kick::Exact, Kick::Gml] {
+            let (a, x, g) = (
+                values::<N, N>(0.3),
+                values::<N, T>(1.1),
+                values::<N, T>(2.9),
+            );
+            let fixed = kick(kind, &a, &x, |s| s.map(f64::tanh), &mut Fresh);
+            let pullback = |s: &SMatrix<f64, T, T>, s_bar: &SMatrix<f64, T, T>, c_bar: &mut _| {
+                *c_bar = s.component_mul(s_bar);
+            };
+            let (x_bar, a_bar) = kick_backward(
+                kind,
+                &a,
+                (&x, &g),
+                (|s: SMatrix<f64, T, T>| s.map(f64::tanh), pullback),
+                &mut Fresh,
+            );
+            let (a, x, g) = (dynamic(&a), dynamic(&x), dynamic(&g));
+            for run in 0..2 {
+                let engine = kick(kind, &a, &x, |s| s.map(f64::tanh), &mut scratch);
+                assert_eq!(
+                    engine.as_slice(),
+                    fixed.as_slice(),
+                    "{kind:?} {N}×{T}, run {run}"
+                );
+                let pullback =
+                    |s: &DMatrix<f64>, s_bar: &DMatrix<f64>, c_bar: &mut DMatrix<f64>| {
+                        c_bar.copy_from(&s.component_mul(s_bar));
+                    };
+                let (engine_x_bar, engine_a_bar) = kick_backward(
+                    kind,
+                    &a,
+                    (&x, &g),
+                    (|s: DMatrix<f64>| s.map(f64::tanh), pullback),
+                    &mut scratch,
+                );
+                assert_eq!(
+                    engine_x_bar.as_slice(),
+                    x_bar.as_slice(),
+                    "{kind:?} {N}×{T}"
+                );
+                assert_eq!(
+                    engine_a_bar.as_slice(),
+                    a_bar.as_slice(),
+                    "{kind:?} {N}×{T}"
+                );
+                for m in [engine, engine_x_bar, engine_a_bar] {
+                    scratch.recycle(m);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn on_the_engines_scratch_the_kicks_are_the_compiled_ones_bit_for_bit() {
+        same_bits::<1, 1>();
+        same_bits::<2, 3>();
+        same_bits::<3, 5>();
+        same_bits::<4, 2>();
     }
 }

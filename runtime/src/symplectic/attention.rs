@@ -56,7 +56,8 @@
 
 use core::marker::PhantomData;
 
-use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut};
+use nalgebra::allocator::Allocator;
+use nalgebra::{DefaultAllocator, Dim, OMatrix, RealField, SMatrix, SMatrixView, SMatrixViewMut};
 use rand::Rng;
 
 use super::{PhaseSide, UpdateP, UpdateQ, assert_phase_space};
@@ -69,6 +70,7 @@ use crate::scalar::{Field, MapScalar, Real, two};
 #[cfg(doc)]
 use crate::softmax::VectorSoftmax;
 use crate::softmax::{MatrixSoftmax, Softmax};
+use crate::workspace::{Fresh, Workspace};
 use crate::{init, product};
 
 /// The weight of a symplectic attention layer: how the driving half `x` (`p` for a `Q` layer)
@@ -160,14 +162,7 @@ impl<S: Field, const N: usize, Mode> SymmetricA<S, N, Mode> {
 impl<S: Real, const N: usize> SymplecticWeight<S, N> for DenseA<S, N> {
     #[inline(always)]
     fn kick<Sm: Softmax, const T: usize>(&self, x: &SMatrix<S, N, T>) -> SMatrix<S, N, T> {
-        let ax = product::mul(&self.a, x);
-        let s = Sm::apply(&product::tr_mul(x, &ax));
-        let forward = product::mul(&ax, &transpose(&s));
-        let backward = product::mul(&product::tr_mul(&self.a, x), &s);
-        product::matrix(
-            #[inline(always)]
-            |i, j| forward[(i, j)] + backward[(i, j)],
-        )
+        kick(Kick::Dense, &self.a, x, apply::<Sm, S, T>(), &mut Fresh)
     }
 }
 
@@ -176,34 +171,124 @@ impl<S: Real, const N: usize, Mode: SymmetricMode> SymplecticWeight<S, N>
 {
     #[inline(always)]
     fn kick<Sm: Softmax, const T: usize>(&self, x: &SMatrix<S, N, T>) -> SMatrix<S, N, T> {
-        let ax = product::mul(self.a.matrix(), x);
-        let s = Sm::apply(&product::tr_mul(x, &ax));
-        if Mode::GML {
-            let kick = product::mul(&ax, &s);
-            product::matrix(
-                #[inline(always)]
-                |i, j| kick[(i, j)] * two::<S>(),
-            )
-        } else {
-            let symmetric: SMatrix<S, T, T> = product::matrix(
-                #[inline(always)]
-                |i, j| s[(i, j)] + s[(j, i)],
-            );
-            product::mul(&ax, &symmetric)
-        }
+        kick(
+            Kick::symmetric(Mode::GML),
+            self.a.matrix(),
+            x,
+            apply::<Sm, S, T>(),
+            &mut Fresh,
+        )
     }
 }
 
-/// `mᵀ`, always inlined.
+/// `s ← σ(s)` with `σ` = `Sm`, as a closure that is always inlined: a function item passed
+/// for an `impl FnOnce` is called through a shim that is not (over lanes, the layer ran 7×
+/// slower, its matrices spilled around the call).
 #[inline(always)]
-fn transpose<S: Field, const T: usize>(m: &SMatrix<S, T, T>) -> SMatrix<S, T, T> {
-    product::matrix(
-        #[inline(always)]
-        |i, j| m[(j, i)],
-    )
+pub(crate) fn apply<Sm: Softmax, S: Real, const T: usize>()
+-> impl FnOnce(SMatrix<S, T, T>) -> SMatrix<S, T, T> {
+    #[inline(always)]
+    |s| Sm::apply(&s)
 }
 
-/// The same weight over another scalar, entry by entry.
+/// The three kicks of the table above, as data (the engine's layers hold one; the compile-time
+/// weights name theirs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kick {
+    /// [`DenseA`]: `y Sᵀ + w S`, `w = Aᵀ x`.
+    Dense,
+    /// [`SymmetricA`]`<_, _, `[`GradientExact`]`>`: `y (S + Sᵀ)`.
+    Exact,
+    /// [`SymmetricA`]`<_, _, `[`GmlCompatible`]`>`: `2 y S`.
+    Gml,
+}
+
+impl Kick {
+    /// A symmetric weight's kick: GML's (`gml`) or the gradient.
+    pub(crate) const fn symmetric(gml: bool) -> Self {
+        if gml { Self::Gml } else { Self::Exact }
+    }
+}
+
+/// `y = A x` and `S = σ(xᵀ y)` of the driving half `x`, on matrices of `workspace`, with the
+/// caller's `σ` (in place).
+#[inline(always)]
+pub(crate) fn scores<S, N: Dim, T: Dim, W: Workspace<S>>(
+    a: &OMatrix<S, N, N>,
+    x: &OMatrix<S, N, T>,
+    softmax: impl FnOnce(OMatrix<S, T, T>) -> OMatrix<S, T, T>,
+    workspace: &mut W,
+) -> (OMatrix<S, N, T>, OMatrix<S, T, T>)
+where
+    S: Field,
+    DefaultAllocator: Allocator<N, N> + Allocator<N, T> + Allocator<T, T>,
+{
+    let y = workspace.mul(a, x);
+    let s = softmax(workspace.tr_mul(x, &y));
+    (y, s)
+}
+
+/// The kick `K(x)` of the driving half `x` (`n×T`) with weight `A` and the caller's `σ`, on a
+/// matrix of `workspace`: the one place the three kicks are written, for every size (nalgebra's
+/// [`Dim`]); the compile-time weights run it on the stack ([`Fresh`]), the engine's layers on
+/// their scratch.
+#[inline(always)]
+pub(crate) fn kick<S, N: Dim, T: Dim, W: Workspace<S>>(
+    kind: Kick,
+    a: &OMatrix<S, N, N>,
+    x: &OMatrix<S, N, T>,
+    softmax: impl FnOnce(OMatrix<S, T, T>) -> OMatrix<S, T, T>,
+    workspace: &mut W,
+) -> OMatrix<S, N, T>
+where
+    S: Field,
+    DefaultAllocator: Allocator<N, N> + Allocator<N, T> + Allocator<T, T>,
+{
+    let (mut y, mut s) = scores(a, x, softmax, workspace);
+    let kick = match kind {
+        Kick::Dense => {
+            let mut s_t = workspace.transpose(&s);
+            let mut forward = workspace.mul(&y, &s_t);
+            let mut w = workspace.tr_mul(a, x);
+            let mut backward = workspace.mul(&w, &s);
+            let (n, t) = forward.shape_generic();
+            let kick = workspace.build(
+                n,
+                t,
+                #[inline(always)]
+                |i, j| forward[(i, j)] + backward[(i, j)],
+            );
+            workspace.recycle(&mut s_t);
+            workspace.recycle_all([&mut w, &mut forward, &mut backward]);
+            kick
+        }
+        Kick::Exact => {
+            let (t, _) = s.shape_generic();
+            let mut mixing = workspace.build(
+                t,
+                t,
+                #[inline(always)]
+                |i, j| s[(i, j)] + s[(j, i)],
+            );
+            let kick = workspace.mul(&y, &mixing);
+            workspace.recycle(&mut mixing);
+            kick
+        }
+        Kick::Gml => {
+            let mut kick = workspace.mul(&y, &s);
+            product::update(
+                &mut kick,
+                #[inline(always)]
+                |k, _, _| k * two::<S>(),
+            );
+            kick
+        }
+    };
+    workspace.recycle(&mut y);
+    workspace.recycle(&mut s);
+    kick
+}
+
 impl<S: Field, const N: usize> MapScalar for DenseA<S, N> {
     type Scalar = S;
     type Over<S2: Field> = DenseA<S2, N>;

@@ -19,7 +19,8 @@
 
 use core::marker::PhantomData;
 
-use nalgebra::{RealField, SMatrix, SMatrixView, SMatrixViewMut};
+use nalgebra::allocator::Allocator;
+use nalgebra::{DefaultAllocator, Dim, OMatrix, RealField, SMatrix, SMatrixView, SMatrixViewMut};
 use rand::Rng;
 
 use super::{PhaseSide, UpdateP, UpdateQ, assert_phase_space};
@@ -29,6 +30,7 @@ use crate::layer::SequenceLayer;
 use crate::packed::Symmetric;
 use crate::product;
 use crate::scalar::{Field, MapScalar, Real};
+use crate::workspace::{Fresh, Workspace};
 
 /// Linear symplectic attention on sequences of `T` points of `R^{2N}`, updating the half chosen by
 /// `Side` ([`UpdateQ`] or [`UpdateP`]).
@@ -117,7 +119,11 @@ impl<S: Field, const D: usize, const N: usize, const T: usize, Side: PhaseSide>
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
         const { assert_phase_space::<D, N>() };
         let (updated, driving) = Side::rows(N);
-        let kick = product::mul(&z.fixed_rows::<N>(driving), self.a.matrix());
+        let x: SMatrix<S, N, T> = product::matrix(
+            #[inline(always)]
+            |i, j| z[(driving + i, j)],
+        );
+        let kick = kick(self.a.matrix(), &x, &mut Fresh);
         for j in 0..T {
             for i in 0..D {
                 out[(i, j)] = z[(i, j)];
@@ -127,4 +133,36 @@ impl<S: Field, const D: usize, const N: usize, const T: usize, Side: PhaseSide>
             }
         }
     }
+}
+
+/// The kick `x A` of the driving half `x` (`n×T`), on a matrix of `workspace`: with
+/// [`kick_backward`], the one place the layer's maths is written, for every size (nalgebra's
+/// [`Dim`]); the compile-time layer runs it on the stack ([`Fresh`]), the engine's on its
+/// scratch.
+#[inline(always)]
+pub(crate) fn kick<S, N: Dim, T: Dim, W: Workspace<S>>(
+    a: &OMatrix<S, T, T>,
+    x: &OMatrix<S, N, T>,
+    workspace: &mut W,
+) -> OMatrix<S, N, T>
+where
+    S: Field,
+    DefaultAllocator: Allocator<N, T> + Allocator<T, T>,
+{
+    workspace.mul(x, a)
+}
+
+/// The pullback of [`kick`] at `x`, given `g = ∂L/∂(x A)`: `(x̄, Ā) = (G A, xᵀ G)` (`A`
+/// symmetric; `Ā` dense, for the caller to fold onto the packed entries).
+#[inline(always)]
+pub(crate) fn kick_backward<S, N: Dim, T: Dim, W: Workspace<S>>(
+    a: &OMatrix<S, T, T>,
+    (x, g): (&OMatrix<S, N, T>, &OMatrix<S, N, T>),
+    workspace: &mut W,
+) -> (OMatrix<S, N, T>, OMatrix<S, T, T>)
+where
+    S: Field,
+    DefaultAllocator: Allocator<N, T> + Allocator<T, T>,
+{
+    (workspace.mul(g, a), workspace.tr_mul(x, g))
 }
