@@ -117,13 +117,13 @@ impl<S: Element> Workspace<S> for Scratch<S> {
         &mut self,
         rows: R,
         cols: C,
-        entry: impl FnMut(usize, usize) -> S,
+        mut entry: impl FnMut(usize, usize) -> S,
     ) -> OMatrix<S, R, C>
     where
         DefaultAllocator: Allocator<R, C>,
     {
         let mut m = self.sized(rows, cols);
-        product::update(&mut m, fill(entry));
+        product::update(&mut m, |_, i, j| entry(i, j));
         m
     }
 
@@ -168,11 +168,6 @@ impl<S: Element> Workspace<S> for Scratch<S> {
         }
         out
     }
-}
-
-/// `entry` as an entrywise update that overwrites.
-fn fill<S>(mut entry: impl FnMut(usize, usize) -> S) -> impl FnMut(S, usize, usize) -> S {
-    move |_, i, j| entry(i, j)
 }
 
 impl<S: Field> Scratch<S> {
