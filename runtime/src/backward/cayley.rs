@@ -1,11 +1,13 @@
 //! The derivative of the Cayley transform, shared by every kernel that computes it.
 
-use nalgebra::SMatrix;
+use nalgebra::allocator::Allocator;
+use nalgebra::{DefaultAllocator, Dim, OMatrix, SMatrix};
 
 use crate::cayley::{Elimination, Generated, GramSchmidt, LuSolve, NalgebraInverse};
 use crate::orthogonal::OrthogonalMap;
 use crate::product;
 use crate::scalar::Field;
+use crate::workspace::{Fresh, Workspace};
 
 /// An [`OrthogonalMap`] computing the Cayley transform `Λ = (I − C)(I + C)⁻¹`, whose
 /// vector-Jacobian product is therefore [`cayley_vjp`] of its own output.
@@ -58,33 +60,42 @@ pub fn cayley_vjp<S: Field, const T: usize>(
     lambda: &SMatrix<S, T, T>,
     lambda_bar: &SMatrix<S, T, T>,
 ) -> SMatrix<S, T, T> {
+    cayley_pullback(lambda, lambda_bar, &mut Fresh)
+}
+
+/// [`cayley_vjp`] for every size (nalgebra's [`Dim`]), on matrices of `workspace`: the one place
+/// it is written, run by the compile-time layers ([`Fresh`]) and the engine's (its scratch).
+/// `C̄ = (−½ ((Λ + I)ᵀ Λ̄)) (Λ + I)ᵀ` (halving is exact: the same bits as `(−½ (Λ + I)ᵀ) Λ̄`).
+#[inline(always)]
+pub(crate) fn cayley_pullback<S: Field, T: Dim, W: Workspace<S>>(
+    lambda: &OMatrix<S, T, T>,
+    lambda_bar: &OMatrix<S, T, T>,
+    workspace: &mut W,
+) -> OMatrix<S, T, T>
+where
+    DefaultAllocator: Allocator<T, T>,
+{
+    let (t, _) = lambda.shape_generic();
     let half = S::one() / (S::one() + S::one());
-    // −½ (Λ + I)ᵀ, then (−½ (Λ + I)ᵀ Λ̄) (Λ + I)ᵀ, entry by entry.
-    let shifted_t: SMatrix<S, T, T> = product::matrix(
-        #[cfg_attr(not(debug_assertions), inline(always))]
+    let mut shifted_t = workspace.build(
+        t,
+        t,
+        #[inline(always)]
         |i, j| {
-            let entry = if i == j {
+            if i == j {
                 lambda[(j, i)] + S::one()
             } else {
                 lambda[(j, i)]
-            };
-            -(entry * half)
+            }
         },
     );
-    let left = product::mul(&shifted_t, lambda_bar);
-    product::matrix(
-        #[cfg_attr(not(debug_assertions), inline(always))]
-        |i, j| {
-            let mut sum = S::zero();
-            for k in 0..T {
-                let s = if k == j {
-                    lambda[(j, k)] + S::one()
-                } else {
-                    lambda[(j, k)]
-                };
-                sum += left[(i, k)] * s;
-            }
-            sum
-        },
-    )
+    let mut left = workspace.mul(&shifted_t, lambda_bar);
+    product::update(
+        &mut left,
+        #[inline(always)]
+        |entry, _, _| -(entry * half),
+    );
+    let c_bar = workspace.mul(&left, &shifted_t);
+    workspace.recycle_all([&mut shifted_t, &mut left]);
+    c_bar
 }

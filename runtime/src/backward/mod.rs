@@ -29,6 +29,8 @@
 
 mod architectures;
 mod cayley;
+#[cfg(test)]
+mod exact;
 mod feedforward;
 mod lanes;
 mod softmax;
@@ -37,12 +39,16 @@ pub(crate) mod symplectic;
 mod sympnet;
 mod vpa;
 
+#[cfg(feature = "std")]
+pub(crate) use cayley::cayley_pullback;
 pub use cayley::{CayleyDifferentiable, cayley_vjp};
 pub use feedforward::{ActivationDerivative, ColumnBackward};
 pub use lanes::LaneBackward;
 pub use softmax::SoftmaxBackward;
 pub use symplectic::SymplecticWeightBackward;
 pub use vpa::CorrelationBackward;
+#[cfg(feature = "std")]
+pub(crate) use vpa::correlation_pullback;
 
 use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut};
 

@@ -2,11 +2,12 @@
 
 use nalgebra::{DMatrix, RealField};
 
-use super::backward::{column_major, dot_rows, transpose};
+use super::backward::transpose;
 use super::{Backward, Element, Forward, Scratch, cayley, matrix, mul, tr_mul};
+use crate::backward::{cayley_pullback, correlation_pullback};
 use crate::correlation::{gml_scale, skew_of_lower_in_place};
 use crate::error::Error;
-use crate::packed::{PackedLayout, Skew, add_folded, dense_from_packed};
+use crate::packed::{PackedLayout, Skew, dense_from_packed};
 use crate::scalar::{Field, MapScalar};
 
 /// GML's `VolumePreservingAttention(dim, seq_length; skew_sym)`: `Z ↦ Z·Cay(C(Z))`, the
@@ -116,11 +117,9 @@ impl<S: Element> Forward<S> for VolumePreservingAttention<S> {
     }
 }
 
-/// `out = Z Λ`, `Λ = Cay(C)`: `Z̄ = Ō Λᵀ`, and through `C̄ = −½ (Λ + I)ᵀ (Zᵀ Ō) (Λ + I)ᵀ`
-/// (the derivative of `Λ = 2(I + C)⁻¹ − I`), the correlation's share. Both weightings build
-/// `C = L − Lᵀ` from `L = s·(Zᵀ A Z)` below the diagonal (`s = 1` for the skew one), so with
-/// `M̄ = s·(C̄ − C̄ᵀ)` below the diagonal: `Z̄ += A Z M̄ᵀ + Aᵀ Z M̄` and `∂L/∂A = Z M̄ Zᵀ`, whose
-/// packed entries for a skew `A` are `(G − Gᵀ)` at their positions, `G = Z M̄ Zᵀ`.
+/// `out = Z Λ`, `Λ = Cay(C)`: `Z̄ = Ō Λᵀ`, plus the correlation's share through
+/// `C̄ = cayley_vjp(Λ, Zᵀ Ō)`, by the compile-time layer's kernels (`cayley_pullback`,
+/// `correlation_pullback`) on the scratch.
 impl<S: Element> Backward<S> for VolumePreservingAttention<S> {
     fn parameter_count(&self) -> usize {
         match &self.weight {
@@ -137,65 +136,40 @@ impl<S: Element> Backward<S> for VolumePreservingAttention<S> {
         scratch: &mut Scratch<S>,
     ) {
         let (a, scale) = match &self.weight {
-            Weighting::Skew(a) => (a, S::one()),
-            Weighting::Arbitrary(a, scale) => (a, *scale),
+            Weighting::Skew(a) => (a, None),
+            Weighting::Arbitrary(a, scale) => (a, Some(*scale)),
         };
         let c = self.correlation_unchecked(z, scratch);
         let mut lambda = scratch.zeros(self.seq, self.seq);
         lambda.fill_with_identity();
         cayley::product(&mut lambda, &c, scratch);
         scratch.recycle(c);
-        // Λ̄ = Zᵀ Ō, then Z̄ = Ō Λᵀ.
         let lambda_bar = tr_mul(z, &*bar, scratch);
-        let mut shifted = transpose(&lambda, scratch);
-        scratch.recycle(lambda);
-        let z_bar = mul(&*bar, &shifted, scratch);
-        scratch.replace(bar, z_bar);
-        // C̄ = −½ P Λ̄ P with P = (Λ + I)ᵀ; M̄ = s·(C̄ − C̄ᵀ) below the diagonal.
-        for i in 0..self.seq {
-            shifted[(i, i)] += S::one();
-        }
-        let left = mul(&shifted, &lambda_bar, scratch);
+        let c_bar = cayley_pullback(&lambda, &lambda_bar, scratch);
         scratch.recycle(lambda_bar);
-        let c_bar = mul(&left, &shifted, scratch);
-        scratch.recycle(left);
-        let minus_half = -(S::one() / (S::one() + S::one()));
-        let mut m_bar = shifted;
-        for j in 0..self.seq {
-            for i in 0..self.seq {
-                m_bar[(i, j)] = if i > j {
-                    (c_bar[(i, j)] - c_bar[(j, i)]) * minus_half * scale
-                } else {
-                    S::zero()
-                };
-            }
-        }
-        scratch.recycle(c_bar);
-        // Z̄ += A (Z M̄ᵀ) + Aᵀ (Z M̄).
-        let m_bar_t = transpose(&m_bar, scratch);
-        let z_m = mul(z, &m_bar, scratch);
-        let z_m_t = mul(z, &m_bar_t, scratch);
-        scratch.recycle(m_bar);
-        scratch.recycle(m_bar_t);
-        let from_transposed = mul(a, &z_m_t, scratch);
-        let from_own = tr_mul(a, &z_m, scratch);
-        *bar += &from_transposed;
-        *bar += &from_own;
-        scratch.recycle(from_transposed);
-        scratch.recycle(from_own);
-        scratch.recycle(z_m_t);
-        // ∂L/∂A = (Z M̄) Zᵀ, packed as the weighting holds A.
+        let lambda_t = transpose(&lambda, scratch);
+        scratch.recycle(lambda);
+        let mut z_bar = mul(&*bar, &lambda_t, scratch);
+        scratch.recycle(lambda_t);
+        let a_bar = correlation_pullback(a, scale, (z, &c_bar), &mut z_bar, scratch);
+        scratch.replace(bar, z_bar);
+        // `Ā` entry by entry (column-major, as the arbitrary `A` is stored), or at the skew
+        // `A`'s packed positions.
         match &self.weight {
             Weighting::Skew(_) => {
-                add_folded::<S, Skew>(a.nrows(), |i, j| dot_rows(&z_m, i, z, j), gradient);
+                for ((i, j), g) in Skew::positions(a.nrows()).zip(gradient.iter_mut()) {
+                    *g += a_bar[(i, j)];
+                }
             }
             Weighting::Arbitrary(..) => {
-                for ((i, j), g) in column_major(a.nrows(), a.ncols()).zip(gradient.iter_mut()) {
-                    *g += dot_rows(&z_m, i, z, j);
+                for (g, entry) in gradient.iter_mut().zip(a_bar.iter()) {
+                    *g += *entry;
                 }
             }
         }
-        scratch.recycle(z_m);
+        for m in [c_bar, a_bar] {
+            scratch.recycle(m);
+        }
     }
 }
 
@@ -212,5 +186,76 @@ impl<S: Field> MapScalar for VolumePreservingAttention<S> {
             weight,
             seq: self.seq,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::vec;
+    use std::vec::Vec;
+
+    use nalgebra::{DMatrix, SMatrix};
+
+    use super::*;
+    use crate::backward::Backward as _;
+    use crate::packed::SkewSymmetric;
+    use crate::vpa::{ArbitraryVpa, SkewVpa};
+
+    fn values<const R: usize, const C: usize>(seed: f64) -> SMatrix<f64, R, C> {
+        SMatrix::from_fn(|i, j| ((i * C + j) as f64 * 0.731 + seed).sin() * 1.5)
+    }
+
+    fn dynamic<const R: usize, const C: usize>(m: &SMatrix<f64, R, C>) -> DMatrix<f64> {
+        DMatrix::from_column_slice(R, C, m.as_slice())
+    }
+
+    /// The engine's backward pass (its scratch used twice) and its gradient's packed order
+    /// against the compile-time layer's, bit for bit, for both weightings.
+    fn same_bits<const D: usize, const T: usize>() {
+        let (z, out_bar) = (values::<D, T>(1.1), values::<D, T>(2.9));
+        let a: SMatrix<f64, D, D> = values(0.3);
+        let packed: Vec<f64> = Skew::positions(D).map(|(i, j)| a[(i, j)]).collect();
+        let skew = SkewVpa::<f64, D, T>::skew_sym(SkewSymmetric::from_packed(&packed).unwrap());
+        let mut skew_gradient = skew.zero_gradient();
+        let skew_bar = skew.backward(&z, &out_bar, &mut skew_gradient);
+        let mut expected = vec![0.0; packed.len()];
+        skew_gradient
+            .weight()
+            .a()
+            .write_packed(&mut expected)
+            .unwrap();
+        let arbitrary = ArbitraryVpa::<f64, D, T>::arbitrary(a);
+        let mut arbitrary_gradient = arbitrary.zero_gradient();
+        let arbitrary_bar = arbitrary.backward(&z, &out_bar, &mut arbitrary_gradient);
+        let engines = [
+            VolumePreservingAttention::skew_sym(D, T, &packed).unwrap(),
+            VolumePreservingAttention::arbitrary(D, T, a.as_slice()).unwrap(),
+        ];
+        let expected = [
+            (skew_bar, expected),
+            (
+                arbitrary_bar,
+                arbitrary_gradient.weight().a().as_slice().to_vec(),
+            ),
+        ];
+        let mut scratch = Scratch::new();
+        for (engine, (z_bar, gradient)) in engines.iter().zip(&expected) {
+            for run in 0..2 {
+                let mut bar = dynamic(&out_bar);
+                let mut found = vec![0.0; gradient.len()];
+                engine.backward_in_place(&dynamic(&z), &mut bar, &mut found, &mut scratch);
+                assert_eq!(bar.as_slice(), z_bar.as_slice(), "{D}×{T}, run {run}");
+                assert_eq!(&found, gradient, "{D}×{T}, run {run}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_backward_pass_is_the_compiled_layers_bit_for_bit() {
+        same_bits::<2, 1>();
+        same_bits::<2, 3>();
+        same_bits::<3, 4>();
+        same_bits::<4, 2>();
+        same_bits::<5, 4>();
     }
 }
