@@ -46,6 +46,8 @@ pub use feedforward::{ActivationDerivative, ColumnBackward};
 pub use lanes::LaneBackward;
 pub use softmax::SoftmaxBackward;
 pub use symplectic::SymplecticWeightBackward;
+#[cfg(feature = "std")]
+pub(crate) use sympnet::shear_pullback;
 pub use vpa::CorrelationBackward;
 #[cfg(feature = "std")]
 pub(crate) use vpa::correlation_pullback;

@@ -1,11 +1,12 @@
 //! GML's SympNet gradient layers at run-time sizes, and their stacks.
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::{DMatrix, DMatrixViewMut, DVector, DVectorViewMut};
 
-use super::backward::column_major;
 use super::feedforward::{FeedForward, StackLayer, activate_all};
+use super::linear_symplectic::rows;
 use super::{Backward, Element, Forward, Scratch, half, matrix, mul, tr_mul, vector};
 use crate::activation::Function;
+use crate::backward::shear_pullback;
 use crate::error::Error;
 use crate::feedforward::{activated_after_product, shear_after_product};
 use crate::scalar::{Field, MapScalar};
@@ -127,7 +128,8 @@ impl<S: Element> GradientLayer<S> {
 /// For `y_t = x_t + Kᵀ h`, `h = a ⊙ σ(u)`, `u = K x_s + b` (`t` the updated half, `s` the
 /// driving one), with `h̄ = K ȳ_t` and `r = a ⊙ σ'(u) ⊙ h̄`: `x̄_t = ȳ_t`, `x̄_s = ȳ_s + Kᵀ r`,
 /// `∂L/∂K = h ȳ_tᵀ + r x_sᵀ` (column-major), `∂L/∂b = r` and `∂L/∂a = σ(u) ⊙ h̄`, each summed
-/// over the time steps, in the constructor's order `K`, `b`, `a`.
+/// over the time steps, in the constructor's order `K`, `b`, `a`: the compile-time layer's
+/// kernel (`shear_pullback`) on the scratch.
 impl<S: Element> Backward<S> for GradientLayer<S> {
     fn parameter_count(&self) -> usize {
         self.weight.len() + self.bias.len() + self.scale.len()
@@ -143,30 +145,23 @@ impl<S: Element> Backward<S> for GradientLayer<S> {
         let (hidden, n) = self.weight.shape();
         let (target, source) = self.side.rows(n);
         let activated = self.activated(z, scratch);
-        let h_bar = mul(&self.weight, bar.rows(target, n), scratch);
-        let mut r = scratch.zeros(hidden, z.ncols());
-        for (at, r) in r.iter_mut().enumerate() {
-            let (i, value) = (at % hidden, activated[at]);
-            *r = self.scale[i] * value.derivative_from_value(self.activation) * h_bar[at];
-        }
+        let (driver, target_bar) = (rows(z, source, n, scratch), rows(bar, target, n, scratch));
         let (k_bar, rest) = gradient.split_at_mut(self.weight.len());
         let (b_bar, a_bar) = rest.split_at_mut(hidden);
-        for ((i, j), g) in column_major(hidden, n).zip(k_bar) {
-            let scale = self.scale[i];
-            for t in 0..z.ncols() {
-                *g += scale * activated[(i, t)] * bar[(target + j, t)]
-                    + r[(i, t)] * z[(source + j, t)];
-            }
-        }
-        for (i, (b, a)) in b_bar.iter_mut().zip(a_bar).enumerate() {
-            for t in 0..z.ncols() {
-                *b += r[(i, t)];
-                *a += activated[(i, t)] * h_bar[(i, t)];
-            }
-        }
-        let share = tr_mul(&self.weight, &r, scratch);
+        let activation = self.activation;
+        let share = shear_pullback(
+            (&self.weight, &self.scale),
+            (&activated, |value: S| {
+                value.derivative_from_value(activation)
+            }),
+            (&driver, &target_bar),
+            &mut DMatrixViewMut::from_slice(k_bar, hidden, n),
+            &mut DVectorViewMut::from_slice(b_bar, hidden),
+            &mut DVectorViewMut::from_slice(a_bar, hidden),
+            scratch,
+        );
         bar.rows_mut(source, n).zip_apply(&share, |o, s| *o += s);
-        for m in [activated, h_bar, r, share] {
+        for m in [activated, driver, target_bar, share] {
             scratch.recycle(m);
         }
     }
