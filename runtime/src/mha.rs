@@ -48,7 +48,10 @@
 
 use core::marker::PhantomData;
 
-use nalgebra::{Const, DimMin, RealField, SMatrix, SMatrixView, SMatrixViewMut};
+use nalgebra::allocator::Allocator;
+use nalgebra::{
+    Const, DefaultAllocator, Dim, DimMin, OMatrix, RealField, SMatrix, SMatrixView, SMatrixViewMut,
+};
 use rand::Rng;
 
 use crate::error::Error;
@@ -58,7 +61,8 @@ use crate::packed::matrix_from_slice;
 use crate::scalar::ratio;
 use crate::scalar::{Field, MapScalar, Real};
 use crate::schema::Kind;
-use crate::softmax::{Softmax, VectorSoftmax};
+use crate::softmax::{Softmax, VectorSoftmax, applied};
+use crate::workspace::{Fresh, Workspace};
 use crate::{init, product};
 
 /// The three projections of one head, each `D×DH` and applied transposed (`PQᵀ Z`).
@@ -424,27 +428,97 @@ where
 {
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn forward_into(&self, z: SMatrixView<'_, S, D, T>, mut out: SMatrixViewMut<'_, S, D, T>) {
-        // GML scales by the square root of the full dimension D (`D` is exact in either float).
-        let scale = S::one() / ratio::<S>(D as i64, 1).sqrt();
-        for j in 0..T {
-            for i in 0..D {
-                out[(i, j)] = if Conn::ADD { z[(i, j)] } else { S::zero() };
-            }
-        }
+        product::update(
+            &mut out,
+            #[inline(always)]
+            |_, i, j| if Conn::ADD { z[(i, j)] } else { S::zero() },
+        );
+        let scale = scale::<S>(D);
         for (h, head) in self.heads.iter().enumerate() {
-            let q = product::tr_mul(&head.query, &z);
-            let k = product::tr_mul(&head.key, &z);
-            let mut c: SMatrix<S, T, T> = product::matrix(
-                #[cfg_attr(not(debug_assertions), inline(always))]
-                |i, j| product::column_dot(&q, i, &k, j) * scale,
+            let update = head_update(
+                [&head.query, &head.key, &head.value],
+                #[inline(always)]
+                |_: &mut Fresh, projection: &SMatrix<S, D, DH>| product::tr_mul(projection, &z),
+                (scale, applied::<Sm, S, T>()),
+                &mut Fresh,
             );
-            Sm::apply_in_place(&mut c);
-            let update = product::mul(&product::tr_mul(&head.value, &z), &c);
-            for j in 0..T {
-                for i in 0..DH {
-                    out[(h * DH + i, j)] += update[(i, j)];
-                }
-            }
+            product::update(
+                &mut out.rows_mut(h * DH, DH),
+                #[inline(always)]
+                |entry, i, j| entry + update[(i, j)],
+            );
         }
     }
+}
+
+/// `1/√D` for states in `R^D`: GML scales by the square root of the **full** dimension (`D` is
+/// exact in either float).
+pub(crate) fn scale<S: Real>(dim: usize) -> S {
+    S::one() / ratio::<S>(dim as i64, 1).sqrt()
+}
+
+/// A head's queries `Q = PQᵀ Z` and keys `K = PKᵀ Z` (`DH×T`), and its scaled scores
+/// `s QᵀK` (`T×T`), `σ` of which are its weights `Λ`.
+pub(crate) struct HeadScores<S: Field, DH: Dim, T: Dim>
+where
+    DefaultAllocator: Allocator<DH, T> + Allocator<T, T>,
+{
+    pub(crate) q: OMatrix<S, DH, T>,
+    pub(crate) k: OMatrix<S, DH, T>,
+    pub(crate) scores: OMatrix<S, T, T>,
+}
+
+/// One head's [`HeadScores`] with the caller's `s` and projection of the sequence
+/// (`project(workspace, P) = Pᵀ Z`), on matrices of `workspace`: what its forward and backward
+/// passes both compute, for every size (nalgebra's [`Dim`]). The compile-time layer projects
+/// the sequence where it lies (a copy of `Z` on the stack cost its forward pass in `f32` lanes
+/// 20 %: over lanes, whose exponentials are calls, a matrix of the stack frame alive across them
+/// is spilled and reloaded around each).
+#[inline(always)]
+pub(crate) fn head_scores<S: Field, D: Dim, DH: Dim, T: Dim, W: Workspace<S>>(
+    [query, key]: [&OMatrix<S, D, DH>; 2],
+    project: &mut impl FnMut(&mut W, &OMatrix<S, D, DH>) -> OMatrix<S, DH, T>,
+    scale: S,
+    workspace: &mut W,
+) -> HeadScores<S, DH, T>
+where
+    DefaultAllocator: Allocator<D, DH> + Allocator<DH, T> + Allocator<T, T>,
+{
+    let q = project(workspace, query);
+    let k = project(workspace, key);
+    let mut scores = workspace.tr_mul(&q, &k);
+    product::update(
+        &mut scores,
+        #[inline(always)]
+        |entry, _, _| entry * scale,
+    );
+    HeadScores { q, k, scores }
+}
+
+/// One head's output `V Λ`, `V = PVᵀ Z`, `Λ = σ(s QᵀK)` ([`head_scores`]), with the caller's
+/// projection of the sequence, `s` and `σ`, on a matrix of `workspace`: the one place a head's
+/// forward pass is written, for every size, run by the compile-time layer (on the stack) and
+/// the engine's (on its scratch).
+#[inline(always)]
+pub(crate) fn head_update<S: Field, D: Dim, DH: Dim, T: Dim, W: Workspace<S>>(
+    [query, key, value]: [&OMatrix<S, D, DH>; 3],
+    mut project: impl FnMut(&mut W, &OMatrix<S, D, DH>) -> OMatrix<S, DH, T>,
+    (scale, softmax): (S, impl FnOnce(OMatrix<S, T, T>) -> OMatrix<S, T, T>),
+    workspace: &mut W,
+) -> OMatrix<S, DH, T>
+where
+    DefaultAllocator: Allocator<D, DH> + Allocator<DH, T> + Allocator<T, T>,
+{
+    let HeadScores {
+        mut q,
+        mut k,
+        scores,
+    } = head_scores([query, key], &mut project, scale, workspace);
+    workspace.recycle_all([&mut q, &mut k]);
+    let mut lambda = softmax(scores);
+    let mut v = project(workspace, value);
+    let update = workspace.mul(&v, &lambda);
+    workspace.recycle(&mut v);
+    workspace.recycle(&mut lambda);
+    update
 }

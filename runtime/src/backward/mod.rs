@@ -45,6 +45,8 @@ pub use cayley::{CayleyDifferentiable, cayley_vjp};
 pub use feedforward::{ActivationDerivative, ColumnBackward};
 pub use lanes::LaneBackward;
 pub use softmax::SoftmaxBackward;
+#[cfg(feature = "std")]
+pub(crate) use standard::head_pullback;
 pub use symplectic::SymplecticWeightBackward;
 #[cfg(feature = "std")]
 pub(crate) use sympnet::shear_pullback;

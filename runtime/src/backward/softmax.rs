@@ -12,6 +12,15 @@ use crate::softmax::{MatrixSoftmax, OneMatrixSoftmax, OneVectorSoftmax, Softmax,
 /// `c̄_k = σ_k (s̄_k − Σ_i σ_i s̄_i)` over each group: the same formula for the "one" softmaxes,
 /// whose `κ` only changes `σ`.
 ///
+/// `c̄ = ∂L/∂C` from `s = σ(C)` and `s̄` with `σ` = `Sm`, as a closure that is always inlined
+/// (as [`applied`](crate::softmax::applied)'s).
+#[inline(always)]
+pub(crate) fn pulled_back<Sm: SoftmaxBackward, S: Field, const T: usize>()
+-> impl FnOnce(&SMatrix<S, T, T>, &SMatrix<S, T, T>, &mut SMatrix<S, T, T>) {
+    #[inline(always)]
+    |s, s_bar, c_bar| *c_bar = Sm::pullback(s, s_bar)
+}
+
 /// ```
 /// use geomattn::{MatrixSoftmax, Softmax, SoftmaxBackward, nalgebra::Matrix2};
 /// // A cotangent that is constant over the group is orthogonal to every change of σ(C).

@@ -7,12 +7,14 @@
 use nalgebra::allocator::Allocator;
 use nalgebra::{DefaultAllocator, Dim, OMatrix, SMatrix, SMatrixView, SMatrixViewMut};
 
+use super::softmax::pulled_back;
 use super::{Backward, SoftmaxBackward};
 use crate::packed::Symmetric;
 use crate::product;
 use crate::scalar::{Field, Real};
+use crate::softmax::applied;
 use crate::symplectic::attention::{
-    DenseA, Kick, SymmetricA, SymmetricMode, SymplecticAttention, SymplecticWeight, apply, scores,
+    DenseA, Kick, SymmetricA, SymmetricMode, SymplecticAttention, SymplecticWeight, scores,
 };
 use crate::symplectic::linear::{self, LinearSymplecticAttention};
 use crate::symplectic::{PhaseSide, assert_phase_space};
@@ -105,7 +107,7 @@ impl<S: Real, const N: usize> SymplecticWeightBackward<S, N> for DenseA<S, N> {
             Kick::Dense,
             self.a(),
             (x, g),
-            (apply::<Sm, S, T>(), pullback::<Sm, S, T>()),
+            (applied::<Sm, S, T>(), pulled_back::<Sm, S, T>()),
             &mut Fresh,
         );
         gradient.accumulate(&a_bar);
@@ -134,21 +136,12 @@ impl<S: Real, const N: usize, Mode: SymmetricMode> SymplecticWeightBackward<S, N
             Kick::symmetric(Mode::GML),
             self.a().matrix(),
             (x, g),
-            (apply::<Sm, S, T>(), pullback::<Sm, S, T>()),
+            (applied::<Sm, S, T>(), pulled_back::<Sm, S, T>()),
             &mut Fresh,
         );
         gradient.accumulate(&a_bar);
         x_bar
     }
-}
-
-/// `c̄ = ∂L/∂C` from `s = σ(C)` and `s̄` with `σ` = `Sm`, as a closure that is always inlined
-/// (as [`apply`]'s).
-#[inline(always)]
-fn pullback<Sm: SoftmaxBackward, S: Field, const T: usize>()
--> impl FnOnce(&SMatrix<S, T, T>, &SMatrix<S, T, T>, &mut SMatrix<S, T, T>) {
-    #[inline(always)]
-    |s, s_bar, c_bar| *c_bar = Sm::pullback(s, s_bar)
 }
 
 /// The pullback of a symplectic attention kick ([`kick`](crate::symplectic::attention::kick)) at the driving half `x` (`n×T`), given

@@ -65,6 +65,7 @@ mod multi_head;
 mod psd;
 mod resnet;
 mod scratch;
+mod softmax;
 mod symplectic_attention;
 mod transformer;
 

@@ -2,14 +2,17 @@
 
 use std::vec::Vec;
 
-use nalgebra::{DMatrix, RealField};
+use nalgebra::{DMatrix, DMatrixViewMut, RealField};
 
-use super::backward::{dot_rows, transpose};
-use super::{Backward, Element, Forward, Scratch, matrix, mul, tr_mul};
+use super::linear_symplectic::rows;
+use super::softmax::{applied, pulled_back};
+use super::{Backward, Element, Forward, Scratch, matrix};
+use crate::backward::head_pullback;
 use crate::error::Error;
-use crate::scalar::ratio;
+use crate::mha::{head_update, scale};
 use crate::scalar::{Field, MapScalar};
 use crate::softmax::Function as Softmax;
+use crate::workspace::Workspace;
 
 /// GML's `MultiHeadAttention(dim, n_heads; add_connection)` with its softmax (GML's
 /// `activation`, [`Softmax::Vector`] by default): per head, `Q = PQᵀ Z`, `K = PKᵀ Z`,
@@ -114,30 +117,6 @@ impl<S: Field> MultiHeadAttention<S> {
     }
 }
 
-impl<S: Element> MultiHeadAttention<S> {
-    /// `1/√dim`: GML scales by the square root of the full dimension (exact in either float).
-    fn scale(&self) -> S {
-        S::one() / ratio::<S>(self.dim as i64, 1).sqrt()
-    }
-
-    /// A head's `Q = PQᵀZ`, `K = PKᵀZ` and its attention weights `Λ = σ(s QᵀK)`, on buffers of
-    /// `scratch`: what the forward and the backward pass both compute.
-    fn scores(
-        &self,
-        query: &DMatrix<S>,
-        key: &DMatrix<S>,
-        z: &DMatrix<S>,
-        scratch: &mut Scratch<S>,
-    ) -> (DMatrix<S>, DMatrix<S>, DMatrix<S>) {
-        let q = tr_mul(query, z, scratch);
-        let k = tr_mul(key, z, scratch);
-        let mut lambda = tr_mul(&q, &k, scratch);
-        lambda *= self.scale();
-        (self.softmax).apply_in_place_with(lambda.as_mut_slice(), z.ncols(), S::exp_all);
-        (q, k, lambda)
-    }
-}
-
 impl<S: Element> Forward<S> for MultiHeadAttention<S> {
     fn name(&self) -> &'static str {
         "MultiHeadAttention"
@@ -147,6 +126,7 @@ impl<S: Element> Forward<S> for MultiHeadAttention<S> {
         (self.dim, None)
     }
 
+    /// The compile-time layer's kernel ([`crate::mha`]'s `head_update`) head by head.
     fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
         let mut out = if self.add_connection {
             scratch.copy(z)
@@ -154,32 +134,27 @@ impl<S: Element> Forward<S> for MultiHeadAttention<S> {
             scratch.zeros(z.nrows(), z.ncols())
         };
         for (h, [query, key, value]) in self.heads.iter().enumerate() {
-            let (q, k, c) = self.scores(query, key, z, scratch);
-            let v = tr_mul(value, &*z, scratch);
-            let update = mul(&v, &c, scratch);
+            let scores = (scale(self.dim), applied(self.softmax));
+            let project = |scratch: &mut Scratch<S>, projection: &DMatrix<S>| {
+                Workspace::tr_mul(scratch, projection, &*z)
+            };
+            let update = head_update([query, key, value], project, scores, scratch);
             let width = update.nrows();
             out.rows_mut(h * width, width)
                 .zip_apply(&update, |o, u| *o += u);
-            for m in [q, k, c, v, update] {
-                scratch.recycle(m);
-            }
+            scratch.recycle(update);
         }
         scratch.replace(z, out);
     }
 }
 
 /// Per head `h`, with `Q = PQᵀZ`, `K = PKᵀZ`, `V = PVᵀZ`, `Λ = σ(s QᵀK)`, `s = 1/√dim` and
-/// `Ō_h` the head's rows of `Ō` (the compile-time layer's formulas):
-///
-/// ```text
-/// V̄ = Ō_h Λᵀ,  C̄ = s · σ-pullback(Λ, Vᵀ Ō_h),  Q̄ = K C̄ᵀ,  K̄ = Q C̄,
-/// Z̄ += PQ Q̄ + PK K̄ + PV V̄,  P̄Q += Z Q̄ᵀ,  P̄K += Z K̄ᵀ,  P̄V += Z V̄ᵀ,
-/// ```
-///
-/// `Z̄` starting from `Ō` with `add_connection`, from zero without. The gradient holds every
-/// head's `P̄Q`, then every `P̄K`, then every `P̄V` (GML's order), each column-major. The
-/// projections are Euclidean here: a Stiefel layer's gradient is the Euclidean one, which GML's
-/// manifold optimisers would project.
+/// `Ō_h` the head's rows of `Ō`: the compile-time layer's kernel (`head_pullback`, its formulas
+/// in [`crate::MultiHeadAttention`]'s backward pass), `Z̄` starting from `Ō` with
+/// `add_connection`, from zero without. The gradient holds every head's `P̄Q`, then every
+/// `P̄K`, then every `P̄V` (GML's order), each column-major. The projections are Euclidean
+/// here: a Stiefel layer's gradient is the Euclidean one, which GML's manifold optimisers would
+/// project.
 impl<S: Element> Backward<S> for MultiHeadAttention<S> {
     fn parameter_count(&self) -> usize {
         self.heads.iter().flatten().map(DMatrix::len).sum()
@@ -192,50 +167,37 @@ impl<S: Element> Backward<S> for MultiHeadAttention<S> {
         gradient: &mut [S],
         scratch: &mut Scratch<S>,
     ) {
-        let (scale, t) = (self.scale(), z.ncols());
         let mut z_bar = if self.add_connection {
             scratch.copy(bar)
         } else {
-            scratch.zeros(z.nrows(), t)
+            scratch.zeros(z.nrows(), z.ncols())
         };
-        let per_head = self.heads.first().map_or(0, |[q, _, _]| q.len());
         let n_heads = self.heads.len();
+        let per_head = self.heads.first().map_or(0, |[q, _, _]| q.len());
         for (h, [query, key, value]) in self.heads.iter().enumerate() {
-            let (q, k, lambda) = self.scores(query, key, z, scratch);
-            let v = tr_mul(value, z, scratch);
-            let width = q.nrows();
-            let mut o_bar = scratch.zeros(width, t);
-            o_bar.copy_from(&bar.rows(h * width, width));
-            // V̄ = Ō_h Λᵀ; C̄ = s · σ-pullback(Λ, Vᵀ Ō_h).
-            let lambda_t = transpose(&lambda, scratch);
-            let v_bar = mul(&o_bar, &lambda_t, scratch);
-            let s_bar = tr_mul(&v, &o_bar, scratch);
-            let mut c_bar = scratch.zeros(t, t);
-            (self.softmax).pullback(lambda.as_slice(), s_bar.as_slice(), t, c_bar.as_mut_slice());
-            c_bar *= scale;
-            // Q̄ = K C̄ᵀ, K̄ = Q C̄.
-            let c_bar_t = transpose(&c_bar, scratch);
-            let q_bar = mul(&k, &c_bar_t, scratch);
-            let k_bar = mul(&q, &c_bar, scratch);
-            for (projection, cotangent) in [(query, &q_bar), (key, &k_bar), (value, &v_bar)] {
-                let share = mul(projection, cotangent, scratch);
-                z_bar += &share;
-                scratch.recycle(share);
-            }
-            // P̄ += Z X̄ᵀ, each at its place in GML's order.
-            for (group, cotangent) in [&q_bar, &k_bar, &v_bar].into_iter().enumerate() {
-                let start = (group * n_heads + h) * per_head;
-                let rows = z.nrows();
-                let place = &mut gradient[start..start + per_head];
-                for (at, g) in place.iter_mut().enumerate() {
-                    *g += dot_rows(z, at % rows, cotangent, at / rows);
-                }
-            }
-            for m in [
-                q, k, v, lambda, o_bar, lambda_t, v_bar, s_bar, c_bar, c_bar_t, q_bar, k_bar,
-            ] {
-                scratch.recycle(m);
-            }
+            let width = query.ncols();
+            let o_bar = rows(bar, h * width, width, scratch);
+            // This head's `P̄Q`, `P̄K` and `P̄V`: every `n_heads`-th block from the head's on.
+            let mut blocks = gradient
+                .chunks_exact_mut(per_head)
+                .skip(h)
+                .step_by(n_heads)
+                .map(|block| DMatrixViewMut::from_slice(block, self.dim, width));
+            let mut next = || blocks.next().expect("three groups of projections");
+            let mut projections_bar = [next(), next(), next()];
+            head_pullback(
+                [query, key, value],
+                (z, &o_bar),
+                (
+                    scale(self.dim),
+                    applied(self.softmax),
+                    pulled_back(self.softmax),
+                ),
+                &mut z_bar,
+                projections_bar.each_mut(),
+                scratch,
+            );
+            scratch.recycle(o_bar);
         }
         scratch.replace(bar, z_bar);
     }
@@ -256,5 +218,86 @@ impl<S: Field> MapScalar for MultiHeadAttention<S> {
             softmax: self.softmax,
             add_connection: self.add_connection,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::format;
+    use std::vec;
+    use std::vec::Vec;
+
+    use nalgebra::SMatrix;
+
+    use super::*;
+    use crate::backward::{Backward as _, SoftmaxBackward};
+    use crate::layer::SequenceLayer as _;
+    use crate::mha::{AddConnection, Connection, Head, NoConnection};
+    use crate::softmax::{MatrixSoftmax, VectorSoftmax};
+
+    fn values<const R: usize, const C: usize>(seed: f64) -> SMatrix<f64, R, C> {
+        SMatrix::from_fn(|i, j| ((i * C + j) as f64 * 0.731 + seed).sin() * 1.5)
+    }
+
+    /// The engine's forward and backward passes (its scratch used twice, its gradient in GML's
+    /// order) against the compile-time layer's, bit for bit.
+    fn same_bits<Conn, Sm, const D: usize, const H: usize, const DH: usize, const T: usize>(
+        softmax: Softmax,
+    ) where
+        Conn: Connection,
+        Sm: SoftmaxBackward,
+    {
+        let heads: [Head<f64, D, DH>; H] = core::array::from_fn(|h| {
+            let seed = h as f64;
+            Head::new(values(seed), values(seed + 0.4), values(seed + 0.8))
+        });
+        let layer =
+            crate::mha::MultiHeadAttention::<f64, D, H, DH, Conn>::new(heads).with_softmax::<Sm>();
+        let (z, out_bar) = (values::<D, T>(1.1), values::<D, T>(2.9));
+        let out = layer.forward(&z);
+        let mut gradient = crate::backward::Backward::<f64, D, T>::zero_gradient(&layer);
+        let z_bar = layer.backward(&z, &out_bar, &mut gradient);
+        let mut expected = Vec::new();
+        for group in 0..3 {
+            for head in gradient.heads() {
+                let projection = [&head.query, &head.key, &head.value][group];
+                expected.extend_from_slice(projection.as_slice());
+            }
+        }
+        let columns = |pick: fn(&Head<f64, D, DH>) -> &SMatrix<f64, D, DH>| {
+            heads.iter().map(|h| pick(h).as_slice()).collect::<Vec<_>>()
+        };
+        let engine = MultiHeadAttention::new(
+            D,
+            H,
+            &columns(|h| &h.query),
+            &columns(|h| &h.key),
+            &columns(|h| &h.value),
+            softmax,
+            Conn::ADD,
+        )
+        .unwrap();
+        let mut scratch = Scratch::new();
+        let sizes = format!("{} {D}×{T}, {H} heads", Sm::NAME);
+        for run in 0..2 {
+            let mut y = DMatrix::from_column_slice(D, T, z.as_slice());
+            engine.forward_in_place(&mut y, &mut scratch);
+            assert_eq!(y.as_slice(), out.as_slice(), "{sizes}, run {run}");
+            let mut bar = DMatrix::from_column_slice(D, T, out_bar.as_slice());
+            let mut found = vec![0.0; expected.len()];
+            let input = DMatrix::from_column_slice(D, T, z.as_slice());
+            engine.backward_in_place(&input, &mut bar, &mut found, &mut scratch);
+            assert_eq!(bar.as_slice(), z_bar.as_slice(), "{sizes}, run {run}");
+            assert_eq!(found, expected, "{sizes}, run {run}");
+        }
+    }
+
+    #[test]
+    fn the_passes_are_the_compiled_layers_bit_for_bit() {
+        same_bits::<AddConnection, VectorSoftmax, 2, 1, 2, 3>(Softmax::Vector);
+        same_bits::<NoConnection, MatrixSoftmax, 4, 2, 2, 3>(Softmax::Matrix);
+        same_bits::<AddConnection, MatrixSoftmax, 6, 3, 2, 4>(Softmax::Matrix);
+        same_bits::<NoConnection, VectorSoftmax, 5, 5, 1, 2>(Softmax::Vector);
+        same_bits::<AddConnection, VectorSoftmax, 3, 1, 3, 5>(Softmax::Vector);
     }
 }

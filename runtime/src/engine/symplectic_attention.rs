@@ -3,6 +3,7 @@
 use nalgebra::DMatrix;
 
 use super::linear_symplectic::rows;
+use super::softmax::{applied, pulled_back};
 use super::transformer::BlockAttention;
 use super::{Backward, Element, Forward, Scratch, half, matrix};
 use crate::backward::symplectic::kick_backward;
@@ -111,16 +112,6 @@ impl<S: Field> SymplecticAttention<S> {
 }
 
 impl<S: Element> SymplecticAttention<S> {
-    /// `σ` in place on the scores.
-    fn softmax(&self) -> impl FnOnce(DMatrix<S>) -> DMatrix<S> {
-        let softmax = self.softmax;
-        move |mut s| {
-            let t = s.nrows();
-            softmax.apply_in_place_with(s.as_mut_slice(), t, S::exp_all);
-            s
-        }
-    }
-
     /// The driving half `x` (`n × T`) of `z`, on a buffer of `scratch`.
     fn driving(&self, z: &DMatrix<S>, scratch: &mut Scratch<S>) -> DMatrix<S> {
         let n = self.a.nrows();
@@ -147,7 +138,7 @@ impl<S: Element> Forward<S> for SymplecticAttention<S> {
     fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
         let n = self.a.nrows();
         let x = self.driving(z, scratch);
-        let kick = kick(self.kick, &self.a, &x, self.softmax(), scratch);
+        let kick = kick(self.kick, &self.a, &x, applied(self.softmax), scratch);
         z.rows_mut(self.side.rows(n).0, n)
             .zip_apply(&kick, |o, k| *o += k);
         scratch.recycle(kick);
@@ -179,20 +170,11 @@ impl<S: Element> Backward<S> for SymplecticAttention<S> {
         let (updated, driving) = self.side.rows(n);
         let x = self.driving(z, scratch);
         let g = rows(bar, updated, n, scratch);
-        let softmax = self.softmax;
-        let pullback = |s: &DMatrix<S>, s_bar: &DMatrix<S>, c_bar: &mut DMatrix<S>| {
-            softmax.pullback(
-                s.as_slice(),
-                s_bar.as_slice(),
-                s.nrows(),
-                c_bar.as_mut_slice(),
-            );
-        };
         let (x_bar, a_bar) = kick_backward(
             self.kick,
             &self.a,
             (&x, &g),
-            (self.softmax(), pullback),
+            (applied(self.softmax), pulled_back(self.softmax)),
             scratch,
         );
         if self.kick == Kick::Dense {

@@ -69,7 +69,7 @@ use crate::packed::matrix_from_slice;
 use crate::scalar::{Field, MapScalar, Real, two};
 #[cfg(doc)]
 use crate::softmax::VectorSoftmax;
-use crate::softmax::{MatrixSoftmax, Softmax};
+use crate::softmax::{MatrixSoftmax, Softmax, applied};
 use crate::workspace::{Fresh, Workspace};
 use crate::{init, product};
 
@@ -162,7 +162,7 @@ impl<S: Field, const N: usize, Mode> SymmetricA<S, N, Mode> {
 impl<S: Real, const N: usize> SymplecticWeight<S, N> for DenseA<S, N> {
     #[inline(always)]
     fn kick<Sm: Softmax, const T: usize>(&self, x: &SMatrix<S, N, T>) -> SMatrix<S, N, T> {
-        kick(Kick::Dense, &self.a, x, apply::<Sm, S, T>(), &mut Fresh)
+        kick(Kick::Dense, &self.a, x, applied::<Sm, S, T>(), &mut Fresh)
     }
 }
 
@@ -175,21 +175,10 @@ impl<S: Real, const N: usize, Mode: SymmetricMode> SymplecticWeight<S, N>
             Kick::symmetric(Mode::GML),
             self.a.matrix(),
             x,
-            apply::<Sm, S, T>(),
+            applied::<Sm, S, T>(),
             &mut Fresh,
         )
     }
-}
-
-/// `σ(s)` with `σ` = `Sm`, the scores taken and returned by value, as a closure that is always
-/// inlined: a function item passed for an `impl FnOnce` is called through a shim that is not
-/// (over lanes, the layer ran 7× slower, its matrices spilled around the call), and `σ` applied
-/// in place left the layer 5 – 10 % slower than by value.
-#[inline(always)]
-pub(crate) fn apply<Sm: Softmax, S: Real, const T: usize>()
--> impl FnOnce(SMatrix<S, T, T>) -> SMatrix<S, T, T> {
-    #[inline(always)]
-    |s| Sm::apply(&s)
 }
 
 /// The three kicks of the table above, as data (the engine's layers hold one; the compile-time

@@ -1,13 +1,18 @@
 //! The backward pass of multi-head attention with Euclidean heads.
 
-use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut};
+use nalgebra::allocator::Allocator;
+use nalgebra::{
+    DefaultAllocator, Dim, Matrix, OMatrix, RawStorageMut, SMatrix, SMatrixView, SMatrixViewMut,
+};
 
 use crate::backward::Backward;
 use crate::backward::SoftmaxBackward;
-use crate::mha::{Connection, Euclidean, Head, MultiHeadAttention};
+use crate::backward::softmax::pulled_back;
+use crate::mha::{Connection, Euclidean, Head, HeadScores, MultiHeadAttention, head_scores, scale};
 use crate::product;
-use crate::scalar::Real;
-use crate::scalar::ratio;
+use crate::scalar::{Field, Real};
+use crate::softmax::applied;
+use crate::workspace::{Fresh, Workspace};
 
 /// Per head `h`, with `Q = PQᵀZ`, `K = PKᵀZ`, `V = PVᵀZ`, `Λ = σ(s QᵀK)`, `s = 1/√D` and `Ō_h` the
 /// head's rows of `Ō`:
@@ -41,38 +46,118 @@ where
         mut z_bar: SMatrixViewMut<'_, S, D, T>,
         gradient: &mut Self,
     ) {
-        // The forward pass's scaling, by the square root of the full dimension D.
-        let scale = S::one() / ratio::<S>(D as i64, 1).sqrt();
-        if Conn::ADD {
-            z_bar.copy_from(&out_bar);
-        } else {
-            z_bar.fill(S::zero());
-        }
+        let z: SMatrix<S, D, T> = product::matrix(|i, j| z[(i, j)]);
+        product::update(
+            &mut z_bar,
+            #[inline(always)]
+            |_, i, j| {
+                if Conn::ADD {
+                    out_bar[(i, j)]
+                } else {
+                    S::zero()
+                }
+            },
+        );
         let mut heads = *gradient.heads();
         for ((h, head), head_gradient) in self.heads().iter().enumerate().zip(&mut heads) {
-            let q = product::tr_mul(&head.query, &z);
-            let k = product::tr_mul(&head.key, &z);
-            let v = product::tr_mul(&head.value, &z);
-            let mut lambda: SMatrix<S, T, T> = product::matrix(
-                #[cfg_attr(not(debug_assertions), inline(always))]
-                |i, j| product::column_dot(&q, i, &k, j) * scale,
-            );
-            Sm::apply_in_place(&mut lambda);
             let o_bar: SMatrix<S, DH, T> = product::matrix(
                 #[cfg_attr(not(debug_assertions), inline(always))]
                 |i, j| out_bar[(h * DH + i, j)],
             );
-            let v_bar = product::mul(&o_bar, &lambda.transpose());
-            let c_bar = Sm::pullback(&lambda, &product::tr_mul(&v, &o_bar)) * scale;
-            let q_bar = product::mul(&k, &c_bar.transpose());
-            let k_bar = product::mul(&q, &c_bar);
-            z_bar += product::mul(&head.query, &q_bar)
-                + product::mul(&head.key, &k_bar)
-                + product::mul(&head.value, &v_bar);
-            head_gradient.query += product::mul(&z, &q_bar.transpose());
-            head_gradient.key += product::mul(&z, &k_bar.transpose());
-            head_gradient.value += product::mul(&z, &v_bar.transpose());
+            head_pullback(
+                [&head.query, &head.key, &head.value],
+                (&z, &o_bar),
+                (
+                    scale::<S>(D),
+                    applied::<Sm, S, T>(),
+                    pulled_back::<Sm, S, T>(),
+                ),
+                &mut z_bar,
+                [
+                    &mut head_gradient.query,
+                    &mut head_gradient.key,
+                    &mut head_gradient.value,
+                ],
+                &mut Fresh,
+            );
         }
         *gradient = Self::new(heads);
     }
+}
+
+/// The pullback of one head ([`crate::mha::head_update`]) given `Ō_h`, its rows of `Ō`, with
+/// the caller's `s`, `σ` and `σ`'s pullback (`(s, s̄, c̄)`), on matrices of `workspace`: adds
+/// `PQ Q̄ + PK K̄ + PV V̄` to `z_bar` and `Z Q̄ᵀ`, `Z K̄ᵀ`, `Z V̄ᵀ` to the projections' gradients
+/// (the formulas above). The one place it is written, for every size (nalgebra's [`Dim`]): the
+/// compile-time layer and the engine's run it.
+#[inline(always)]
+pub(crate) fn head_pullback<S, D: Dim, DH: Dim, T: Dim, SZ, SP, W: Workspace<S>>(
+    [query, key, value]: [&OMatrix<S, D, DH>; 3],
+    (z, o_bar): (&OMatrix<S, D, T>, &OMatrix<S, DH, T>),
+    (scale, softmax, pullback): (
+        S,
+        impl FnOnce(OMatrix<S, T, T>) -> OMatrix<S, T, T>,
+        impl FnOnce(&OMatrix<S, T, T>, &OMatrix<S, T, T>, &mut OMatrix<S, T, T>),
+    ),
+    z_bar: &mut Matrix<S, D, T, SZ>,
+    projections_bar: [&mut Matrix<S, D, DH, SP>; 3],
+    workspace: &mut W,
+) where
+    S: Field,
+    SZ: RawStorageMut<S, D, T>,
+    SP: RawStorageMut<S, D, DH>,
+    DefaultAllocator: Allocator<D, DH> + Allocator<D, T> + Allocator<DH, T> + Allocator<T, T>,
+{
+    let mut project =
+        |workspace: &mut W, projection: &OMatrix<S, D, DH>| workspace.tr_mul(projection, z);
+    let HeadScores {
+        mut q,
+        mut k,
+        scores,
+    } = head_scores([query, key], &mut project, scale, workspace);
+    let mut lambda = softmax(scores);
+    let (t, _) = lambda.shape_generic();
+    let mut v = project(workspace, value);
+    // V̄ = Ō_h Λᵀ; C̄ = s · σ-pullback(Λ, Vᵀ Ō_h).
+    let mut lambda_t = workspace.transpose(&lambda);
+    let mut v_bar = workspace.mul(o_bar, &lambda_t);
+    let mut s_bar = workspace.tr_mul(&v, o_bar);
+    let mut c_bar = workspace.build(t, t, |_, _| S::zero());
+    pullback(&lambda, &s_bar, &mut c_bar);
+    product::update(
+        &mut c_bar,
+        #[inline(always)]
+        |entry, _, _| entry * scale,
+    );
+    // Q̄ = K C̄ᵀ, K̄ = Q C̄.
+    let mut c_bar_t = workspace.transpose(&c_bar);
+    let mut q_bar = workspace.mul(&k, &c_bar_t);
+    let mut k_bar = workspace.mul(&q, &c_bar);
+    for (projection, cotangent) in [(query, &q_bar), (key, &k_bar), (value, &v_bar)] {
+        let mut share = workspace.mul(projection, cotangent);
+        product::update(
+            z_bar,
+            #[inline(always)]
+            |entry, i, j| entry + share[(i, j)],
+        );
+        workspace.recycle(&mut share);
+    }
+    // P̄ += Z X̄ᵀ.
+    for (gradient, cotangent) in projections_bar.into_iter().zip([&q_bar, &k_bar, &v_bar]) {
+        let mut from = workspace.mul_tr(z, cotangent);
+        product::update(
+            gradient,
+            #[inline(always)]
+            |entry, i, j| entry + from[(i, j)],
+        );
+        workspace.recycle(&mut from);
+    }
+    workspace.recycle_all([&mut q, &mut k, &mut v, &mut v_bar, &mut q_bar, &mut k_bar]);
+    workspace.recycle_all([
+        &mut lambda,
+        &mut lambda_t,
+        &mut s_bar,
+        &mut c_bar,
+        &mut c_bar_t,
+    ]);
 }

@@ -28,3 +28,6 @@
 
 mod attention;
 mod resnet;
+
+#[cfg(feature = "std")]
+pub(crate) use attention::head_pullback;
