@@ -194,20 +194,13 @@ mod tests {
     use std::vec;
     use std::vec::Vec;
 
-    use nalgebra::{DMatrix, SMatrix};
+    use nalgebra::SMatrix;
 
     use super::*;
     use crate::backward::Backward as _;
+    use crate::engine::sample::{dynamic, values};
     use crate::packed::SkewSymmetric;
     use crate::vpa::{ArbitraryVpa, SkewVpa};
-
-    fn values<const R: usize, const C: usize>(seed: f64) -> SMatrix<f64, R, C> {
-        SMatrix::from_fn(|i, j| ((i * C + j) as f64 * 0.731 + seed).sin() * 1.5)
-    }
-
-    fn dynamic<const R: usize, const C: usize>(m: &SMatrix<f64, R, C>) -> DMatrix<f64> {
-        DMatrix::from_column_slice(R, C, m.as_slice())
-    }
 
     /// The engine's backward pass (its scratch used twice) and its gradient's packed order
     /// against the compile-time layer's, bit for bit, for both weightings.

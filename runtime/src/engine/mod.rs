@@ -64,6 +64,8 @@ mod linear_symplectic;
 mod multi_head;
 mod psd;
 mod resnet;
+#[cfg(test)]
+mod sample;
 mod scratch;
 mod softmax;
 mod symplectic_attention;

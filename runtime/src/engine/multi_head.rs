@@ -231,13 +231,10 @@ mod tests {
 
     use super::*;
     use crate::backward::{Backward as _, SoftmaxBackward};
+    use crate::engine::sample::values;
     use crate::layer::SequenceLayer as _;
     use crate::mha::{AddConnection, Connection, Head, NoConnection};
     use crate::softmax::{MatrixSoftmax, VectorSoftmax};
-
-    fn values<const R: usize, const C: usize>(seed: f64) -> SMatrix<f64, R, C> {
-        SMatrix::from_fn(|i, j| ((i * C + j) as f64 * 0.731 + seed).sin() * 1.5)
-    }
 
     /// The engine's forward and backward passes (its scratch used twice, its gradient in GML's
     /// order) against the compile-time layer's, bit for bit.

@@ -215,15 +215,8 @@ mod tests {
     use nalgebra::{DMatrix, SMatrix};
 
     use super::*;
+    use crate::engine::sample::{dynamic, values};
     use crate::workspace::Fresh;
-
-    fn values<const R: usize, const C: usize>(seed: f64) -> SMatrix<f64, R, C> {
-        SMatrix::from_fn(|i, j| ((i * C + j) as f64 * 0.731 + seed).sin() * 1.5)
-    }
-
-    fn dynamic<const R: usize, const C: usize>(m: &SMatrix<f64, R, C>) -> DMatrix<f64> {
-        DMatrix::from_column_slice(R, C, m.as_slice())
-    }
 
     /// The kicks and their pullbacks on the engine's scratch (`Dyn` sizes, its products, its
     /// buffers used again with their old values) are the compile-time layers' (`Const` sizes, on
