@@ -31,7 +31,7 @@ pub trait CorrelationBackward<S: Field, const D: usize>: SkewCorrelation<S, D> +
     );
 }
 
-/// `C = Zᵀ A Z`: [`correlation_pullback`], `∂L/∂A` at the packed positions.
+/// `C = Zᵀ A Z`: `correlation_pullback`, `∂L/∂A` at the packed positions.
 impl<S: Field, const D: usize> CorrelationBackward<S, D> for SkewWeight<S, D> {
     fn zero_gradient(&self) -> Self {
         SkewWeight::new(SkewSymmetric::zeros())
@@ -56,7 +56,7 @@ impl<S: Field, const D: usize> CorrelationBackward<S, D> for SkewWeight<S, D> {
     }
 }
 
-/// `C = L − Lᵀ`, `L = s·Zᵀ A Z` below the diagonal: [`correlation_pullback`].
+/// `C = L − Lᵀ`, `L = s·Zᵀ A Z` below the diagonal: `correlation_pullback`.
 impl<S: Field, const D: usize> CorrelationBackward<S, D> for ArbitraryWeight<S, D> {
     fn zero_gradient(&self) -> Self {
         ArbitraryWeight::with_scale(SMatrix::zeros(), self.scale())
