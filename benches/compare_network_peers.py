@@ -96,7 +96,8 @@ def peers_round(python, anchors):
         check=True, capture_output=True, text=True).stdout
     rows = {}
     for line in out.splitlines():
-        row = re.match(r"(\S+)\s+vpt\s+float32 B=\d+:\s+([\d.]+) ns/window", line)
+        # The anchors name the sizes after the batch since they run any VPT (`B=… d=3 T=3:`).
+        row = re.match(r"(\S+)\s+vpt\s+float32 B=\d+(?: d=\d+ T=\d+)?:\s+([\d.]+) ns/window", line)
         if row:
             rows[row.group(1)] = float(row.group(2))
     return rows
