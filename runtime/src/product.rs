@@ -13,11 +13,7 @@
 
 use core::mem::MaybeUninit;
 
-#[cfg(feature = "std")]
-use nalgebra::allocator::Allocator;
 use nalgebra::{ArrayStorage, Const, Dim, Matrix, RawStorage, RawStorageMut, SMatrix};
-#[cfg(feature = "std")]
-use nalgebra::{DefaultAllocator, OMatrix};
 
 use crate::scalar::Field;
 
@@ -245,51 +241,6 @@ pub(crate) fn sum_of_products<S: Field>(n: usize, mut term: impl FnMut(usize) ->
 #[inline(always)]
 pub(crate) fn accumulate<S: Field>(sum: S, a: S, b: S) -> S {
     crate::isa::polynomial::fused_accumulate(sum, a, b).unwrap_or_else(|| sum + a * b)
-}
-
-/// The matrix of shape `(rows, cols)` with entries `f(i, j)`, built column by column, each value
-/// written once: [`matrix`] for every [`Dim`], for the run-time engine (for compile-time sizes
-/// inside a lane kernel, [`matrix`]: through nalgebra's uninitialised matrix, which is not always
-/// inlined, the rigid-body transformer's lane path ran 22× slower).
-#[cfg(feature = "std")]
-#[inline(always)]
-pub(crate) fn matrix_generic<S: Field, R: Dim, C: Dim>(
-    rows: R,
-    cols: C,
-    mut f: impl FnMut(usize, usize) -> S,
-) -> OMatrix<S, R, C>
-where
-    DefaultAllocator: Allocator<R, C>,
-{
-    let mut m = Matrix::uninit(rows, cols);
-    for j in 0..cols.value() {
-        for i in 0..rows.value() {
-            m[(i, j)] = MaybeUninit::new(f(i, j));
-        }
-    }
-    // SAFETY: every entry of the `rows × cols` matrix was written above.
-    unsafe { m.assume_init() }
-}
-
-/// `a·b`, built by [`matrix_generic`].
-#[cfg(feature = "std")]
-#[inline(always)]
-pub(crate) fn mul_generic<S, R: Dim, K: Dim, C: Dim, SA, SB>(
-    a: &Matrix<S, R, K, SA>,
-    b: &Matrix<S, K, C, SB>,
-) -> OMatrix<S, R, C>
-where
-    S: Field,
-    SA: RawStorage<S, R, K>,
-    SB: RawStorage<S, K, C>,
-    DefaultAllocator: Allocator<R, C>,
-{
-    matrix_generic(
-        a.shape_generic().0,
-        b.shape_generic().1,
-        #[inline(always)]
-        |i, j| entry(a, b, i, j),
-    )
 }
 
 #[cfg(test)]

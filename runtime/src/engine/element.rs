@@ -9,6 +9,7 @@ use crate::lanes::{LaneScalar, Lanes};
 use crate::orthogonal::OrthogonalMap;
 use crate::product;
 use crate::scalar::Real;
+use crate::workspace::{Fresh, Workspace};
 
 /// A scalar of the engine's forward passes: every [`nalgebra::RealField`] (`f32`, `f64`, dual
 /// numbers), and [`Lanes`] of them, each lane computing exactly what its scalar computes, so that a
@@ -168,7 +169,7 @@ impl<S: RealField + Copy> Element for S {
             .lu()
             .solve(&(&identity - &skew))
             .unwrap_or_else(|| DMatrix::from_element(t, t, S::zero() / S::zero()));
-        product::mul_generic(z, &q)
+        Fresh.mul(z, &q)
     }
 }
 
