@@ -3,7 +3,6 @@
 use nalgebra::{DMatrix, DMatrixViewMut, DVector, DVectorViewMut};
 
 use super::feedforward::{FeedForward, StackLayer, activate_all};
-use super::linear_symplectic::rows;
 use super::{Backward, Element, Forward, Scratch, half, matrix, mul, tr_mul, vector};
 use crate::activation::Function;
 use crate::backward::shear_pullback;
@@ -145,7 +144,10 @@ impl<S: Element> Backward<S> for GradientLayer<S> {
         let (hidden, n) = self.weight.shape();
         let (target, source) = self.side.rows(n);
         let activated = self.activated(z, scratch);
-        let (driver, target_bar) = (rows(z, source, n, scratch), rows(bar, target, n, scratch));
+        let (driver, target_bar) = (
+            scratch.copy_rows(z, source, n),
+            scratch.copy_rows(bar, target, n),
+        );
         let (k_bar, rest) = gradient.split_at_mut(self.weight.len());
         let (b_bar, a_bar) = rest.split_at_mut(hidden);
         let activation = self.activation;

@@ -68,24 +68,12 @@ impl<S: Element> Forward<S> for LinearSymplecticAttention<S> {
     fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
         let n = self.dim / 2;
         let (updated, driving) = self.side.rows(n);
-        let x = rows(z, driving, n, scratch);
+        let x = scratch.copy_rows(z, driving, n);
         let kick = linear::kick(&self.a, &x, scratch);
         z.rows_mut(updated, n).zip_apply(&kick, |o, k| *o += k);
         scratch.recycle(kick);
         scratch.recycle(x);
     }
-}
-
-/// The rows `first..first + n` of `z`, on a buffer of `scratch`.
-pub(super) fn rows<S: Element>(
-    z: &DMatrix<S>,
-    first: usize,
-    n: usize,
-    scratch: &mut Scratch<S>,
-) -> DMatrix<S> {
-    let mut rows = scratch.unfilled(n, z.ncols());
-    rows.copy_from(&z.rows(first, n));
-    rows
 }
 
 /// The kick `x A` of the driving half `x`, with `G` the updated half of `Ō`: `Z̄ = Ō` plus
@@ -105,7 +93,10 @@ impl<S: Element> Backward<S> for LinearSymplecticAttention<S> {
     ) {
         let n = self.dim / 2;
         let (updated, driving) = self.side.rows(n);
-        let (x, g) = (rows(z, driving, n, scratch), rows(bar, updated, n, scratch));
+        let (x, g) = (
+            scratch.copy_rows(z, driving, n),
+            scratch.copy_rows(bar, updated, n),
+        );
         let (x_bar, a_bar) = linear::kick_backward(&self.a, (&x, &g), scratch);
         add_folded::<S, Sym>(self.a.nrows(), |i, j| a_bar[(i, j)], gradient);
         bar.rows_mut(driving, n).zip_apply(&x_bar, |o, x| *o += x);

@@ -4,7 +4,6 @@ use std::vec::Vec;
 
 use nalgebra::{DMatrix, DMatrixViewMut, RealField};
 
-use super::linear_symplectic::rows;
 use super::softmax::{applied, pulled_back};
 use super::{Backward, Element, Forward, Scratch, matrix};
 use crate::backward::head_pullback;
@@ -176,7 +175,7 @@ impl<S: Element> Backward<S> for MultiHeadAttention<S> {
         let per_head = self.heads.first().map_or(0, |[q, _, _]| q.len());
         for (h, [query, key, value]) in self.heads.iter().enumerate() {
             let width = query.ncols();
-            let o_bar = rows(bar, h * width, width, scratch);
+            let o_bar = scratch.copy_rows(bar, h * width, width);
             // This head's `P̄Q`, `P̄K` and `P̄V`: every `n_heads`-th block from the head's on.
             let mut blocks = gradient
                 .chunks_exact_mut(per_head)

@@ -73,6 +73,13 @@ impl<S: Field> Scratch<S> {
         DMatrix::from_vec(m.nrows(), m.ncols(), values)
     }
 
+    /// A copy of the rows `first..first + n` of `m`, on a spare buffer if there is one.
+    pub(crate) fn copy_rows(&mut self, m: &DMatrix<S>, first: usize, n: usize) -> DMatrix<S> {
+        let mut rows = self.unfilled(n, m.ncols());
+        rows.copy_from(&m.rows(first, n));
+        rows
+    }
+
     /// A spare buffer for `len` values: the one of least capacity that holds them, else the
     /// largest (to grow), else a new one. A buffer grows once to the most a pass asks of it, and
     /// a pass's buffers so settle after its first run, whatever order they come back in.

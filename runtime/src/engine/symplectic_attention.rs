@@ -2,7 +2,6 @@
 
 use nalgebra::DMatrix;
 
-use super::linear_symplectic::rows;
 use super::softmax::{applied, pulled_back};
 use super::transformer::BlockAttention;
 use super::{Backward, Element, Forward, Scratch, half, matrix};
@@ -115,7 +114,7 @@ impl<S: Element> SymplecticAttention<S> {
     /// The driving half `x` (`n × T`) of `z`, on a buffer of `scratch`.
     fn driving(&self, z: &DMatrix<S>, scratch: &mut Scratch<S>) -> DMatrix<S> {
         let n = self.a.nrows();
-        rows(z, self.side.rows(n).1, n, scratch)
+        scratch.copy_rows(z, self.side.rows(n).1, n)
     }
 }
 
@@ -169,7 +168,7 @@ impl<S: Element> Backward<S> for SymplecticAttention<S> {
         let n = self.a.nrows();
         let (updated, driving) = self.side.rows(n);
         let x = self.driving(z, scratch);
-        let g = rows(bar, updated, n, scratch);
+        let g = scratch.copy_rows(bar, updated, n);
         let (x_bar, a_bar) = kick_backward(
             self.kick,
             &self.a,
