@@ -30,29 +30,19 @@
 mod architectures;
 mod cayley;
 #[cfg(test)]
-mod exact;
+pub(crate) mod exact;
 mod feedforward;
 mod lanes;
-mod softmax;
-mod standard;
-pub(crate) mod symplectic;
-mod sympnet;
-mod vpa;
+pub(crate) mod softmax;
 
+pub use crate::symplectic::attention::backward::SymplecticWeightBackward;
+pub use crate::vpa::backward::CorrelationBackward;
 #[cfg(feature = "std")]
 pub(crate) use cayley::cayley_pullback;
 pub use cayley::{CayleyDifferentiable, cayley_vjp};
 pub use feedforward::{ActivationDerivative, ColumnBackward};
 pub use lanes::LaneBackward;
 pub use softmax::SoftmaxBackward;
-#[cfg(feature = "std")]
-pub(crate) use standard::head_pullback;
-pub use symplectic::SymplecticWeightBackward;
-#[cfg(feature = "std")]
-pub(crate) use sympnet::shear_pullback;
-pub use vpa::CorrelationBackward;
-#[cfg(feature = "std")]
-pub(crate) use vpa::correlation_pullback;
 
 use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut};
 

@@ -184,7 +184,7 @@ impl<L> Chain<L> {
 /// `σ(W x + b)` for every column `x` of `z`, on a buffer of `scratch`: the activated part of
 /// dense layers `σ(W x + b)` and residual ones `x + σ(W x + b)`, in the compile-time layers'
 /// order of sums.
-pub(super) fn activated<S: Element>(
+pub(crate) fn activated<S: Element>(
     w: &DMatrix<S>,
     z: &DMatrix<S>,
     b: Option<&DVector<S>>,
@@ -198,7 +198,7 @@ pub(super) fn activated<S: Element>(
 
 /// `δ = ȳ ⊙ σ'(W x + b)` for `ȳ = bar`, written over `activated = σ(W x + b)` ([`activated`]):
 /// the shared step of the backward passes of dense and residual layers.
-pub(super) fn activation_cotangent<S: Element>(
+pub(crate) fn activation_cotangent<S: Element>(
     mut activated: DMatrix<S>,
     activation: Function,
     bar: &DMatrix<S>,
@@ -211,7 +211,7 @@ pub(super) fn activation_cotangent<S: Element>(
 
 /// Adds `∂L/∂W = δ zᵀ` at `positions` (in their order) and then, if there is a bias,
 /// `∂L/∂b = Σ_t δ_t`, to `gradient`: the parameters' share of `σ(W x + b)`.
-pub(super) fn add_affine_gradient<S: Element>(
+pub(crate) fn add_affine_gradient<S: Element>(
     delta: &DMatrix<S>,
     z: &DMatrix<S>,
     positions: impl Iterator<Item = (usize, usize)>,
@@ -230,7 +230,7 @@ pub(super) fn add_affine_gradient<S: Element>(
 }
 
 /// `Σ_t a[i, t] b[j, t]`: the entry `(i, j)` of `a bᵀ`.
-pub(super) fn dot_rows<'a, 'b, S: Element>(
+pub(crate) fn dot_rows<'a, 'b, S: Element>(
     a: impl Into<DMatrixView<'a, S>>,
     i: usize,
     b: impl Into<DMatrixView<'b, S>>,
@@ -241,12 +241,12 @@ pub(super) fn dot_rows<'a, 'b, S: Element>(
 }
 
 /// Every position of a `rows×cols` matrix, column by column (Julia's order of a dense array).
-pub(super) fn column_major(rows: usize, cols: usize) -> impl Iterator<Item = (usize, usize)> {
+pub(crate) fn column_major(rows: usize, cols: usize) -> impl Iterator<Item = (usize, usize)> {
     (0..cols).flat_map(move |j| (0..rows).map(move |i| (i, j)))
 }
 
 /// `mᵀ`, on a buffer of `scratch`.
-pub(super) fn transpose<S: Element>(m: &DMatrix<S>, scratch: &mut Scratch<S>) -> DMatrix<S> {
+pub(crate) fn transpose<S: Element>(m: &DMatrix<S>, scratch: &mut Scratch<S>) -> DMatrix<S> {
     let mut out = scratch.unfilled(m.ncols(), m.nrows());
     m.transpose_to(&mut out);
     out

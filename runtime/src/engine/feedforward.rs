@@ -1,181 +1,18 @@
-//! GML's volume-preserving feed-forward layers, and chains of layers on each time step, at
-//! run-time sizes.
+//! Chains of layers on each time step at run-time sizes (GML's `VolumePreservingFeedForward`, a
+//! standard transformer's ResNet layers), and the residual update `x + σ(W x + b)` they share.
 
 use std::vec::Vec;
 
 use nalgebra::{DMatrix, DVector};
 
-use super::backward::{activated, add_affine_gradient};
-use super::{Backward, Element, Forward, ResNetLayer, Scratch, mul, tr_mul, vector};
+use super::backward::add_affine_gradient;
+use super::{Element, Forward, Scratch, mul, tr_mul};
 use crate::activation::Function;
 use crate::error::Error;
+use crate::feedforward::resnet::engine::ResNetLayer;
+use crate::feedforward::volume_preserving::engine::VolumePreservingLayer;
 use crate::feedforward::{residual_after_product, residual_pullback_in_place};
-use crate::packed::{Lower, PackedLayout, Upper, dense_from_packed};
 use crate::scalar::{Field, MapScalar};
-
-/// GML's `VolumePreservingLowerLayer` / `VolumePreservingUpperLayer(dim, activation; use_bias)`:
-/// `x ↦ x + σ(W x + b)` on every time step, `W` strictly lower / upper triangular (the
-/// compile-time [`crate::VolumePreservingLayer`], whose maths it runs).
-#[derive(Debug, Clone, PartialEq)]
-pub struct VolumePreservingLayer<S> {
-    weight: DMatrix<S>,
-    bias: Option<DVector<S>>,
-    activation: Function,
-    upper: bool,
-}
-
-impl<S: Field> VolumePreservingLayer<S> {
-    /// GML's `VolumePreservingLowerLayer(dim, activation; use_bias = bias.is_some())` from the
-    /// packed `weight` (GML's `LowerTriangular` vector `S`) and the bias.
-    ///
-    /// # Errors
-    /// [`Error::PackedLength`] if `weight` does not have `dim(dim−1)/2` entries,
-    /// [`Error::WeightLength`] if `bias` does not have `dim`.
-    pub fn lower(
-        dim: usize,
-        weight: &[S],
-        bias: Option<&[S]>,
-        activation: Function,
-    ) -> Result<Self, Error> {
-        Self::new::<Lower>(dim, weight, bias, activation, false)
-    }
-
-    /// GML's `VolumePreservingUpperLayer(dim, activation; use_bias = bias.is_some())`, as
-    /// [`lower`](Self::lower).
-    ///
-    /// # Errors
-    /// As [`lower`](Self::lower).
-    pub fn upper(
-        dim: usize,
-        weight: &[S],
-        bias: Option<&[S]>,
-        activation: Function,
-    ) -> Result<Self, Error> {
-        Self::new::<Upper>(dim, weight, bias, activation, true)
-    }
-
-    fn new<Layout: PackedLayout>(
-        dim: usize,
-        weight: &[S],
-        bias: Option<&[S]>,
-        activation: Function,
-        upper: bool,
-    ) -> Result<Self, Error> {
-        let weight = dense_from_packed::<S, Layout>(dim, weight)?;
-        let bias = bias.map(|b| vector("bias", dim, b)).transpose()?;
-        Ok(Self {
-            weight,
-            bias,
-            activation,
-            upper,
-        })
-    }
-
-    /// The activation.
-    pub fn activation(&self) -> Function {
-        self.activation
-    }
-}
-
-impl<S: Element> Forward<S> for VolumePreservingLayer<S> {
-    fn name(&self) -> &'static str {
-        if self.upper {
-            "VolumePreservingUpperLayer"
-        } else {
-            "VolumePreservingLowerLayer"
-        }
-    }
-
-    fn input_shape(&self) -> (usize, Option<usize>) {
-        (self.weight.nrows(), None)
-    }
-
-    fn forward_in_place(&self, z: &mut DMatrix<S>, scratch: &mut Scratch<S>) {
-        residual(
-            &self.weight,
-            z,
-            self.bias.as_ref(),
-            self.activation,
-            scratch,
-        );
-    }
-}
-
-impl<S: Element> VolumePreservingLayer<S> {
-    /// The weight, bias and activation.
-    fn parts(&self) -> Affine<'_, S> {
-        (&self.weight, self.bias.as_ref(), self.activation)
-    }
-
-    /// The positions of `W`'s packed entries.
-    fn positions(&self) -> impl Iterator<Item = (usize, usize)> {
-        let dim = self.weight.nrows();
-        let (lower, upper) = if self.upper {
-            (None, Some(Upper::positions(dim)))
-        } else {
-            (Some(Lower::positions(dim)), None)
-        };
-        lower
-            .into_iter()
-            .flatten()
-            .chain(upper.into_iter().flatten())
-    }
-}
-
-/// `x̄ = ȳ + Wᵀ δ`, `δ = ȳ ⊙ σ'(W x + b)`; `∂L/∂W = δ xᵀ` at the packed positions, then `∂L/∂b`.
-/// Keeps its input and `σ(W x + b)` from the forward pass.
-impl<S: Element> Backward<S> for VolumePreservingLayer<S> {
-    fn parameter_count(&self) -> usize {
-        let dim = self.weight.nrows();
-        Lower::packed_len(dim) + self.bias.as_ref().map_or(0, DVector::len)
-    }
-
-    fn backward_in_place(
-        &self,
-        z: &DMatrix<S>,
-        bar: &mut DMatrix<S>,
-        gradient: &mut [S],
-        scratch: &mut Scratch<S>,
-    ) {
-        let (w, b, activation) = self.parts();
-        let y = activated(w, z, b, activation, scratch);
-        residual_backward(
-            self.parts(),
-            self.positions(),
-            (z, y),
-            bar,
-            gradient,
-            scratch,
-        );
-    }
-
-    fn forward_keeping(
-        &self,
-        z: &mut DMatrix<S>,
-        kept: &mut Vec<DMatrix<S>>,
-        scratch: &mut Scratch<S>,
-    ) {
-        residual_keeping(self.parts(), z, kept, scratch);
-    }
-
-    fn backward_kept(
-        &self,
-        kept: &mut Vec<DMatrix<S>>,
-        bar: &mut DMatrix<S>,
-        gradient: &mut [S],
-        scratch: &mut Scratch<S>,
-    ) {
-        residual_backward_kept(self.parts(), self.positions(), kept, bar, gradient, scratch);
-    }
-}
-
-impl<S: Element> StackLayer<S> for VolumePreservingLayer<S> {
-    const STACK: &'static str = "VolumePreservingFeedForward";
-
-    fn residual_parts(&self) -> Option<Affine<'_, S>> {
-        Some(self.parts())
-    }
-}
 
 /// A chain of layers of one kind on states of one dimension, applied to every time step: GML's
 /// `VolumePreservingFeedForward` ([`VolumePreservingFeedForward`], the compile-time
@@ -262,7 +99,7 @@ impl<S: Element, L: StackLayer<S>> Forward<S> for FeedForward<L> {
 /// ([`residual_after_product`]) with the scalar's product and `σ` on the whole of `W x + b` at
 /// once ([`Element::activate_all`]), unless the scalar has a fused kernel
 /// ([`Element::residual_in_place`], the same values).
-pub(super) fn residual<S: Element>(
+pub(crate) fn residual<S: Element>(
     w: &DMatrix<S>,
     x: &mut DMatrix<S>,
     b: Option<&DVector<S>>,
@@ -279,7 +116,7 @@ pub(super) fn residual<S: Element>(
 
 /// `σ` on the whole of a matrix ([`Element::activate_all`]): the engine's `σ` for the shared
 /// kernels (`crate::feedforward`'s).
-pub(super) fn activate_all<S: Element>(activation: Function) -> impl FnOnce(&mut DMatrix<S>) {
+pub(crate) fn activate_all<S: Element>(activation: Function) -> impl FnOnce(&mut DMatrix<S>) {
     move |u| S::activate_all(u.as_mut_slice(), activation)
 }
 
@@ -288,7 +125,7 @@ pub type Affine<'a, S> = (&'a DMatrix<S>, Option<&'a DVector<S>>, Function);
 
 /// [`residual`], keeping its input and `σ(W x + b)` on `kept` (in that order) for
 /// [`residual_backward`]: the input's buffer itself, and no product or activation twice.
-pub(super) fn residual_keeping<S: Element>(
+pub(crate) fn residual_keeping<S: Element>(
     (w, b, activation): Affine<'_, S>,
     x: &mut DMatrix<S>,
     kept: &mut Vec<DMatrix<S>>,
@@ -307,7 +144,7 @@ pub(super) fn residual_keeping<S: Element>(
 /// `∂L/∂W = δ xᵀ` at `positions` (the entries `W` holds as parameters), then `∂L/∂b`, added to
 /// `gradient`: in one pass where the scalar has a kernel ([`Element::residual_backward_in_place`],
 /// the same values), else step by step.
-pub(super) fn residual_backward<S: Element>(
+pub(crate) fn residual_backward<S: Element>(
     (w, b, activation): Affine<'_, S>,
     mut positions: impl Iterator<Item = (usize, usize)>,
     (z, activated): (&DMatrix<S>, DMatrix<S>),
@@ -352,7 +189,7 @@ pub(super) fn residual_backward<S: Element>(
 const MAX_FUSED_POSITIONS: usize = 64;
 
 /// [`residual_backward`] from what [`residual_keeping`] kept, popping it.
-pub(super) fn residual_backward_kept<S: Element>(
+pub(crate) fn residual_backward_kept<S: Element>(
     affine: Affine<'_, S>,
     positions: impl Iterator<Item = (usize, usize)>,
     kept: &mut Vec<DMatrix<S>>,
@@ -364,20 +201,6 @@ pub(super) fn residual_backward_kept<S: Element>(
     let z = kept.pop().expect("residual_keeping kept the input");
     residual_backward(affine, positions, (&z, activated), bar, gradient, scratch);
     scratch.recycle(z);
-}
-
-impl<S: Field> MapScalar for VolumePreservingLayer<S> {
-    type Scalar = S;
-    type Over<X: Field> = VolumePreservingLayer<X>;
-
-    fn map_scalar<X: Field>(&self, mut f: impl FnMut(S) -> X) -> VolumePreservingLayer<X> {
-        VolumePreservingLayer {
-            weight: self.weight.map(&mut f),
-            bias: self.bias.as_ref().map(|b| b.map(&mut f)),
-            activation: self.activation,
-            upper: self.upper,
-        }
-    }
 }
 
 impl<L: MapScalar> MapScalar for FeedForward<L> {

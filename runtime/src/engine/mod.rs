@@ -50,45 +50,36 @@
 //! # Ok::<(), geomattn::Error>(())
 //! ```
 
-mod attention;
-mod backward;
+pub(crate) mod backward;
 mod batch;
-mod cayley;
+pub(crate) mod cayley;
 mod classification;
-mod dense;
 mod element;
 mod fast_lanes;
-mod feedforward;
-mod gradient;
-mod linear_symplectic;
-mod multi_head;
-mod psd;
-mod resnet;
+pub(crate) mod feedforward;
 #[cfg(test)]
-mod sample;
+pub(crate) mod sample;
 mod scratch;
-mod softmax;
-mod symplectic_attention;
-mod transformer;
+pub(crate) mod softmax;
+pub(crate) mod transformer;
 
-pub use attention::VolumePreservingAttention;
+pub use crate::feedforward::dense::engine::Dense;
+pub use crate::feedforward::gradient::engine::{GradientLayer, SympNetStack};
+pub use crate::feedforward::resnet::engine::ResNetLayer;
+pub use crate::feedforward::volume_preserving::engine::VolumePreservingLayer;
+pub use crate::mha::engine::MultiHeadAttention;
+pub use crate::symplectic::attention::engine::SymplecticAttention;
+pub use crate::symplectic::linear::engine::LinearSymplecticAttention;
+pub use crate::symplectic::psd::PsdLayer;
+pub use crate::vpa::engine::VolumePreservingAttention;
 pub use backward::{Backward, Chain};
 pub use batch::{Batched, LanesOf, forward_in_lanes};
 pub use cayley::MAX_SPECIALISED_SEQ;
 pub use classification::{ClassificationLayer, ClassificationTransformer};
-pub use dense::Dense;
 pub use element::Element;
 pub use fast_lanes::FastLanes;
-pub use feedforward::{
-    FeedForward, ResNetStack, StackLayer, VolumePreservingFeedForward, VolumePreservingLayer,
-};
-pub use gradient::{GradientLayer, SympNetStack};
-pub use linear_symplectic::LinearSymplecticAttention;
-pub use multi_head::MultiHeadAttention;
-pub use psd::PsdLayer;
-pub use resnet::ResNetLayer;
+pub use feedforward::{FeedForward, ResNetStack, StackLayer, VolumePreservingFeedForward};
 pub use scratch::Scratch;
-pub use symplectic_attention::SymplecticAttention;
 pub use transformer::{
     BlockAttention, LinearSymplecticTransformer, StandardTransformerIntegrator,
     SymplecticTransformer, Transformer, Upscaled, Upscaling, VolumePreservingTransformer,
@@ -172,7 +163,7 @@ pub trait Forward<S: Element> {
 
 /// The `rows×cols` matrix of the column-major `values` (as Julia stores it), named `name` in the
 /// error.
-fn matrix<S: Field>(
+pub(crate) fn matrix<S: Field>(
     name: &'static str,
     rows: usize,
     cols: usize,
@@ -189,7 +180,11 @@ fn matrix<S: Field>(
 }
 
 /// The vector of `values`, which must have `len` entries, named `name` in the error.
-fn vector<S: Field>(name: &'static str, len: usize, values: &[S]) -> Result<DVector<S>, Error> {
+pub(crate) fn vector<S: Field>(
+    name: &'static str,
+    len: usize,
+    values: &[S],
+) -> Result<DVector<S>, Error> {
     if values.len() != len {
         return Err(Error::WeightLength {
             name,
@@ -201,7 +196,7 @@ fn vector<S: Field>(name: &'static str, len: usize, values: &[S]) -> Result<DVec
 }
 
 /// `aᵀ·b` ([`Element::tr_mul_to`]), on a buffer of `scratch`.
-fn tr_mul<'a, 'b, S: Element>(
+pub(crate) fn tr_mul<'a, 'b, S: Element>(
     a: impl Into<DMatrixView<'a, S>>,
     b: impl Into<DMatrixView<'b, S>>,
     scratch: &mut Scratch<S>,
@@ -218,7 +213,7 @@ fn tr_mul<'a, 'b, S: Element>(
 }
 
 /// `a·b` ([`Element::mul_to`]), on a buffer of `scratch`.
-fn mul<'a, 'b, S: Element>(
+pub(crate) fn mul<'a, 'b, S: Element>(
     a: impl Into<DMatrixView<'a, S>>,
     b: impl Into<DMatrixView<'b, S>>,
     scratch: &mut Scratch<S>,
@@ -236,7 +231,7 @@ fn mul<'a, 'b, S: Element>(
 
 /// The half `n` of a phase space `R^dim = (q, p)`, or [`Error::PhaseSpace`] naming `layer` for
 /// an odd `dim`.
-fn half(layer: &'static str, dim: usize) -> Result<usize, Error> {
+pub(crate) fn half(layer: &'static str, dim: usize) -> Result<usize, Error> {
     if dim.is_multiple_of(2) {
         Ok(dim / 2)
     } else {

@@ -8,7 +8,7 @@ use crate::softmax::Function;
 
 /// `σ(s)`, the scores taken and returned by value (exponentials of whole vectors, as
 /// [`Element::exp_all`] computes them).
-pub(super) fn applied<S: Element>(softmax: Function) -> impl FnOnce(DMatrix<S>) -> DMatrix<S> {
+pub(crate) fn applied<S: Element>(softmax: Function) -> impl FnOnce(DMatrix<S>) -> DMatrix<S> {
     move |mut s| {
         let rows = s.nrows();
         softmax.apply_in_place_with(s.as_mut_slice(), rows, S::exp_all);
@@ -17,7 +17,7 @@ pub(super) fn applied<S: Element>(softmax: Function) -> impl FnOnce(DMatrix<S>) 
 }
 
 /// `c̄ = ∂L/∂C` from `s = σ(C)` and `s̄`, written into `c̄`.
-pub(super) fn pulled_back<S: Element>(
+pub(crate) fn pulled_back<S: Element>(
     softmax: Function,
 ) -> impl FnOnce(&DMatrix<S>, &DMatrix<S>, &mut DMatrix<S>) {
     move |s, s_bar, c_bar| {

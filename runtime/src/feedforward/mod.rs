@@ -15,10 +15,10 @@
 //! Weights can come as nalgebra matrices or, as Julia stores them, as flat column-major slices
 //! (`from_slices` constructors, which check every length and return [`Error::WeightLength`]).
 
-mod dense;
-mod gradient;
-mod resnet;
-mod volume_preserving;
+pub(crate) mod dense;
+pub(crate) mod gradient;
+pub(crate) mod resnet;
+pub(crate) mod volume_preserving;
 
 pub use dense::Dense;
 #[cfg(feature = "std")]
@@ -34,6 +34,7 @@ use nalgebra::{Dim, Matrix, RawStorage, RawStorageMut, RealField, SMatrix, SVect
 use rand::Rng;
 
 use crate::activation::Activation;
+use crate::backward::ActivationDerivative;
 use crate::error::Error;
 #[cfg(doc)]
 use crate::layer::{ColumnLayer, SequenceLayer};
@@ -169,6 +170,31 @@ fn glorot_vector<S: RealField + Copy, const LEN: usize, R: Rng + ?Sized>(
 ) -> SVector<S, LEN> {
     let bound = init::glorot_bound::<S>(LEN);
     SVector::from_fn(|_, _| init::uniform(rng, bound))
+}
+
+/// The residual update's backward pass: for `y = x + σ(u)`, `u = W x + b`, given the forward
+/// pass's `activated = σ(u)` and `s = σ'(u) ⊙ ȳ`: `x̄ = ȳ + Wᵀ s` (the steps of
+/// [`residual_pullback_in_place`], the engine's too), `W̄ = s xᵀ`, `b̄ = s`. Returns `(x̄, W̄, s)`.
+#[cfg_attr(not(debug_assertions), inline(always))]
+pub(crate) fn residual_pullback<S: Field, Act: ActivationDerivative<S>, const D: usize>(
+    w: &SMatrix<S, D, D>,
+    x: &SVector<S, D>,
+    activated: &SVector<S, D>,
+    y_bar: &SVector<S, D>,
+) -> (SVector<S, D>, SMatrix<S, D, D>, SVector<S, D>) {
+    let (mut s, mut x_bar) = (*activated, *y_bar);
+    residual_pullback_in_place(
+        &mut s,
+        Act::derivative_from_value,
+        &mut x_bar,
+        #[cfg_attr(not(debug_assertions), inline(always))]
+        |s| product::tr_mul(w, s),
+    );
+    let w_bar = product::matrix(
+        #[cfg_attr(not(debug_assertions), inline(always))]
+        |i, j| s[i] * x[j],
+    );
+    (x_bar, w_bar, s)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use core::mem::MaybeUninit;
 
-use super::layers::{read_matrix, write_matrix};
+use super::params::{read_matrix, write_matrix};
 use super::{
     Kind, LayerType, Name, Param, Schema, Setting, Sink, Source, Visit, fill,
     layer_type_description,

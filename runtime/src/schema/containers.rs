@@ -3,10 +3,10 @@
 
 use core::mem::MaybeUninit;
 
-use super::layers::VpLayer;
 use super::{Schema, Sink, Source, Visit, fill};
 use crate::activation::{Activation, Identity};
 use crate::architectures::{ResNetStack, Transformer, VolumePreservingFeedForward, VpffBlock};
+use crate::feedforward::volume_preserving::schema::VpLayer;
 use crate::feedforward::{ResNetLayer, VolumePreservingLayer};
 use crate::packed::{Lower, Upper};
 use crate::scalar::Field;

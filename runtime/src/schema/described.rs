@@ -25,16 +25,22 @@
 //! ```
 
 use super::classification::{CLASSIFICATION, classification_params, classification_settings};
-use super::layers::{
-    MHA, RESNET, VPA, mha_head, mha_settings, resnet_params, step_layer_settings, vp_layer_name,
-    vp_layer_params, vpa_params, vpa_settings,
-};
-use super::symplectic::{
-    dense_attention_settings, gradient_layer_name, gradient_layer_params, gradient_layer_settings,
-    linear_attention_name, linear_attention_params, linear_attention_settings,
-    symmetric_attention_settings, symplectic_attention_name, symplectic_attention_params,
-};
+use super::params::step_layer_settings;
 use super::{Kind, Name, OwnedLayerType, Param, Setting};
+use crate::feedforward::gradient::schema::{
+    gradient_layer_name, gradient_layer_params, gradient_layer_settings,
+};
+use crate::feedforward::resnet::schema::{RESNET, resnet_params};
+use crate::feedforward::volume_preserving::schema::{vp_layer_name, vp_layer_params};
+use crate::mha::schema::{MHA, mha_head, mha_settings};
+use crate::symplectic::attention::schema::{
+    dense_attention_settings, symmetric_attention_settings, symplectic_attention_name,
+    symplectic_attention_params,
+};
+use crate::symplectic::linear::schema::{
+    linear_attention_name, linear_attention_params, linear_attention_settings,
+};
+use crate::vpa::schema::{VPA, vpa_params, vpa_settings};
 
 /// The function every Cayley kernel computes ([`OrthogonalMap::FUNCTION`](crate::OrthogonalMap)).
 const CAYLEY: &str = "cayley";

@@ -52,11 +52,11 @@ mod classification;
 mod containers;
 #[cfg(feature = "std")]
 pub mod described;
-mod embed;
+pub(crate) mod embed;
 mod flat;
 mod layer_type;
-mod layers;
-mod symplectic;
+pub(crate) mod params;
+mod sympnet;
 
 use core::fmt;
 use core::mem::MaybeUninit;

@@ -14,6 +14,13 @@
 
 pub mod attention;
 pub mod linear;
+#[cfg(feature = "std")]
+pub(crate) mod psd;
+
+use nalgebra::{SMatrix, SMatrixView, SMatrixViewMut};
+
+use crate::product;
+use crate::scalar::Field;
 
 /// Which half of phase space a layer updates: [`UpdateQ`] or [`UpdateP`].
 ///
@@ -91,4 +98,32 @@ pub(crate) const fn assert_phase_space<const D: usize, const N: usize>() {
         D == 2 * N,
         "phase space has D = 2N rows: q (first N) and p (last N)"
     );
+}
+
+/// GML's name of a phase-space layer: `q` if it updates `q`, else `p`.
+pub(crate) const fn sided(updates_q: bool, q: &'static str, p: &'static str) -> &'static str {
+    if updates_q { q } else { p }
+}
+
+/// The rows `first..first + N` of `z`.
+pub(crate) fn half<S: Field, const N: usize, const D: usize, const T: usize>(
+    z: &SMatrixView<'_, S, D, T>,
+    first: usize,
+) -> SMatrix<S, N, T> {
+    product::matrix(|i, j| z[(first + i, j)])
+}
+
+/// `Z̄ = Ō`, then `x_bar` added to the rows `driving..driving + N`.
+pub(crate) fn write_input_bar<S: Field, const N: usize, const D: usize, const T: usize>(
+    out_bar: &SMatrixView<'_, S, D, T>,
+    driving: usize,
+    x_bar: &SMatrix<S, N, T>,
+    z_bar: &mut SMatrixViewMut<'_, S, D, T>,
+) {
+    z_bar.copy_from(out_bar);
+    for j in 0..T {
+        for i in 0..N {
+            z_bar[(driving + i, j)] += x_bar[(i, j)];
+        }
+    }
 }

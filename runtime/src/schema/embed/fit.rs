@@ -34,11 +34,11 @@ impl Mismatch {
     /// Stops `const` evaluation with the message, at the caller of the (`#[track_caller]`)
     /// functions that led here: the compile error points at the user's code.
     #[track_caller]
-    pub(super) const fn fail(&self) -> ! {
+    pub(crate) const fn fail(&self) -> ! {
         panic!("{}", self.as_str())
     }
 
-    pub(super) const fn new() -> Self {
+    pub(crate) const fn new() -> Self {
         Self {
             bytes: [0; CAPACITY],
             len: 0,
@@ -46,7 +46,7 @@ impl Mismatch {
     }
 
     /// Appends `text` whole, or nothing if it does not fit.
-    pub(super) const fn text(mut self, text: &str) -> Self {
+    pub(crate) const fn text(mut self, text: &str) -> Self {
         let text = text.as_bytes();
         if self.len + text.len() > CAPACITY {
             return self;
@@ -60,7 +60,7 @@ impl Mismatch {
         self
     }
 
-    pub(super) const fn number(self, mut n: usize) -> Self {
+    pub(crate) const fn number(self, mut n: usize) -> Self {
         let mut digits = [b'0'; 20];
         let mut start = digits.len() - 1;
         loop {
@@ -78,7 +78,7 @@ impl Mismatch {
     }
 
     /// `/L<layer>/<name>`.
-    pub(super) const fn path(self, layer: usize, name: Name) -> Self {
+    pub(crate) const fn path(self, layer: usize, name: Name) -> Self {
         let mut message = self.text("`/L").number(layer).text("/");
         if let Some(parent) = name.parent {
             message = message.text(parent).text("/");
@@ -154,14 +154,14 @@ impl<N> Fitted<N> {
 
 /// Reads one part of an embedded file, checking each layer group against the parameters the part
 /// expects, and keeping the first mismatch: from there on every value reads as zero.
-pub(super) struct Fit<'a> {
+pub(crate) struct Fit<'a> {
     data: &'a [f64],
     params: &'a [EmbeddedParam],
     mismatch: Option<Mismatch>,
 }
 
 impl<'a> Fit<'a> {
-    pub(super) const fn new(data: &'a [f64], params: &'a [EmbeddedParam]) -> Self {
+    pub(crate) const fn new(data: &'a [f64], params: &'a [EmbeddedParam]) -> Self {
         Self {
             data,
             params,
@@ -170,25 +170,25 @@ impl<'a> Fit<'a> {
     }
 
     /// Keeps `mismatch` unless one is kept already.
-    pub(super) const fn fail(&mut self, mismatch: Mismatch) {
+    pub(crate) const fn fail(&mut self, mismatch: Mismatch) {
         if self.mismatch.is_none() {
             self.mismatch = Some(mismatch);
         }
     }
 
     /// Whether the file fits so far.
-    pub(super) const fn fits(&self) -> bool {
+    pub(crate) const fn fits(&self) -> bool {
         self.mismatch.is_none()
     }
 
     /// `value`, with the first mismatch met.
-    pub(super) const fn fitted<N>(self, value: N) -> Fitted<N> {
+    pub(crate) const fn fitted<N>(self, value: N) -> Fitted<N> {
         Fitted::new(value, self.mismatch)
     }
 
     /// Value `k` of parameter `at` (an index into the file's parameters), with its index in the
     /// file's data, if the file fits so far (then both exist: the parameter was checked).
-    pub(super) const fn value(&self, at: usize, k: usize) -> Option<(usize, f64)> {
+    pub(crate) const fn value(&self, at: usize, k: usize) -> Option<(usize, f64)> {
         if !self.fits() || at >= self.params.len() {
             return None;
         }
@@ -202,7 +202,7 @@ impl<'a> Fit<'a> {
 
     /// The index of the first parameter of layer group `layer` (from 1), or of the first after
     /// it if it has none.
-    pub(super) const fn first_of(&self, layer: usize) -> usize {
+    pub(crate) const fn first_of(&self, layer: usize) -> usize {
         let mut first = 0;
         while first < self.params.len() && self.params[first].layer < layer {
             first += 1;
@@ -222,7 +222,7 @@ impl<'a> Fit<'a> {
     }
 
     /// Checks that the `k`-th parameter of layer group `layer` is `wanted`; returns its index.
-    pub(super) const fn check(
+    pub(crate) const fn check(
         &mut self,
         layer: usize,
         first: usize,
@@ -257,7 +257,7 @@ impl<'a> Fit<'a> {
     }
 
     /// Checks that layer group `layer` has no parameter after its first `count`.
-    pub(super) const fn check_end(&mut self, layer: usize, first: usize, count: usize) {
+    pub(crate) const fn check_end(&mut self, layer: usize, first: usize, count: usize) {
         if let Some(found) = self.nth_of(layer, first, count) {
             self.fail(
                 Mismatch::new()
@@ -271,7 +271,7 @@ impl<'a> Fit<'a> {
 
     /// Checks that layer group `layer` (from 1) has exactly the parameters `expected`, in order;
     /// returns the index of its first.
-    pub(super) const fn expect(&mut self, layer: usize, expected: &[Param]) -> usize {
+    pub(crate) const fn expect(&mut self, layer: usize, expected: &[Param]) -> usize {
         let first = self.first_of(layer);
         let mut k = 0;
         while k < expected.len() {

@@ -1,47 +1,43 @@
-//! The layers' [`EmbedFrom`], for `f32` and `f64` (the scalars whose arithmetic `const`
-//! evaluation has): each checks its layer groups against its parameters ([`Fit`]) and builds
-//! itself with its `const` constructor from the values they point at.
+//! What the layers' [`EmbedFrom`] share, for `f32` and `f64` (the scalars whose arithmetic
+//! `const` evaluation has): a reader per scalar of a file's values as the scalar, matrices and
+//! packed matrices ([`Fit`]), and [`per_scalar!`], which implements a layer's `EmbedFrom` (beside
+//! the layer, e.g. `crate::vpa::embed`) once for each scalar; here, the classifier's head and
+//! `VolumePreservingFeedForward`, whose blocks are built in place.
 
 use core::mem::MaybeUninit;
 
 use nalgebra::{ArrayStorage, SMatrix};
 
 use super::fit::{Fit, Fitted, Mismatch};
-use super::{EmbedFrom, Embedded, sqrt};
+use super::{EmbedFrom, Embedded};
 use crate::activation::Identity;
 use crate::architectures::{
     ClassificationLayer, LinearPair, VolumePreservingFeedForward, VpffBlock,
 };
-use crate::feedforward::{GradientLayer, ResNetLayer, StrictlyTriangular, VolumePreservingLayer};
-use crate::mha::{Head, MultiHeadAttention, Projection, STIEFEL_TOLERANCE};
-use crate::packed::{Lower, Packed, PackedLayout, Skew, Sym, Upper};
-use crate::schema::layers::{matrix_param, packed_param, vector_param};
+use crate::feedforward::{StrictlyTriangular, VolumePreservingLayer};
+use crate::packed::{Lower, Packed, PackedLayout, Upper};
+use crate::schema::params::{matrix_param, packed_param, vector_param};
 use crate::schema::{Kind, Name};
-use crate::symplectic::PhaseSide;
-use crate::symplectic::attention::{DenseA, SymmetricA, SymplecticAttention};
-use crate::symplectic::linear::LinearSymplecticAttention;
-use crate::vpa::{ArbitraryVpa, SkewVpa};
-
-/// GML's names of the three projections of multi-head attention, in its order.
-const PROJECTIONS: [&str; 3] = ["PQ", "PK", "PV"];
 
 /// The file's reader for the part that starts after `Src::LAYER` layer groups.
-const fn file_of<Src: Embedded>() -> Fit<'static> {
+pub(crate) const fn file_of<Src: Embedded>() -> Fit<'static> {
     Fit::new(Src::DATA, Src::PARAMS)
 }
 
-/// The layers' `EmbedFrom`, for one scalar whose arithmetic `const` evaluation has.
+/// The readers of one scalar whose arithmetic `const` evaluation has (`S`), and the `EmbedFrom`
+/// of the architectures' parts that are built here.
 macro_rules! embed_layers {
     ($($scalar:ident),*) => {$(
-        mod $scalar {
+        pub(crate) mod $scalar {
             use super::*;
 
-            type S = $scalar;
+            /// The scalar the readers give.
+            pub(crate) type S = $scalar;
 
             /// Value `k` of parameter `at` as the scalar, rounded once; zero once the file does
             /// not fit, and a mismatch if it is beyond the scalar's range (a Float64 weight read
             /// into an `f32` network).
-            const fn scalar_at(fit: &mut Fit<'_>, at: usize, k: usize) -> S {
+            pub(crate) const fn scalar_at(fit: &mut Fit<'_>, at: usize, k: usize) -> S {
                 let Some((index, value)) = fit.value(at, k) else {
                     return 0.0;
                 };
@@ -60,7 +56,7 @@ macro_rules! embed_layers {
             }
 
             /// Parameter `at`, a `ROWS×COLS` matrix (column-major values).
-            const fn matrix_at<const ROWS: usize, const COLS: usize>(
+            pub(crate) const fn matrix_at<const ROWS: usize, const COLS: usize>(
                 fit: &mut Fit<'_>,
                 at: usize,
             ) -> SMatrix<S, ROWS, COLS> {
@@ -75,7 +71,7 @@ macro_rules! embed_layers {
 
             /// Parameter `at`, a packed matrix (converted through a `SIZE×SIZE` scratch array:
             /// there are never more values).
-            const fn packed_at<const SIZE: usize, Layout: PackedLayout>(
+            pub(crate) const fn packed_at<const SIZE: usize, Layout: PackedLayout>(
                 fit: &mut Fit<'_>,
                 at: usize,
             ) -> Packed<S, SIZE, Layout> {
@@ -94,7 +90,7 @@ macro_rules! embed_layers {
             }
 
             /// A volume-preserving layer at layer group `layer`, with a bias or not.
-            const fn vp_layer<const D: usize, Layout, Act>(
+            pub(crate) const fn vp_layer<const D: usize, Layout, Act>(
                 fit: &mut Fit<'_>,
                 layer: usize,
                 bias: bool,
@@ -115,204 +111,6 @@ macro_rules! embed_layers {
                     None
                 };
                 VolumePreservingLayer::new(weight, bias)
-            }
-
-            impl<Src, const D: usize, const T: usize, Map> EmbedFrom<Src> for SkewVpa<S, D, T, Map>
-            where
-                Src: Embedded,
-            {
-                const VALUE: Fitted<Self> = {
-                    let mut fit = file_of::<Src>();
-                    let at = fit.expect(Src::LAYER + 1, &[packed_param::<D, Skew>("A")]);
-                    let a = packed_at::<D, Skew>(&mut fit, at);
-                    fit.fitted(Self::skew_sym(a))
-                };
-            }
-
-            impl<Src, const D: usize, const T: usize, Map> EmbedFrom<Src>
-                for ArbitraryVpa<S, D, T, Map>
-            where
-                Src: Embedded,
-            {
-                const VALUE: Fitted<Self> = {
-                    let mut fit = file_of::<Src>();
-                    let a = matrix_param::<D, D>(Name::new("A"), Kind::Dense);
-                    let at = fit.expect(Src::LAYER + 1, &[a]);
-                    let a = matrix_at::<D, D>(&mut fit, at);
-                    // GML's 1/√D, as `ArbitraryVpa::arbitrary` computes it in S.
-                    let scale = 1.0 / sqrt(D) as S;
-                    fit.fitted(Self::arbitrary_with_scale(a, scale))
-                };
-            }
-
-            impl<Src, const D: usize, Act> EmbedFrom<Src> for ResNetLayer<S, D, Act>
-            where
-                Src: Embedded,
-            {
-                const VALUE: Fitted<Self> = {
-                    let mut fit = file_of::<Src>();
-                    let weight = matrix_param::<D, D>(Name::new("weight"), Kind::Dense);
-                    let at = fit.expect(Src::LAYER + 1, &[weight, vector_param::<D>("bias")]);
-                    let weight = matrix_at(&mut fit, at);
-                    let bias = matrix_at(&mut fit, at + 1);
-                    fit.fitted(Self::new(weight, Some(bias)))
-                };
-            }
-
-            impl<Src, const D: usize, Layout, Act> EmbedFrom<Src>
-                for VolumePreservingLayer<S, D, Layout, Act>
-            where
-                Src: Embedded,
-                Layout: StrictlyTriangular,
-            {
-                const VALUE: Fitted<Self> = {
-                    let mut fit = file_of::<Src>();
-                    let layer = vp_layer(&mut fit, Src::LAYER + 1, true);
-                    fit.fitted(layer)
-                };
-            }
-
-            impl<Src, const D: usize, const H: usize, const DH: usize, Conn, Proj, Sm>
-                EmbedFrom<Src> for MultiHeadAttention<S, D, H, DH, Conn, Proj, Sm>
-            where
-                Src: Embedded,
-                Proj: Projection,
-            {
-                const VALUE: Fitted<Self> = {
-                    let mut fit = file_of::<Src>();
-                    let heads = heads::<D, H, DH, Proj>(&mut fit, Src::LAYER + 1);
-                    fit.fitted(Self::from_heads(heads))
-                };
-            }
-
-            /// The heads of multi-head attention at layer group `layer`: `PQ/head_1 …`, then
-            /// `PK`, then `PV`, each checked, and (for Stiefel projections) checked orthonormal
-            /// to [`STIEFEL_TOLERANCE`], as the loader checks them.
-            const fn heads<const D: usize, const H: usize, const DH: usize, Proj: Projection>(
-                fit: &mut Fit<'_>,
-                layer: usize,
-            ) -> [Head<S, D, DH>; H] {
-                let first = fit.first_of(layer);
-                let mut heads = MaybeUninit::<[Head<S, D, DH>; H]>::uninit();
-                let slots = heads.as_mut_ptr().cast::<Head<S, D, DH>>();
-                let mut h = 0;
-                while h < H {
-                    let mut projections = [SMatrix::<S, D, DH>::from_array_storage(ArrayStorage(
-                        [[0.0; D]; DH],
-                    )); 3];
-                    let mut g = 0;
-                    while g < 3 {
-                        let name = Name::numbered(PROJECTIONS[g], "head_", h + 1);
-                        let wanted = matrix_param::<D, DH>(name, Proj::KIND);
-                        let at = fit.check(layer, first, g * H + h, wanted);
-                        projections[g] = matrix_at(fit, at);
-                        if fit.fits()
-                            && matches!(Proj::KIND, Kind::Stiefel)
-                            && !orthonormal(&projections[g])
-                        {
-                            fit.fail(
-                                Mismatch::new()
-                                    .path(layer, name)
-                                    .text("`: the columns are not orthonormal to 1e-2 (GML's Stiefel weights drift to 6.2e-3 at most)"),
-                            );
-                        }
-                        g += 1;
-                    }
-                    let [query, key, value] = projections;
-                    // SAFETY: `h < H`, inside the array.
-                    unsafe { slots.add(h).write(Head::new(query, key, value)) };
-                    h += 1;
-                }
-                fit.check_end(layer, first, 3 * H);
-                // SAFETY: all `H` heads have been written.
-                unsafe { heads.assume_init() }
-            }
-
-            /// `‖WᵀW − I‖_max ≤ STIEFEL_TOLERANCE`, computed in `f64`.
-            const fn orthonormal<const D: usize, const DH: usize>(w: &SMatrix<S, D, DH>) -> bool {
-                let columns = &w.data.0;
-                let mut a = 0;
-                while a < DH {
-                    let mut b = 0;
-                    while b < DH {
-                        let mut dot = if a == b { -1.0 } else { 0.0 };
-                        let mut i = 0;
-                        while i < D {
-                            dot += columns[a][i] as f64 * columns[b][i] as f64;
-                            i += 1;
-                        }
-                        if dot.is_nan() || dot.abs() > STIEFEL_TOLERANCE {
-                            return false;
-                        }
-                        b += 1;
-                    }
-                    a += 1;
-                }
-                true
-            }
-
-            /// GML's `SymplecticAttention(…; symmetric = false)`: a dense `A`.
-            impl<Src, const N: usize, Side, Sm> EmbedFrom<Src>
-                for SymplecticAttention<S, N, Side, Sm, DenseA<S, N>>
-            where
-                Src: Embedded,
-            {
-                const VALUE: Fitted<Self> = {
-                    let mut fit = file_of::<Src>();
-                    let a = matrix_param::<N, N>(Name::new("A"), Kind::Dense);
-                    let at = fit.expect(Src::LAYER + 1, &[a]);
-                    let a = matrix_at::<N, N>(&mut fit, at);
-                    fit.fitted(Self::arbitrary(a))
-                };
-            }
-
-            /// GML's `SymplecticAttention(…; symmetric = true)`, with the kick `Mode` of the type.
-            impl<Src, const N: usize, Side, Sm, Mode> EmbedFrom<Src>
-                for SymplecticAttention<S, N, Side, Sm, SymmetricA<S, N, Mode>>
-            where
-                Src: Embedded,
-            {
-                const VALUE: Fitted<Self> = {
-                    let mut fit = file_of::<Src>();
-                    let at = fit.expect(Src::LAYER + 1, &[packed_param::<N, Sym>("A")]);
-                    let a = packed_at::<N, Sym>(&mut fit, at);
-                    fit.fitted(Self::with_symmetric(a))
-                };
-            }
-
-            impl<Src, const N: usize, const T: usize, Side> EmbedFrom<Src>
-                for LinearSymplecticAttention<S, N, T, Side>
-            where
-                Src: Embedded,
-                Side: PhaseSide,
-            {
-                const VALUE: Fitted<Self> = {
-                    let mut fit = file_of::<Src>();
-                    let at = fit.expect(Src::LAYER + 1, &[packed_param::<T, Sym>("A")]);
-                    let a = packed_at::<T, Sym>(&mut fit, at);
-                    fit.fitted(Self::new(a))
-                };
-            }
-
-            impl<Src, const N: usize, const HIDDEN: usize, Side, Act> EmbedFrom<Src>
-                for GradientLayer<S, N, HIDDEN, Side, Act>
-            where
-                Src: Embedded,
-                Side: PhaseSide,
-            {
-                const VALUE: Fitted<Self> = {
-                    let mut fit = file_of::<Src>();
-                    let params = [
-                        matrix_param::<HIDDEN, N>(Name::new("weight"), Kind::Dense),
-                        vector_param::<HIDDEN>("bias"),
-                        vector_param::<HIDDEN>("scale"),
-                    ];
-                    let at = fit.expect(Src::LAYER + 1, &params);
-                    let weight = matrix_at(&mut fit, at);
-                    let bias = matrix_at(&mut fit, at + 1);
-                    let scale = matrix_at(&mut fit, at + 2);
-                    fit.fitted(Self::new(weight, bias, scale))
-                };
             }
 
             impl<Src, const D: usize, const CLASSES: usize> EmbedFrom<Src>
@@ -377,3 +175,19 @@ macro_rules! embed_layers {
     )*};
 }
 embed_layers!(f32, f64);
+
+/// Implements each item (a layer's `EmbedFrom`, and the `const fn`s it needs) once for `f32` and
+/// once for `f64`, with the readers of that scalar in scope and `S` naming it.
+macro_rules! per_scalar {
+    ($($item:item)*) => {
+        const _: () = {
+            use $crate::schema::embed::layers::f32::*;
+            $($item)*
+        };
+        const _: () = {
+            use $crate::schema::embed::layers::f64::*;
+            $($item)*
+        };
+    };
+}
+pub(crate) use per_scalar;

@@ -19,8 +19,8 @@
 //! The layers' implementations are for `f32` and `f64` (the scalars whose arithmetic `const`
 //! evaluation has), the containers' for any parts.
 
-mod fit;
-mod layers;
+pub(crate) mod fit;
+pub(crate) mod layers;
 
 use core::marker::PhantomData;
 
