@@ -128,20 +128,31 @@ fn an_images_result_does_not_depend_on_its_batch_or_the_threads() {
     }
 }
 
+/// Sequences, not images, with and without the connection. (Without it, attention averages the
+/// values, and after a few blocks of GML's MNIST networks every time step holds the same state:
+/// the last block's output no longer depends on its keys. With it, and with sequences whose
+/// first and last steps differ, unlike an image's blank corner patches, it does: the last
+/// block, which computes the last step alone, is checked there.)
 #[test]
 fn batched_sequences_match_one_by_one_and_refuse_bad_input() {
-    let net = open(3, Precision::F64, false);
     let sequences: Vec<f64> = (0..5 * 784).map(|i| (f64::from(i) * 0.37).sin()).collect();
-    let batch = net.batch_probabilities(&sequences).unwrap();
-    for (sequence, fast) in sequences.chunks_exact(784).zip(batch.chunks_exact(10)) {
-        let slow = net.probabilities(sequence).unwrap();
-        let worst = fast
-            .iter()
-            .zip(&slow)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f64::max);
-        assert!(worst <= bound(Precision::F64), "{worst:e}");
+    for add_connection in [false, true] {
+        let net = open(3, Precision::F64, add_connection);
+        let batch = net.batch_probabilities(&sequences).unwrap();
+        for (sequence, fast) in sequences.chunks_exact(784).zip(batch.chunks_exact(10)) {
+            let slow = net.probabilities(sequence).unwrap();
+            let worst = fast
+                .iter()
+                .zip(&slow)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max);
+            assert!(
+                worst <= bound(Precision::F64),
+                "{add_connection}: {worst:e}"
+            );
+        }
     }
+    let net = open(3, Precision::F64, false);
     assert_eq!(net.batch_probabilities(&[]).unwrap(), Vec::<f64>::new());
     match net.batch_probabilities(&sequences[..784 + 1]) {
         Err(Error::Length {

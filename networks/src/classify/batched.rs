@@ -224,57 +224,97 @@ impl<S: Element> Body<S> {
     }
 
     /// Every block on the chunk in `work.x`, in place, with the instruction set `isa` (available).
+    /// The last block computes the last time step only: the head reads nothing else
+    /// (`ClassificationLayer` with `average = false`), and that step's output needs the last
+    /// block's keys at that step alone (its output at `t` is `Σ_s v_s σ(C)[s, t]`,
+    /// `C[s, t] = q_s·k_t/√dim`). The earlier steps of `work.x` then hold the next-to-last
+    /// block's output.
     pub(crate) fn forward(&self, work: &mut Workspace<S>, isa: Isa) {
-        let (dim, columns, row) = (self.dim, self.seq * work.padded, work.row);
-        for block in &self.blocks {
-            let projections = (3 * dim, dim, columns);
+        if let Some((last, blocks)) = self.blocks.split_last() {
+            for block in blocks {
+                self.block(block, 0, work, isa);
+            }
+            self.block(last, self.seq - 1, work, isa);
+        }
+    }
+
+    /// One block's output at the time steps `from..seq`, written over them in `work.x`: the
+    /// queries and values of every step, the keys of those steps.
+    fn block(&self, block: &Block<S>, from: usize, work: &mut Workspace<S>, isa: Isa) {
+        let (dim, np, row) = (self.dim, work.padded, work.row);
+        let (columns, first) = (self.seq * np, from * np);
+        let (x, y) = (&work.x, &mut work.y);
+        if from == 0 {
             S::product(
-                projections,
+                (3 * dim, dim, columns),
                 &block.projections,
                 dim,
-                &work.x,
+                x,
                 row,
-                &mut work.y,
+                y,
                 row,
             );
-            if self.add_connection {
-                work.attended.copy_from_slice(&work.x);
-            } else {
-                work.attended.fill(S::zero());
-            }
-            for head in 0..self.heads {
-                self.attend(head, work, isa);
-            }
-            let resnet = (dim, dim, columns);
+        } else {
+            let (queries, keys, values) = (0, dim * row, 2 * dim * row);
+            let rows = |r: usize| &block.projections[r * dim * dim..];
+            let all = (dim, dim, columns);
+            S::product(all, rows(0), dim, x, row, &mut y[queries..], row);
+            S::product(all, rows(2), dim, x, row, &mut y[values..], row);
+            let later = (dim, dim, columns - first);
             S::product(
-                resnet,
-                &block.weight,
+                later,
+                rows(1),
                 dim,
-                &work.attended,
+                &x[first..],
                 row,
-                &mut work.update,
+                &mut y[keys + first..],
                 row,
             );
-            let rows = work
-                .update
-                .chunks_exact_mut(row)
-                .zip(work.attended.chunks_exact(row));
-            for (i, ((update, attended), x)) in rows.zip(work.x.chunks_exact_mut(row)).enumerate() {
-                let (update, x) = (&mut update[..columns], &mut x[..columns]);
-                if let Some(bias) = &block.bias {
-                    update.iter_mut().for_each(|u| *u += bias[i]);
-                }
-                isa.tanh_in_place(update);
-                for ((x, &a), &u) in x.iter_mut().zip(attended).zip(&*update) {
-                    *x = a + u;
-                }
+        }
+        if self.add_connection {
+            work.attended.copy_from_slice(&work.x);
+        } else {
+            work.attended.fill(S::zero());
+        }
+        for head in 0..self.heads {
+            self.attend(head, from, work, isa);
+        }
+        let resnet = (dim, dim, columns - first);
+        S::product(
+            resnet,
+            &block.weight,
+            dim,
+            &work.attended[first..],
+            row,
+            &mut work.update[first..],
+            row,
+        );
+        let rows = work
+            .update
+            .chunks_exact_mut(row)
+            .zip(work.attended.chunks_exact(row));
+        for (i, ((update, attended), x)) in rows.zip(work.x.chunks_exact_mut(row)).enumerate() {
+            let steps = first..columns;
+            let (update, attended, x) = (
+                &mut update[steps.clone()],
+                &attended[steps.clone()],
+                &mut x[steps],
+            );
+            if let Some(bias) = &block.bias {
+                update.iter_mut().for_each(|u| *u += bias[i]);
+            }
+            isa.tanh_in_place(update);
+            for ((x, &a), &u) in x.iter_mut().zip(attended).zip(&*update) {
+                *x = a + u;
             }
         }
     }
 
-    /// Head `head`'s `V · σ(QᵀK/√dim)` added to `work.attended`, [`GROUP`] inputs at a time.
-    fn attend(&self, head: usize, work: &mut Workspace<S>, isa: Isa) {
+    /// Head `head`'s `V · σ(QᵀK/√dim)` at the time steps `from..seq` added to `work.attended`,
+    /// [`GROUP`] inputs at a time.
+    fn attend(&self, head: usize, from: usize, work: &mut Workspace<S>, isa: Isa) {
         let (seq, np, row) = (self.seq, work.padded, work.row);
+        let steps = seq - from;
         let dh = self.dim / self.heads;
         let first = head * dh * row;
         let (q, k, v) = (first, self.dim * row + first, 2 * self.dim * row + first);
@@ -285,33 +325,41 @@ impl<S: Element> Body<S> {
             row,
             column: np,
         };
-        let columns = LaneMatrix {
-            rows: seq,
+        // The keys of the steps computed, as rows; the output's columns at those steps.
+        let keys = LaneMatrix {
+            rows: steps,
             columns: dh,
             row: np,
             column: row,
         };
-        // The scores `[n][m]`, and the same read as `[m][n]`.
+        let outputs = LaneMatrix {
+            columns: steps,
+            ..rows
+        };
+        // The scores `[n][m]` (`n` over the steps computed), and the same read as `[m][n]`.
         let scores = LaneMatrix {
-            rows: seq,
+            rows: steps,
             columns: seq,
             row: seq * GROUP,
             column: GROUP,
         };
         let transposed = LaneMatrix {
+            rows: seq,
+            columns: steps,
             row: GROUP,
             column: seq * GROUP,
-            ..scores
         };
+        let scored = &mut work.scores[..steps * seq * GROUP];
         // GML scales by the square root of the full dimension (exact in either float).
         let scale = S::one() / geomattn::Real::sqrt(S::from_double(self.dim as f64));
+        let later = from * np;
         for g in (0..np).step_by(GROUP) {
             // Column `n` of `C = QᵀK` is row `n` of `KᵀQ`.
-            let (keys, queries) = ((&work.y[k + g..], columns), (&work.y[q + g..], rows));
-            isa.lane_products(GROUP, keys, queries, (&mut work.scores, scores), false);
-            isa.softmax_columns_in_place(GROUP, seq, scale, &mut work.scores);
-            let (values, weights) = ((&work.y[v + g..], rows), (&work.scores[..], transposed));
-            let out = (&mut work.attended[first + g..], rows);
+            let (keys, queries) = ((&work.y[k + later + g..], keys), (&work.y[q + g..], rows));
+            isa.lane_products(GROUP, keys, queries, (&mut *scored, scores), false);
+            isa.softmax_columns_in_place(GROUP, seq, scale, scored);
+            let (values, weights) = ((&work.y[v + g..], rows), (&*scored, transposed));
+            let out = (&mut work.attended[first + later + g..], outputs);
             isa.lane_products(GROUP, values, weights, out, true);
         }
     }
