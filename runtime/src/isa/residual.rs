@@ -123,7 +123,7 @@ impl Isa {
             #[cfg(target_arch = "x86_64")]
             Isa::Portable => false,
             #[cfg(not(target_arch = "x86_64"))]
-            _ => by_dim::<S::Portable>(chain, x),
+            _ => by_dim::<S::Portable, false>(chain, x),
         }
     }
 }
@@ -144,28 +144,34 @@ struct Chain<'a, 'b, S> {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,avx,fma")]
 fn residual_avx512<S: BatchScalar>(chain: Chain<'_, '_, S>, x: &mut [S]) -> bool {
-    by_dim::<S::Avx512>(chain, x)
+    by_dim::<S::Avx512, true>(chain, x)
 }
 
 /// [`by_dim`] over AVX2 vectors, compiled for AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx,fma")]
 fn residual_avx2<S: BatchScalar>(chain: Chain<'_, '_, S>, x: &mut [S]) -> bool {
-    by_dim::<S::Avx2>(chain, x)
+    by_dim::<S::Avx2, false>(chain, x)
 }
 
 /// The kernel of the layers' dimension (a jump on it, then every loop over it unrolled), with
-/// the number of columns it carries through the layers at once, as measured best on whole
-/// networks (one core of an AVX-512 EPYC, `f32`, 16 lanes): 3 up to dimension 3 (GML's
-/// rigid-body VPT 11 % faster than one at a time), 2 at dimension 4 (a VPT of dimension 4, 8 %),
-/// one from 5 on (at dimension 5 two or three columns made a VPT with the sigmoid 5 – 10 %
-/// slower, though a kernel timed alone was faster: more vectors than registers).
+/// the number of columns it carries through the layers at once. With AVX-512's 32 registers
+/// (`WIDE`), as measured best on whole networks (one core of an AVX-512 EPYC, `f32`, 16 lanes):
+/// 3 up to dimension 3 (GML's rigid-body VPT 11 % faster than one at a time), 2 at dimension 4
+/// (a VPT of dimension 4, 8 %), one from 5 on (at dimension 5 two or three columns made a VPT
+/// with the sigmoid 5 – 10 % slower, though a kernel timed alone was faster). With AVX2's 16,
+/// one: an earlier kernel carrying three columns of dimension 3 spilled its vectors there, and
+/// ran the rigid-body VPT 50 % slower (on a Zen 1 EPYC).
 #[inline(always)]
-fn by_dim<V: LaneVector>(chain: Chain<'_, '_, V::Scalar>, x: &mut [V::Scalar]) -> bool {
+fn by_dim<V: LaneVector, const WIDE: bool>(
+    chain: Chain<'_, '_, V::Scalar>,
+    x: &mut [V::Scalar],
+) -> bool {
     macro_rules! by {
         ($($d:literal $k:literal),*) => {
-            match chain.dim {
-                $($d => fused::<V, $d, $k>(chain, x),)*
+            match (chain.dim, WIDE) {
+                $(($d, true) => fused::<V, $d, $k>(chain, x),)*
+                $(($d, false) => fused::<V, $d, 1>(chain, x),)*
                 _ => return false,
             }
         };
